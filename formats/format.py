@@ -1,0 +1,122 @@
+"""Tensor format descriptors: one level format per stored level plus a mode ordering.
+
+A format says, for each fibertree level from the root down, how the level is stored (its
+*level format*, one letter: ``d`` dense/uncompressed, ``s`` compressed) and which tensor mode
+it stores (the *mode ordering*). This is the data representation language of TACO/Custard
+(SAM paper Sec. 3.1, Figure 1c; Sec. 5).
+
+Accepted spellings (all describe the same thing):
+
+* ``"ss01"``  DOT graph comment style: level letters, then one digit per level (DCSR);
+* ``"ss:1,0"`` TACO command-line style: level letters, colon, comma-separated mode order (DCSC);
+* ``"ss"``    level letters only: identity mode order;
+* ``"none"`` or ``""``: an order-0 (scalar) tensor.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from formats.errors import FormatError
+
+#: Level-format letters understood today. New level formats (bitvector, ragged) register a
+#: letter in :data:`formats.levels.LEVEL_TYPES`; this tuple only drives parsing.
+LEVEL_LETTERS = ("d", "s")
+
+
+@dataclass(frozen=True)
+class Format:
+    """Level formats (root first) and the tensor mode each level stores."""
+
+    levels: tuple[str, ...]
+    mode_order: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.levels) != len(self.mode_order):
+            raise FormatError(
+                f"format has {len(self.levels)} level(s) but a mode order of "
+                f"{len(self.mode_order)}; give one mode per level"
+            )
+        for letter in self.levels:
+            if letter not in LEVEL_LETTERS:
+                raise FormatError(
+                    f"unknown level format {letter!r}; use one of {', '.join(LEVEL_LETTERS)}"
+                )
+        if sorted(self.mode_order) != list(range(len(self.mode_order))):
+            raise FormatError(
+                f"mode order {','.join(map(str, self.mode_order))} is not a permutation of "
+                f"0..{len(self.mode_order) - 1}"
+            )
+
+    @property
+    def order(self) -> int:
+        """Number of levels (the tensor order)."""
+        return len(self.levels)
+
+    @classmethod
+    def parse(cls, text: str) -> Format:
+        """Parse ``ss01``, ``ss:1,0``, ``ss``, ``none`` (see module docstring)."""
+        spec = text.strip()
+        if spec in ("", "none"):
+            return cls((), ())
+        m = re.fullmatch(r"([a-z]+)(?::([0-9, ]*))?([0-9]*)", spec)
+        if m is None:
+            raise FormatError(
+                f"cannot parse format {text!r}: expected level letters (d, s) then an optional "
+                "mode order, e.g. 'ss', 'ss10' or 'ds:1,0'"
+            )
+        letters, taco_order, digits = m.group(1), m.group(2), m.group(3)
+        bad = [c for c in letters if c not in LEVEL_LETTERS]
+        if bad:
+            raise FormatError(
+                f"format {text!r}: unknown level format {bad[0]!r}; use d (dense) or s (compressed)"
+            )
+        if taco_order is not None and digits:
+            raise FormatError(f"format {text!r}: give the mode order once, as ':1,0' or as '10'")
+        if taco_order is not None:
+            parts = [p.strip() for p in taco_order.split(",") if p.strip()]
+            if not all(p.isdigit() for p in parts):
+                raise FormatError(f"format {text!r}: mode order must be integers like ':1,0'")
+            order = tuple(int(p) for p in parts)
+        elif digits:
+            order = tuple(int(c) for c in digits)
+        else:
+            order = tuple(range(len(letters)))
+        return cls(tuple(letters), order)
+
+    @classmethod
+    def default(cls, order: int) -> Format:
+        """All levels compressed, identity mode order (Custard's default)."""
+        return cls(("s",) * order, tuple(range(order)))
+
+    def __str__(self) -> str:
+        """The DOT-comment spelling: ``ss01``; ``none`` for a scalar."""
+        if not self.levels:
+            return "none"
+        if len(self.mode_order) > 10:
+            return self.taco()
+        return "".join(self.levels) + "".join(str(m) for m in self.mode_order)
+
+    def taco(self) -> str:
+        """The TACO command-line spelling: ``ss:1,0``."""
+        if not self.levels:
+            return "none"
+        return "".join(self.levels) + ":" + ",".join(str(m) for m in self.mode_order)
+
+    def level_of_mode(self, mode: int) -> int:
+        """The level that stores tensor mode ``mode``."""
+        return self.mode_order.index(mode)
+
+
+def as_format(fmt: Format | str | None, order: int) -> Format:
+    """Coerce a user-supplied format (object, string, or ``None`` for all-compressed)."""
+    if fmt is None:
+        return Format.default(order)
+    result = fmt if isinstance(fmt, Format) else Format.parse(fmt)
+    if result.order != order:
+        raise FormatError(
+            f"format {result} describes an order-{result.order} tensor but the tensor has "
+            f"order {order}"
+        )
+    return result
