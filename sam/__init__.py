@@ -1,0 +1,1 @@
+"""The Sparse Abstract Machine: streams, primitives, graphs and a cycle-counting simulator."""

@@ -1,0 +1,167 @@
+"""ALUs (SAM paper Def. 3.6): element-wise arithmetic on value streams.
+
+A binary ALU takes two value streams of the same shape and emits ``a op b`` for each pair of
+values, with an empty token ``N`` standing for zero (the identity the paper gives); two empty
+tokens give an empty token. Stop and done tokens must line up and pass through. Operations:
+add (``add``, or ``add`` with ``sub=1`` as in the Custard schema, or ``sub``), ``mul``, ``div``,
+``max``, ``min``. A unary ALU (``neg``, ``abs``, ``exp``, ``relu``; for later front ends) maps one
+stream; ``N`` stays ``N``. One firing per cycle.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sam.blocks.base import Block, GraphError, Port
+from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.tokens import DATA, DONE, EMPTY
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv
+
+OP = P
+BINARY_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "max": 4, "min": 5}
+UNARY_OPS = {"neg": 0, "abs": 1, "exp": 2, "relu": 3}
+ERR_ALIGN = 1
+
+
+@kernel
+def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Binary ALU over value streams ins[0] (a) and ins[1] (b)."""
+    ca = ins[0]
+    cb = ins[1]
+    op = st[OP]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, ca, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        t_in = arrive(w, st, cb, t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+        ka = hkind(w, ca)
+        kb = hkind(w, cb)
+        value_a = ka == DATA or ka == EMPTY
+        value_b = kb == DATA or kb == EMPTY
+        if value_a != value_b or (not value_a and (ka != kb or hdata(w, ca) != hdata(w, cb))):
+            return fail(st, ERR_ALIGN, w, cb, 1)
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        if value_a:
+            if ka == EMPTY and kb == EMPTY:
+                push(w, optr, ochan, 0, EMPTY, 0, a)
+            else:
+                x = hval(w, ca) if ka == DATA else 0.0
+                y = hval(w, cb) if kb == DATA else 0.0
+                if op == 0:
+                    r = x + y
+                elif op == 1:
+                    r = x - y
+                elif op == 2:
+                    r = x * y
+                elif op == 3:
+                    if y != 0.0:
+                        r = x / y
+                    else:
+                        r = math.nan if x == 0.0 else math.copysign(math.inf, x)
+                elif op == 4:
+                    r = max(x, y)
+                else:
+                    r = min(x, y)
+                pushv(w, optr, ochan, 0, DATA, r, a)
+        else:
+            push(w, optr, ochan, 0, ka, hdata(w, ca), a)
+            if ka == DONE:
+                st[STATUS] = 1
+        pop(w, ca, t_out)
+        pop(w, cb, t_out)
+    return RC_DONE
+
+
+@kernel
+def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Unary ALU over value stream ins[0]."""
+    c = ins[0]
+    op = st[OP]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, c, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, c)
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        if k == DATA:
+            x = hval(w, c)
+            if op == 0:
+                r = -x
+            elif op == 1:
+                r = abs(x)
+            elif op == 2:
+                r = math.exp(x)
+            else:
+                r = x if x > 0.0 else 0.0
+            pushv(w, optr, ochan, 0, DATA, r, a)
+        else:
+            push(w, optr, ochan, 0, k, hdata(w, c), a)
+            if k == DONE:
+                st[STATUS] = 1
+        pop(w, c, t_out)
+    return RC_DONE
+
+
+class BinaryALU(Block):
+    """A two-input ALU; the DOT type names the operation (``add``, ``mul``, ...)."""
+
+    family = "compute"
+    kernel = alu2
+    errors = {ERR_ALIGN: "the two value streams are not aligned (different stop/done tokens)"}
+
+    def __init__(self, node_id, attrs=None, op: str | None = None) -> None:
+        super().__init__(node_id, attrs)
+        self.op = op or self.dot_type
+        if self.op == "add" and self.attrs.get("sub", "0") == "1":
+            self.op = "sub"
+        if self.op not in BINARY_OPS:
+            raise GraphError(f"node {self.id}: unknown ALU operation {self.op!r}")
+
+    def inputs(self) -> list[Port]:
+        return [Port("val", "in0"), Port("val", "in1")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("val")]
+
+    def params(self, tensors) -> list[int]:
+        return [BINARY_OPS[self.op]]
+
+    def label(self) -> str:
+        return self.op
+
+
+class UnaryALU(Block):
+    """A one-input ALU (``neg``, ``abs``, ``exp``, ``relu``)."""
+
+    family = "compute"
+    kernel = alu1
+
+    def inputs(self) -> list[Port]:
+        return [Port("val")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("val")]
+
+    def params(self, tensors) -> list[int]:
+        return [UNARY_OPS[self.dot_type]]
+
+    def label(self) -> str:
+        return self.dot_type
+
+
+def _alu_class(name: str, base: type[Block]) -> type[Block]:
+    return type(name.capitalize(), (base,), {"dot_type": name, "__doc__": f"ALU ``{name}``."})
+
+
+ALU_TYPES: dict[str, type[Block]] = {
+    **{op: _alu_class(op, BinaryALU) for op in BINARY_OPS},
+    **{op: _alu_class(op, UnaryALU) for op in UNARY_OPS},
+}

@@ -1,0 +1,147 @@
+"""Arrays (SAM paper Def. 3.5): memories addressed by reference streams.
+
+* **load** (DOT type ``arrayvals``): each reference r becomes the value ``vals[r]`` of the
+  tensor; an empty reference ``N`` gives an empty value ``N``; stop and done tokens pass.
+* **store** (DOT type ``arraystore``, our addition): each (reference, value) pair stores the value
+  at that position of a dense value array of the output tensor (random insert, used to scatter
+  into a dense result, Sec. 4.2); stop and done tokens must line up.
+
+One token per cycle; the memory read or write is part of that cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from formats.tensor import Tensor
+from sam.blocks.base import Block, Memories, Port
+from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, need_memory, reserve_all
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
+from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv
+
+ERR_RANGE, ERR_ALIGN = 1, 2
+NMAX = P  # store: highest position written + 1
+
+
+@kernel
+def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
+    """Array load: references in, values out."""
+    c = ins[0]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, c, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, c)
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        if k == DATA:
+            r = hdata(w, c)
+            if r < 0 or r >= vals.shape[0]:
+                return fail(st, ERR_RANGE, w, c, 0)
+            a = fire(st, t_in, t_out)
+            pushv(w, optr, ochan, 0, DATA, vals[r], a)
+        else:
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, k, hdata(w, c), a)
+            if k == DONE:
+                st[STATUS] = 1
+        pop(w, c, t_out)
+    return RC_DONE
+
+
+@kernel
+def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
+    """Array store: (reference, value) pairs written into ``vals``."""
+    cr = ins[0]
+    cv = ins[1]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, cr, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        t_in = arrive(w, st, cv, t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+        kr = hkind(w, cr)
+        kv = hkind(w, cv)
+        if kr == DATA:
+            if kv != DATA and kv != EMPTY:
+                return fail(st, ERR_ALIGN, w, cv, 1)
+            r = hdata(w, cr)
+            if r < 0:
+                return fail(st, ERR_RANGE, w, cr, 0)
+            if r >= vals.shape[0]:
+                return need_memory(st, 4)
+            vals[r] = hval(w, cv) if kv == DATA else 0.0
+            if r + 1 > st[NMAX]:
+                st[NMAX] = r + 1
+        elif kr == EMPTY:
+            pass
+        elif kr != kv or (kr == STOP and hdata(w, cr) != hdata(w, cv)):
+            return fail(st, ERR_ALIGN, w, cv, 1)
+        fire(st, t_in, t_in)
+        pop(w, cr, t_in)
+        pop(w, cv, t_in)
+        if kr == DONE:
+            st[DONE_T] = t_in
+            st[STATUS] = 1
+    return RC_DONE
+
+
+class ArrayLoad(Block):
+    """Loads a tensor's values by reference (Def. 3.5, load mode); DOT type ``arrayvals``."""
+
+    dot_type = "arrayvals"
+    family = "array"
+    kernel = load
+    required_attrs = ("tensor",)
+    errors = {ERR_RANGE: "reference out of range of the value array"}
+
+    def inputs(self) -> list[Port]:
+        return [Port("ref")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("val", optional=True)]
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
+        mem = Memories()
+        mem.f[0] = tensors[self.tensor].vals
+        return mem
+
+    def label(self) -> str:
+        return f"array vals: {self.tensor}"
+
+
+class ArrayStore(Block):
+    """Stores values by reference into a dense value array (Def. 3.5, store mode).
+
+    DOT type ``arraystore`` (an extension of the Custard schema).
+    """
+
+    dot_type = "arraystore"
+    family = "write"
+    kernel = store
+    required_attrs = ("tensor",)
+    errors = {
+        ERR_RANGE: "negative reference",
+        ERR_ALIGN: "reference and value streams are not aligned",
+    }
+
+    def inputs(self) -> list[Port]:
+        return [Port("ref"), Port("val")]
+
+    def params(self, tensors) -> list[int]:
+        return [0]
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
+        mem = Memories()
+        mem.f[0] = np.zeros(64, np.float64)
+        return mem
+
+    def recorded(self, st: np.ndarray, mem: Memories) -> dict[str, np.ndarray]:
+        return {"vals": mem.f[0][: int(st[NMAX])].copy()}
+
+    def label(self) -> str:
+        return f"array store: {self.tensor}"

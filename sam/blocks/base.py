@@ -1,0 +1,151 @@
+"""What every SAM block declares: its ports, parameters, memories and kernel.
+
+A :class:`Block` is one node of a SAM graph. Subclasses (one primitive family per module) say
+
+* ``dot_type``: the node ``type`` in the Custard DOT schema, and ``family`` (for pictures and
+  statistics);
+* their input and output :class:`Port` s (named ``kind:comment`` after the DOT edge that feeds
+  them, e.g. ``crd:in-B``);
+* ``kernel``: the :class:`~sam.sim.kernel.Kernel` that defines behaviour and timing;
+* ``params()`` (the block-specific state slots), ``memories()`` (level and value arrays it reads or
+  fills) and, for level writers, how to read back what they stored.
+
+The simulator needs nothing else, so a new primitive is one class plus one registry line
+(:mod:`sam.blocks.registry`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from formats.errors import ToolkitError
+from sam.sim.kernel import Kernel
+
+if TYPE_CHECKING:
+    from formats.tensor import Tensor
+
+
+class GraphError(ToolkitError):
+    """A SAM graph is malformed or cannot be bound to its tensors."""
+
+
+@dataclass(frozen=True)
+class Port:
+    """A typed block port: ``kind`` is the stream kind, ``comment`` tells same-kind ports apart."""
+
+    kind: str
+    comment: str = ""
+    optional: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.comment}" if self.comment else self.kind
+
+
+EMPTY_I = np.zeros(1, np.int64)
+EMPTY_F = np.zeros(1, np.float64)
+
+
+@dataclass
+class Memories:
+    """The arrays a kernel reads or writes (unused ones stay 1-element placeholders)."""
+
+    m: list[np.ndarray] = field(default_factory=lambda: [EMPTY_I] * 4)
+    f: list[np.ndarray] = field(default_factory=lambda: [EMPTY_F] * 2)
+
+    def args(self) -> tuple[np.ndarray, ...]:
+        return (*self.m, *self.f)
+
+    def grow(self, which: int) -> None:
+        """Double memory ``which`` (0..3 int64, 4..5 float64), keeping its contents."""
+        arrs = self.m if which < 4 else self.f
+        k = which if which < 4 else which - 4
+        old = arrs[k]
+        new = np.zeros(max(16, 2 * len(old)), old.dtype)
+        new[: len(old)] = old
+        arrs[k] = new
+
+
+class Block:
+    """A node of a SAM graph (see module docstring)."""
+
+    dot_type: ClassVar[str] = ""
+    family: ClassVar[str] = "misc"
+    kernel: ClassVar[Kernel | None] = None
+    #: Messages for the kernel's error codes (``st[ERR]``).
+    errors: ClassVar[dict[int, str]] = {}
+    #: Attributes this block type requires in the DOT file.
+    required_attrs: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
+        self.id = str(node_id)
+        self.attrs: dict[str, str] = dict(attrs or {})
+        missing = [a for a in self.required_attrs if not self.attrs.get(a)]
+        if missing:
+            raise GraphError(
+                f"node {self.id} ({self.dot_type}) lacks attribute(s) {', '.join(missing)}; "
+                f"add them, e.g. {missing[0]}=\"...\""
+            )
+
+    # -- ports ---------------------------------------------------------------------------------
+    def inputs(self) -> list[Port]:
+        return []
+
+    def outputs(self) -> list[Port]:
+        return []
+
+    def find_port(self, direction: str, kind: str, comment: str) -> Port | None:
+        """The port a DOT edge of ``kind`` with ``comment`` attaches to on this block."""
+        ports = [p for p in (self.inputs() if direction == "in" else self.outputs())
+                 if p.kind == kind]
+        if len(ports) == 1:
+            return ports[0]
+        for p in ports:
+            if p.comment == comment:
+                return p
+        alias = self.port_alias(direction, kind, comment)
+        return next((p for p in ports if p.comment == alias), None)
+
+    def port_alias(self, direction: str, kind: str, comment: str) -> str:
+        """Another spelling of a port comment (hook for blocks with legacy edge comments)."""
+        return comment
+
+    # -- simulation ----------------------------------------------------------------------------
+    @property
+    def tensor(self) -> str | None:
+        """The tensor this block reads or writes, if any."""
+        return self.attrs.get("tensor") or None
+
+    def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
+        """Block-specific state slots ``st[P:]`` (parameters first)."""
+        return []
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
+        """The arrays the kernel needs, taken from the bound input tensors."""
+        return Memories()
+
+    def grow_memory(self, mem: Memories, which: int) -> None:
+        """Enlarge memory ``which`` when the kernel asks (RC_GROW)."""
+        mem.grow(which)
+
+    def declare_port(self, direction: str, kind: str, comment: str) -> None:
+        """Hook: a block whose ports depend on its edges learns them here (DOT reader)."""
+
+    def ignored_inputs(self) -> list[str]:
+        """Input ports whose tokens the block discards (the engine never bounds them)."""
+        return []
+
+    def label(self) -> str:
+        """Short human-readable label for pictures and reports."""
+        bits = [self.dot_type]
+        for key in ("index", "tensor", "mode"):
+            if self.attrs.get(key):
+                bits.append(f"{key}={self.attrs[key]}")
+        return " ".join(bits)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}: {self.label()}>"

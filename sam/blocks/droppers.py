@@ -1,0 +1,204 @@
+"""Coordinate dropper (SAM paper Def. 3.9, Sec. 3.7, Figure 8).
+
+Takes an outer-level coordinate stream and the inner-level coordinate stream below it (one inner
+fiber per outer coordinate) and removes the outer coordinates whose inner fiber is empty (an
+ineffectual intersection), together with those empty inner fibers. Outer stop tokens pass
+unchanged, so an outer fiber may become empty (a dropper one level up removes it in turn).
+
+Removing an inner fiber can merge stop tokens: ``a, S0, S1`` whose second fiber is empty becomes
+``a, S1``. The dropper therefore holds the stop token that ends each inner fiber until it knows
+the next fiber is not empty (or the stream ends).
+
+Timing: one firing per cycle; the outer coordinate is taken in one cycle and emitted in the
+cycle its first inner coordinate passes.
+"""
+
+from __future__ import annotations
+
+from numba.extending import register_jitable
+
+from sam.blocks.base import Block, Port
+from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve, reserve_all
+from sam.sim.tokens import DATA, DONE, STOP
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+
+PHASE, HOLD, EMITTED, HELD, OUTER_HAS = P, P + 1, P + 2, P + 3, P + 4
+NEED_OUTER, IN_FIBER = 0, 1
+ERR_ALIGN, ERR_TOKEN = 1, 2
+
+
+@register_jitable
+def merge_empty(held, c):
+    """Held stop after an inner fiber closed by ``Sc`` turns out empty and is removed.
+
+    Returns (stop level to emit now or -1, new held level).
+    """
+    if c == 0:
+        return -1, held
+    if held >= 1:
+        return held, c
+    return -1, c
+
+
+@kernel
+def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Coordinate dropper: input 0 outer coordinates, input 1 inner coordinates."""
+    co = ins[0]
+    ci = ins[1]
+    while st[STATUS] == 0:
+        t = st[T]
+        if st[PHASE] == IN_FIBER:
+            t_in = arrive(w, st, ci, t)
+            if t_in == NOT_YET:
+                return RC_IN
+            k = hkind(w, ci)
+            if k == DATA:
+                if st[EMITTED] == 1:
+                    t_out = reserve(w, st, optr, ochan, 1, t_in)
+                    if t_out < 0:
+                        return blocked(t_out)
+                    a = fire(st, t_in, t_out)
+                    push(w, optr, ochan, 1, DATA, hdata(w, ci), a)
+                    pop(w, ci, t_out)
+                    continue
+                # First inner coordinate: the outer coordinate is effectual.
+                t_out = reserve_all(w, st, optr, ochan, t_in)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t_in, t_out)
+                push(w, optr, ochan, 0, DATA, st[HOLD], a)
+                st[EMITTED] = 1
+                if st[HELD] >= 0:  # close the previous inner fiber first
+                    push(w, optr, ochan, 1, STOP, st[HELD], a)
+                    st[HELD] = -1
+                else:
+                    push(w, optr, ochan, 1, DATA, hdata(w, ci), a)
+                    pop(w, ci, t_out)
+                continue
+            if k != STOP:
+                return fail(st, ERR_TOKEN, w, ci, 1)
+            c = hdata(w, ci)
+            if st[EMITTED] == 1:
+                fire(st, t_in, t_in)
+                st[HELD] = c
+            else:
+                now, held = merge_empty(st[HELD], c)
+                if now >= 0:
+                    t_out = reserve(w, st, optr, ochan, 1, t_in)
+                    if t_out < 0:
+                        return blocked(t_out)
+                    a = fire(st, t_in, t_out)
+                    push(w, optr, ochan, 1, STOP, now, a)
+                else:
+                    fire(st, t_in, t_in)
+                st[HELD] = held
+            pop(w, ci, st[T] - 1)
+            st[PHASE] = NEED_OUTER
+            continue
+
+        t_in = arrive(w, st, co, t)
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, co)
+        if k == DATA:
+            fire(st, t_in, t_in)
+            st[HOLD] = hdata(w, co)
+            st[EMITTED] = 0
+            st[OUTER_HAS] = 1
+            st[PHASE] = IN_FIBER
+            pop(w, co, t_in)
+            continue
+        if k == STOP:
+            n = hdata(w, co)
+            now = -1
+            held = st[HELD]
+            if st[OUTER_HAS] == 0:
+                # An empty outer fiber: the inner stream marks it with S(n+1).
+                t_in = arrive(w, st, ci, t_in)
+                if t_in == NOT_YET:
+                    return RC_IN
+                if hkind(w, ci) != STOP or hdata(w, ci) != n + 1:
+                    return fail(st, ERR_ALIGN, w, ci, 1)
+                now, held = merge_empty(held, n + 1)
+            t_out = reserve(w, st, optr, ochan, 0, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            if now >= 0:
+                t1 = reserve(w, st, optr, ochan, 1, t_in)
+                if t1 < 0:
+                    return blocked(t1)
+                t_out = max(t_out, t1)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, STOP, n, a)
+            if now >= 0:
+                push(w, optr, ochan, 1, STOP, now, a)
+            if st[OUTER_HAS] == 0:
+                pop(w, ci, t_out)
+            st[HELD] = held
+            st[OUTER_HAS] = 0
+            pop(w, co, t_out)
+            continue
+        if k == DONE:
+            t_in = arrive(w, st, ci, t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+            if hkind(w, ci) != DONE:
+                return fail(st, ERR_ALIGN, w, ci, 1)
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            if st[HELD] >= 0:
+                push(w, optr, ochan, 1, STOP, st[HELD], a)
+                st[HELD] = -1
+                continue
+            push(w, optr, ochan, 0, DONE, 0, a)
+            push(w, optr, ochan, 1, DONE, 0, a)
+            pop(w, co, t_out)
+            pop(w, ci, t_out)
+            st[STATUS] = 1
+            continue
+        return fail(st, ERR_TOKEN, w, co, 0)
+    return RC_DONE
+
+
+class CoordinateDropper(Block):
+    """Drops outer coordinates with empty inner fibers (Def. 3.9); DOT type ``crddrop``."""
+
+    dot_type = "crddrop"
+    family = "drop"
+    kernel = drop
+    required_attrs = ("outer", "inner")
+    errors = {
+        ERR_ALIGN: "the inner stream does not line up with the outer one (one inner fiber per "
+        "outer coordinate expected)",
+        ERR_TOKEN: "unexpected token (empty token N, or a done token inside a fiber)",
+    }
+
+    @property
+    def outer(self) -> str:
+        return self.attrs["outer"]
+
+    @property
+    def inner(self) -> str:
+        return self.attrs["inner"]
+
+    def inputs(self) -> list[Port]:
+        return [Port("crd", self.outer), Port("crd", f"in-{self.inner}")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("crd", f"outer-{self.outer}", optional=True),
+                Port("crd", f"inner-{self.inner}", optional=True)]
+
+    def port_alias(self, direction: str, kind: str, comment: str) -> str:
+        if direction == "in" and comment in (f"outer-{self.outer}", f"in-{self.outer}"):
+            return self.outer
+        if direction == "in" and comment in (self.inner, f"inner-{self.inner}"):
+            return f"in-{self.inner}"
+        return comment
+
+    def params(self, tensors) -> list[int]:
+        return [NEED_OUTER, 0, 0, -1, 0]
+
+    def label(self) -> str:
+        return f"crddrop {self.outer},{self.inner}"

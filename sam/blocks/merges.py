@@ -1,0 +1,191 @@
+"""Coordinate merging: intersecter and unioner over m >= 2 inputs (SAM paper Defs. 3.2, 3.3).
+
+Both take m (coordinate, reference) stream pairs, one per operand tensor, holding the same fibertree
+level, and merge them fiber by fiber; both emit one coordinate stream and m reference streams.
+
+* The **intersecter** emits a coordinate (and every input's reference) when all inputs hold it;
+  each firing otherwise drops the inputs whose coordinate is behind (a two-finger merge).
+* The **unioner** emits the smallest coordinate present, with the references of the inputs that
+  hold it and the empty token ``N`` on the others (Figure 5).
+
+Stop tokens must line up across inputs (same level), as must the done token. One firing per
+cycle, taking at most one token from each input.
+"""
+
+from __future__ import annotations
+
+from sam.blocks.base import Block, Port
+from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+
+M = P  # number of operands
+ERR_STOPS, ERR_DONE, ERR_EMPTY = 1, 2, 3
+
+
+@kernel
+def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Intersect (st[P+1] == 0) or union (1) m coordinate/reference stream pairs."""
+    m = st[M]
+    union = st[M + 1] == 1
+    while st[STATUS] == 0:
+        t_in = st[T]
+        ndata = 0
+        nstop = 0
+        ndone = 0
+        cmin = -1
+        cmax = -1
+        level = -1
+        for k in range(m):
+            c = ins[2 * k]
+            t_in = arrive(w, st, c, t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+            r = ins[2 * k + 1]
+            if r >= 0:
+                t_in = arrive(w, st, r, t_in)
+                if t_in == NOT_YET:
+                    return RC_IN
+            kind = hkind(w, c)
+            if kind == DATA:
+                ndata += 1
+                x = hdata(w, c)
+                if cmin < 0 or x < cmin:
+                    cmin = x
+                if x > cmax:
+                    cmax = x
+            elif kind == STOP:
+                nstop += 1
+                lv = hdata(w, c)
+                if level >= 0 and lv != level:
+                    return fail(st, ERR_STOPS, w, c, 2 * k)
+                level = lv
+            elif kind == DONE:
+                ndone += 1
+            else:
+                return fail(st, ERR_EMPTY, w, c, 2 * k)
+        if ndone > 0 and ndone < m:
+            for k in range(m):
+                if hkind(w, ins[2 * k]) != DONE:
+                    return fail(st, ERR_DONE, w, ins[2 * k], 2 * k)
+
+        if ndone == m or nstop == m:
+            # Stop or done on every input: pass it on everywhere.
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            kind = DONE if ndone == m else STOP
+            lv = 0 if ndone == m else level
+            for port in range(m + 1):
+                push(w, optr, ochan, port, kind, lv, a)
+            for k in range(m):
+                pop(w, ins[2 * k], t_out)
+                if ins[2 * k + 1] >= 0:
+                    pop(w, ins[2 * k + 1], t_out)
+            if ndone == m:
+                st[STATUS] = 1
+            continue
+
+        if union:
+            # Emit the smallest coordinate; N for the inputs that lack it.
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, DATA, cmin, a)
+            for k in range(m):
+                c = ins[2 * k]
+                r = ins[2 * k + 1]
+                if hkind(w, c) == DATA and hdata(w, c) == cmin:
+                    if r >= 0:
+                        push(w, optr, ochan, k + 1, hkind(w, r), hdata(w, r), a)
+                        pop(w, r, t_out)
+                    else:
+                        push(w, optr, ochan, k + 1, EMPTY, 0, a)
+                    pop(w, c, t_out)
+                else:
+                    push(w, optr, ochan, k + 1, EMPTY, 0, a)
+            continue
+
+        if ndata == m and cmin == cmax:
+            # Every input holds the coordinate: emit it with all references.
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, DATA, cmin, a)
+            for k in range(m):
+                r = ins[2 * k + 1]
+                if r >= 0:
+                    push(w, optr, ochan, k + 1, hkind(w, r), hdata(w, r), a)
+                    pop(w, r, t_out)
+                else:
+                    push(w, optr, ochan, k + 1, EMPTY, 0, a)
+                pop(w, ins[2 * k], t_out)
+            continue
+
+        # Skip: drop coordinates that cannot match (behind the largest, or facing a stop).
+        fire(st, t_in, t_in)
+        for k in range(m):
+            c = ins[2 * k]
+            if hkind(w, c) == DATA and (nstop > 0 or hdata(w, c) < cmax):
+                pop(w, c, t_in)
+                if ins[2 * k + 1] >= 0:
+                    pop(w, ins[2 * k + 1], t_in)
+    return RC_DONE
+
+
+class _Merger(Block):
+    """Shared ports of the intersecter and unioner: one (crd, ref) pair per operand."""
+
+    family = "merge"
+    kernel = merge
+    union = 0
+    required_attrs = ("index",)
+    errors = {
+        ERR_STOPS: "inputs reached stop tokens of different levels (misaligned fibers)",
+        ERR_DONE: "inputs ended at different points (one has more fibers than another)",
+        ERR_EMPTY: "an empty token (N) on a coordinate input",
+    }
+
+    def __init__(self, node_id, attrs=None, operands: list[str] | None = None) -> None:
+        super().__init__(node_id, attrs)
+        self.operands: list[str] = list(operands or [])
+
+    def declare_port(self, direction: str, kind: str, comment: str) -> None:
+        """Learn an operand from a DOT edge comment (``in-B``/``out-B``)."""
+        prefix = "in-" if direction == "in" else "out-"
+        if comment.startswith(prefix) and comment[len(prefix):] not in self.operands:
+            self.operands.append(comment[len(prefix):])
+
+    def inputs(self) -> list[Port]:
+        ports = []
+        for t in self.operands:
+            ports += [Port("crd", f"in-{t}"), Port("ref", f"in-{t}", optional=True)]
+        return ports
+
+    def outputs(self) -> list[Port]:
+        return [Port("crd", optional=True)] + [
+            Port("ref", f"out-{t}", optional=True) for t in self.operands
+        ]
+
+    def params(self, tensors) -> list[int]:
+        return [len(self.operands), self.union]
+
+    def label(self) -> str:
+        return f"{self.dot_type} {self.attrs.get('index', '')}"
+
+
+class Intersecter(_Merger):
+    """Intersection of m coordinate streams (Def. 3.2); DOT type ``intersect``."""
+
+    dot_type = "intersect"
+    union = 0
+
+
+class Unioner(_Merger):
+    """Union of m coordinate streams (Def. 3.3); DOT type ``union``."""
+
+    dot_type = "union"
+    union = 1

@@ -1,0 +1,463 @@
+"""Reducers (SAM paper Def. 3.7, Figure 7): sum repeated points of an n-dimensional sub-tensor.
+
+* n = 0, the **scalar reducer** (DOT type ``reduce``): sums each innermost fiber of a value
+  stream into one value; an input stop ``Sn`` (n >= 1) also closes outer fibers and comes out as
+  ``S(n-1)`` after the sum (one cycle later).
+* n = 1, 2, the **vector / matrix reducers** (DOT type ``spaccumulator`` with ``order=1|2``):
+  take the coordinate stream(s) of the kept index variable(s) (attributes ``in0`` = innermost,
+  ``in1``) and the value stream, accumulate every point of one group (all fibers until a stop
+  that closes the reduced level) in an internal sparse store, then emit the group with sorted,
+  unique coordinates and summed values (Gustavson's row merge).
+
+Empty fibers, from ineffectual intersections, are configurable (``empty`` attribute, an
+extension of the Custard schema): ``drop`` (default, as Table 1 assumes) removes them,
+``keep`` emits them as empty fibers (a coordinate dropper downstream cleans them), and for n = 0
+``zero`` emits an explicit 0. Other coordinate inputs (the Custard schema feeds the reduced
+variable's stream too) are consumed and ignored.
+
+Timing: one input token per cycle while accumulating; one output token per cycle while emitting
+(sorting the internal store is not modeled as extra cycles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numba.extending import register_jitable
+
+from formats.tensor import Tensor
+from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, need_memory, reserve_all
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
+from sam.sim.wires import (
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    WAIT,
+    P,
+    T,
+    hdata,
+    hkind,
+    hval,
+    pop,
+    push,
+    pushv,
+    ready,
+)
+
+EMPTY_MODES = {"drop": 0, "keep": 1, "zero": 2}
+ERR_ALIGN, ERR_TAIL, ERR_STOP = 1, 2, 3
+
+# Scalar reducer state.
+R_MODE, R_SEEN, R_PEND = P, P + 1, P + 2
+
+
+@kernel
+def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Scalar reducer (n = 0): sum of each innermost fiber of ins[0]."""
+    c = ins[0]
+    while st[STATUS] == 0:
+        t = st[T]
+        if st[R_PEND] >= 0:
+            t_out = reserve_all(w, st, optr, ochan, t)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t, t_out)
+            push(w, optr, ochan, 0, STOP, st[R_PEND], a)
+            st[R_PEND] = -1
+            continue
+        t_in = arrive(w, st, c, t)
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, c)
+        if k == DATA or k == EMPTY:
+            if k == DATA:
+                fst[0] += hval(w, c)
+                st[R_SEEN] = 1
+            fire(st, t_in, t_in)
+            pop(w, c, t_in)
+            continue
+        if k == DONE and st[R_SEEN] == 1:
+            return fail(st, ERR_TAIL, w, c, 0)
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        n = hdata(w, c)
+        a = fire(st, t_in, t_out)
+        pop(w, c, t_out)
+        if k == DONE:
+            push(w, optr, ochan, 0, DONE, 0, a)
+            st[STATUS] = 1
+            continue
+        emit = st[R_SEEN] == 1 or st[R_MODE] == 2
+        if emit:
+            pushv(w, optr, ochan, 0, DATA, fst[0], a)
+            if n >= 1:
+                st[R_PEND] = n - 1
+        elif n >= 1:
+            push(w, optr, ochan, 0, STOP, n - 1, a)
+        fst[0] = 0.0
+        st[R_SEEN] = 0
+    return RC_DONE
+
+
+# Vector/matrix reducer state.
+(A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD,
+ A_FRESH, A_CUR) = range(P, P + 13)  # A_FRESH: bit d set while level d's fiber is still empty;
+#                                       A_CUR..A_CUR+3: current coordinate of each level
+A_EXPECT = P + 17  # 1 right after a fiber ended inside its parent: a coordinate must follow
+ACCUM, EMIT, CLOSE = 0, 1, 2
+
+
+@register_jitable
+def _push_stops(w, optr, ochan, n, top, a):
+    """Stop tokens closing the top output level at ``top`` (and every level below it)."""
+    for d in range(n):
+        push(w, optr, ochan, 1 + d, STOP, top + n - 1 - d, a)
+    push(w, optr, ochan, 0, STOP, top + n - 1, a)
+
+
+@register_jitable
+def _sort_points(pts, vals, npts, n, opts, ovals):
+    """Sort points (n coordinates each, innermost first) lexicographically, outermost level
+    most significant, and sum duplicates into opts/ovals; return the number of unique points."""
+    if npts == 0:
+        return 0
+    perm = np.arange(npts)
+    for d in range(n):  # least significant (innermost) first; stable sorts keep earlier keys
+        keys = np.empty(npts, np.int64)
+        for q in range(npts):
+            keys[q] = pts[perm[q] * n + d]
+        perm = perm[np.argsort(keys, kind="mergesort")]
+    m = 0
+    for q in range(npts):
+        p = perm[q]
+        same = m > 0
+        if same:
+            for d in range(n):
+                if opts[(m - 1) * n + d] != pts[p * n + d]:
+                    same = False
+                    break
+        if same:
+            ovals[m - 1] += vals[p]
+        else:
+            for d in range(n):
+                opts[m * n + d] = pts[p * n + d]
+            ovals[m] = vals[p]
+            m += 1
+    return m
+
+
+@kernel
+def accumulate(w, st, fst, ins, optr, ochan, pts, opts, m2, m3, vals, ovals):
+    """Order-n reducer (n = 1, 2, 3): see module docstring.
+
+    Inputs: 0 values, 1+d coordinates of kept level d (d = 0 innermost), then ignored streams.
+    Outputs: 0 values, 1+d coordinates of level d. Memories: the group's points (n coordinates
+    each) and values, and the sorted, summed group.
+    """
+    n = st[A_N]
+    keep = st[A_MODE] == 1
+    cv = ins[0]
+    n_ignored = st[A_NEXTRA]
+    for x in range(n_ignored):  # ignored inputs are consumed as they come (no timing effect)
+        cx = ins[1 + n + x]
+        while ready(w, cx) and hkind(w, cx) != DONE:
+            pop(w, cx, 0)
+    while st[STATUS] == 0:
+        t = st[T]
+        phase = st[A_PHASE]
+        if phase == EMIT:
+            k = st[A_K]
+            t_out = reserve_all(w, st, optr, ochan, t)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t, t_out)
+            if k == 0 and st[A_HELD] >= 0:
+                _push_stops(w, optr, ochan, n, st[A_HELD], a)  # close the previous group
+                st[A_HELD] = -1
+                continue
+            top = n - 1
+            if k > 0:
+                top = 0
+                for d in range(n - 1, 0, -1):
+                    if opts[k * n + d] != opts[(k - 1) * n + d]:
+                        top = d
+                        break
+                if top >= 1 and st[A_STOPS] == 0:
+                    # Close the fibers below the level where this point starts.
+                    for d in range(top):
+                        push(w, optr, ochan, 1 + d, STOP, top - 1 - d, a)
+                    push(w, optr, ochan, 0, STOP, top - 1, a)
+                    st[A_STOPS] = 1
+                    continue
+            for d in range(top + 1):
+                push(w, optr, ochan, 1 + d, DATA, opts[k * n + d], a)
+            pushv(w, optr, ochan, 0, DATA, ovals[k], a)
+            st[A_STOPS] = 0
+            st[A_K] = k + 1
+            if k + 1 == st[A_M]:
+                st[A_PHASE] = CLOSE
+            continue
+        if phase == CLOSE:
+            if keep or st[A_M] > 0:
+                if not keep:
+                    st[A_HELD] = st[A_G]  # a following empty group may raise its level
+                    st[A_PHASE] = ACCUM
+                    continue
+                t_out = reserve_all(w, st, optr, ochan, t)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t, t_out)
+                _push_stops(w, optr, ochan, n, st[A_G], a)
+                st[A_PHASE] = ACCUM
+                continue
+            # An empty group in drop mode disappears (Def. 3.7); only outer closings remain.
+            g = st[A_G]
+            h = st[A_HELD]
+            if g >= 1 and h >= 1:
+                t_out = reserve_all(w, st, optr, ochan, t)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t, t_out)
+                _push_stops(w, optr, ochan, n, h, a)
+                st[A_HELD] = g
+            elif g >= 1:
+                st[A_HELD] = g
+            st[A_PHASE] = ACCUM
+            continue
+
+        # ACCUM: read the next token of the current level (and the value with level 0).
+        lv = st[A_LEVEL]
+        c = ins[1 + lv]
+        t_in = arrive(w, st, c, t)
+        if t_in == NOT_YET:
+            return RC_IN
+        kc = hkind(w, c)
+        if lv == 0 or kc != DATA:
+            t_in = arrive(w, st, cv, t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+        x = hdata(w, c)
+        if kc == DATA:
+            if lv == 0:
+                kv = hkind(w, cv)
+                if kv != DATA and kv != EMPTY:
+                    return fail(st, ERR_ALIGN, w, cv, 0)
+                npts = st[A_NPTS]
+                if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
+                    return need_memory(st, 0)
+                st[A_CUR] = x
+                for d in range(n):
+                    pts[npts * n + d] = st[A_CUR + d]
+                vals[npts] = hval(w, cv) if kv == DATA else 0.0
+                st[A_NPTS] = npts + 1
+                fire(st, t_in, t_in)
+                pop(w, cv, t_in)
+            else:
+                st[A_CUR + lv] = x
+                st[A_LEVEL] = lv - 1
+                st[A_FRESH] |= 1 << (lv - 1)
+                fire(st, t_in, t_in)
+            st[A_FRESH] &= ~(1 << lv)
+            st[A_EXPECT] = 0
+            pop(w, c, t_in)
+            continue
+        if kc == EMPTY:
+            return fail(st, ERR_ALIGN, w, c, 1 + lv)
+        if kc == DONE:
+            if lv != n - 1:
+                return fail(st, ERR_STOP, w, c, 1 + lv)
+            for d in range(n):
+                t_in = arrive(w, st, ins[1 + d], t_in)
+                if t_in == NOT_YET:
+                    return RC_IN
+                if hkind(w, ins[1 + d]) != DONE:
+                    return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+            if hkind(w, cv) != DONE:
+                return fail(st, ERR_ALIGN, w, cv, 0)
+            if st[A_NPTS] > 0:
+                return fail(st, ERR_TAIL, w, c, 1 + lv)
+            for q in range(n_ignored):
+                cx = ins[1 + n + q]
+                if not ready(w, cx):
+                    st[WAIT] = cx
+                    return RC_IN
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            if st[A_HELD] >= 0:
+                _push_stops(w, optr, ochan, n, st[A_HELD], a)
+                st[A_HELD] = -1
+                continue
+            for port in range(n + 1):
+                push(w, optr, ochan, port, DONE, 0, a)
+            for d in range(n):
+                pop(w, ins[1 + d], t_out)
+            pop(w, cv, t_out)
+            for q in range(n_ignored):
+                pop(w, ins[1 + n + q], t_out)
+            st[STATUS] = 1
+            continue
+        # STOP x at level lv: it may close parent levels too (their stops come with it), and
+        # an empty fiber's inner levels carry matching stops (S(x+1), S(x+2), ...) to take.
+        if st[A_EXPECT] == 1:
+            return fail(st, ERR_STOP, w, c, 1 + lv)
+        fresh = (st[A_FRESH] >> lv) & 1
+        for d in range(lv + 1, min(lv + x, n - 1) + 1):
+            t_in = arrive(w, st, ins[1 + d], t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+            if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x - (d - lv):
+                return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+        if fresh == 1:
+            for d in range(lv - 1, -1, -1):
+                t_in = arrive(w, st, ins[1 + d], t_in)
+                if t_in == NOT_YET:
+                    return RC_IN
+                if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x + (lv - d):
+                    return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+        if lv == 0 or fresh == 1:
+            if hkind(w, cv) != STOP or hdata(w, cv) != x + lv:
+                return fail(st, ERR_ALIGN, w, cv, 0)
+        fire(st, t_in, t_in)
+        pop(w, c, t_in)
+        for d in range(lv + 1, min(lv + x, n - 1) + 1):
+            pop(w, ins[1 + d], t_in)
+        if fresh == 1:
+            for d in range(lv - 1, -1, -1):
+                pop(w, ins[1 + d], t_in)
+        if lv == 0 or fresh == 1:
+            pop(w, cv, t_in)
+        top_stop = x - (n - 1 - lv)
+        if top_stop < 0:
+            st[A_LEVEL] = lv + x + 1  # the parent at that level goes on with its next coordinate
+            st[A_EXPECT] = 1
+            continue
+        st[A_LEVEL] = n - 1
+        st[A_FRESH] = 1 << (n - 1)
+        if top_stop >= 1:
+            # The reduced level's fiber is over: the group is complete.
+            m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
+            st[A_M] = m
+            st[A_K] = 0
+            st[A_STOPS] = 0
+            st[A_NPTS] = 0
+            st[A_G] = top_stop - 1
+            st[A_PHASE] = EMIT if m > 0 else CLOSE
+    return RC_DONE
+
+
+class Reducer(Block):
+    """Scalar reducer, n = 0 (Def. 3.7); DOT type ``reduce``."""
+
+    dot_type = "reduce"
+    family = "reduce"
+    kernel = reduce_scalar
+    errors = {ERR_TAIL: "values after the last stop token (the fiber is never closed)"}
+
+    def inputs(self) -> list[Port]:
+        return [Port("val")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("val")]
+
+    def params(self, tensors) -> list[int]:
+        mode = self.attrs.get("empty", "drop")
+        if mode not in ("drop", "zero"):
+            raise GraphError(f"node {self.id}: empty={mode!r}; use drop or zero")
+        return [EMPTY_MODES[mode], 0, -1]
+
+    def label(self) -> str:
+        return "reduce"
+
+
+class SparseAccumulator(Block):
+    """Order-n reducer, n = 1, 2 (and 3) (Def. 3.7); DOT type ``spaccumulator``.
+
+    ``in0`` names the innermost kept index variable, ``in1``, ``in2`` the next ones out (for
+    order 1 the Custard schema's ``in1`` names the reduced variable, whose stream is ignored).
+    """
+
+    dot_type = "spaccumulator"
+    family = "reduce"
+    kernel = accumulate
+    required_attrs = ("order", "in0")
+    errors = {
+        ERR_ALIGN: "coordinate and value streams are not aligned",
+        ERR_TAIL: "points after the last stop token (the group is never closed)",
+        ERR_STOP: "the kept coordinate streams' stop tokens do not line up",
+    }
+
+    def __init__(self, node_id, attrs=None, ignored: list[str] | None = None) -> None:
+        super().__init__(node_id, attrs)
+        try:
+            self.order = int(self.attrs["order"])
+        except ValueError:
+            self.order = -1
+        if self.order not in (1, 2, 3):
+            raise GraphError(
+                f"node {self.id} (spaccumulator): order={self.attrs['order']!r}; use 1, 2 or 3"
+            )
+        self.kept = []
+        for d in range(self.order):
+            var = self.attrs.get(f"in{d}")
+            if not var:
+                raise GraphError(
+                    f"node {self.id} (spaccumulator order={self.order}) lacks attribute in{d}"
+                )
+            self.kept.append(var)
+        self.ignored: list[str] = list(ignored or [])
+        if self.order == 1 and self.attrs.get("in1") and self.attrs["in1"] not in self.ignored:
+            self.ignored.append(self.attrs["in1"])
+
+    def declare_port(self, direction: str, kind: str, comment: str) -> None:
+        """Learn an extra (ignored) coordinate input from a DOT edge."""
+        if direction == "in" and kind == "crd":
+            var = self.port_alias("in", kind, comment)
+            if var and var not in self.kept and var not in self.ignored:
+                self.ignored.append(var)
+
+    def port_alias(self, direction: str, kind: str, comment: str) -> str:
+        for prefix in ("inner-", "outer-", "in-"):
+            if comment.startswith(prefix):
+                return comment[len(prefix):]
+        return comment
+
+    def inputs(self) -> list[Port]:
+        ports = [Port("val")] + [Port("crd", v) for v in self.kept]
+        return ports + [Port("crd", v, optional=True) for v in self.ignored]
+
+    def outputs(self) -> list[Port]:
+        return [Port("val", optional=True)] + [
+            Port("crd", f"out-{v}", optional=True) for v in self.kept
+        ]
+
+    def ignored_inputs(self) -> list[str]:
+        """Ports whose streams are consumed without effect (kept unbounded by the engine)."""
+        return [f"crd:{v}" for v in self.ignored]
+
+    def params(self, tensors) -> list[int]:
+        mode = self.attrs.get("empty", "drop")
+        if mode not in ("drop", "keep"):
+            raise GraphError(f"node {self.id}: empty={mode!r}; use drop or keep")
+        n = self.order
+        return [n, EMPTY_MODES[mode], len(self.ignored), ACCUM, n - 1, 0, 0, 0, 0, 0, -1,
+                1 << (n - 1)]
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
+        mem = Memories()
+        mem.m[0] = np.zeros(64 * self.order, np.int64)
+        mem.m[1] = np.zeros(64 * self.order, np.int64)
+        mem.f = [np.zeros(64, np.float64), np.zeros(64, np.float64)]
+        return mem
+
+    def grow_memory(self, mem: Memories, which: int) -> None:
+        """The point store and the sorted store grow together."""
+        for k in (0, 1, 4, 5):
+            mem.grow(k)
+
+    def label(self) -> str:
+        return f"spaccumulator {self.order}: {','.join(self.kept)}"

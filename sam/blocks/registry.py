@@ -1,0 +1,41 @@
+"""DOT node type -> block class. A new primitive is one class plus one line here."""
+
+from __future__ import annotations
+
+from sam.blocks.alus import ALU_TYPES
+from sam.blocks.arrays import ArrayLoad, ArrayStore
+from sam.blocks.base import Block, GraphError
+from sam.blocks.broadcast import Broadcast
+from sam.blocks.droppers import CoordinateDropper
+from sam.blocks.locators import Locator
+from sam.blocks.merges import Intersecter, Unioner
+from sam.blocks.reducers import Reducer, SparseAccumulator
+from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
+from sam.blocks.scanners import LevelScanner
+from sam.blocks.writers import LevelWriter
+
+BLOCK_TYPES: dict[str, type[Block]] = {
+    "fiberlookup": LevelScanner,
+    "fiberwrite": LevelWriter,
+    "repsiggen": RepeatSignalGenerator,
+    "repeat": Repeater,
+    "intersect": Intersecter,
+    "union": Unioner,
+    "locate": Locator,
+    "arrayvals": ArrayLoad,
+    "arraystore": ArrayStore,
+    "reduce": Reducer,
+    "spaccumulator": SparseAccumulator,
+    "crddrop": CoordinateDropper,
+    "broadcast": Broadcast,
+    **ALU_TYPES,
+}
+
+
+def make_block(node_id: str, dot_type: str, attrs: dict[str, str]) -> Block:
+    """Instantiate the block class registered for ``dot_type``."""
+    cls = BLOCK_TYPES.get(dot_type)
+    if cls is None:
+        known = ", ".join(sorted(BLOCK_TYPES))
+        raise GraphError(f"node {node_id} has unknown type {dot_type!r}; known types: {known}")
+    return cls(node_id, attrs)

@@ -1,0 +1,176 @@
+"""Repeater and repeat-signal generator (SAM paper Def. 3.4, Sec. 3.5, Figure 6).
+
+The repeat-signal generator turns a coordinate stream into repeat signals: ``R`` for each
+coordinate, stop and done tokens unchanged. The repeater repeats each reference of its input
+reference stream once per ``R`` and emits the signal stream's stop tokens, so its output has the
+shape of the coordinate stream that drives it (it broadcasts a tensor over an index variable it
+lacks). The input reference stream is one level shallower: its stop token ``S(n-1)`` after a
+reference is consumed together with the signal's ``Sn``.
+
+Timing: one output token per cycle. A reference is taken in the cycle of its first ``R``; a
+reference with no ``R`` at all (an empty fiber) is taken in the cycle of its stop, and when that
+stop closes an outer level the reference stream's stop is dropped one cycle later.
+"""
+
+from __future__ import annotations
+
+from sam.blocks.base import Block, Port
+from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+
+HAVE, REG, REG_KIND, DROP = P, P + 1, P + 2, P + 3
+ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
+
+
+@kernel
+def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Repeat-signal generator: coordinates become ``R``; stop and done tokens pass."""
+    c = ins[0]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, c, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, c)
+        if k == EMPTY:
+            return fail(st, ERR_SIGNAL, w, c, 0)
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        push(w, optr, ochan, 0, k, hdata(w, c) if k == STOP else 0, a)
+        pop(w, c, t_out)
+        if k == DONE:
+            st[STATUS] = 1
+    return RC_DONE
+
+
+@kernel
+def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Repeater: input 0 references, input 1 repeat signals; output the repeated references."""
+    cref = ins[0]
+    csig = ins[1]
+    while st[STATUS] == 0:
+        t = st[T]
+        if st[DROP] == 1:
+            # Drop the reference stream's stop that followed a reference repeated zero times.
+            t_in = arrive(w, st, cref, t)
+            if t_in == NOT_YET:
+                return RC_IN
+            if hkind(w, cref) != STOP:
+                return fail(st, ERR_STOP, w, cref, 0)
+            fire(st, t_in, t_in)
+            pop(w, cref, t_in)
+            st[DROP] = 0
+            continue
+        t_in = arrive(w, st, csig, t)
+        if t_in == NOT_YET:
+            return RC_IN
+        sk = hkind(w, csig)
+        if sk == DATA:
+            need_ref = st[HAVE] == 0
+        elif sk == STOP:
+            need_ref = st[HAVE] == 0 or hdata(w, csig) >= 1
+        else:
+            need_ref = True
+        if need_ref:
+            t_in = arrive(w, st, cref, t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+        rk = hkind(w, cref) if need_ref else DATA
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        if sk == DATA:  # R: emit the current reference, taking it first if needed
+            if need_ref:
+                if rk != DATA and rk != EMPTY:
+                    return fail(st, ERR_NO_REF, w, cref, 0)
+                st[HAVE] = 1
+                st[REG] = hdata(w, cref)
+                st[REG_KIND] = rk
+                pop(w, cref, t_out)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, st[REG_KIND], st[REG], a)
+            pop(w, csig, t_out)
+        elif sk == STOP:
+            n = hdata(w, csig)
+            if st[HAVE] == 1:
+                # The reference is used up; an outer stop S(n-1) must follow it.
+                if n >= 1:
+                    if rk != STOP or hdata(w, cref) != n - 1:
+                        return fail(st, ERR_STOP, w, cref, 0)
+                    pop(w, cref, t_out)
+                st[HAVE] = 0
+            elif rk == STOP:
+                # An empty outer fiber: its stop S(n-1) matches the signal's Sn.
+                if hdata(w, cref) != n - 1:
+                    return fail(st, ERR_STOP, w, cref, 0)
+                pop(w, cref, t_out)
+            elif rk == DATA or rk == EMPTY:
+                pop(w, cref, t_out)  # a reference repeated zero times
+                if n >= 1:
+                    st[DROP] = 1
+            else:
+                return fail(st, ERR_DONE, w, cref, 0)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, STOP, n, a)
+            pop(w, csig, t_out)
+        elif sk == DONE:
+            if rk != DONE:
+                return fail(st, ERR_DONE, w, cref, 0)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, DONE, 0, a)
+            pop(w, csig, t_out)
+            pop(w, cref, t_out)
+            st[STATUS] = 1
+        else:
+            return fail(st, ERR_SIGNAL, w, csig, 1)
+    return RC_DONE
+
+
+class RepeatSignalGenerator(Block):
+    """Makes repeat signals from a coordinate stream; DOT type ``repsiggen``."""
+
+    dot_type = "repsiggen"
+    family = "repeat"
+    kernel = repeat_signals
+    errors = {ERR_SIGNAL: "an empty token (N) cannot drive a repeater"}
+
+    def inputs(self) -> list[Port]:
+        return [Port("crd")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("repsig")]
+
+    def label(self) -> str:
+        return f"repsiggen {self.attrs.get('index', '')}"
+
+
+class Repeater(Block):
+    """Repeats references over a coordinate stream (Def. 3.4); DOT type ``repeat``."""
+
+    dot_type = "repeat"
+    family = "repeat"
+    kernel = repeat
+    errors = {
+        ERR_NO_REF: "a repeat signal came but the reference stream has no reference left",
+        ERR_STOP: "the reference stream's stop tokens do not match the repeat signals",
+        ERR_DONE: "the reference and repeat-signal streams end at different points",
+        ERR_SIGNAL: "a malformed repeat-signal token",
+    }
+
+    @property
+    def is_root(self) -> bool:
+        return self.attrs.get("root", "false") == "true"
+
+    def inputs(self) -> list[Port]:
+        return [Port("ref", optional=self.is_root), Port("repsig")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("ref")]
+
+    def params(self, tensors) -> list[int]:
+        return [0, 0, 0, 0]
+
+    def label(self) -> str:
+        return f"repeat {self.attrs.get('index', '')}: {self.tensor or ''}"

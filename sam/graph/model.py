@@ -1,0 +1,97 @@
+"""SAM graphs: blocks joined by typed streams (crd, ref, val, repsig, bv).
+
+A :class:`Graph` holds :class:`~sam.blocks.base.Block` nodes and :class:`Edge` s from an output
+port to an input port. An output port may feed several inputs (the stream is copied, as the
+Custard schema's ``broadcast`` node does); an input port takes exactly one stream. The graph's
+``formats`` are the tensor formats of its DOT ``comment`` (``X=ss01,B=ss01``) and ``attrs`` any
+further graph attributes (our compiler records the expression and loop order there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from formats.format import Format
+from sam.blocks.base import Block, GraphError, Port
+
+
+@dataclass
+class Edge:
+    """A stream from ``src``'s output port to ``dst``'s input port."""
+
+    src: str
+    src_port: Port
+    dst: str
+    dst_port: Port
+    attrs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.src_port.kind
+
+
+@dataclass
+class Graph:
+    """A SAM dataflow graph."""
+
+    blocks: dict[str, Block] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    formats: dict[str, Format] = field(default_factory=dict)
+    attrs: dict[str, str] = field(default_factory=dict)
+    name: str = "SAM"
+
+    def add(self, block: Block) -> Block:
+        if block.id in self.blocks:
+            raise GraphError(f"two nodes have id {block.id}; node ids must be unique")
+        self.blocks[block.id] = block
+        return block
+
+    def connect(self, src: Block | str, src_port: str, dst: Block | str, dst_port: str,
+                **attrs: str) -> Edge:
+        """Join output ``src_port`` (e.g. ``"crd"``, ``"ref:out-B"``) to input ``dst_port``."""
+        s = self.blocks[src if isinstance(src, str) else src.id]
+        d = self.blocks[dst if isinstance(dst, str) else dst.id]
+        sp = _port(s, "out", src_port)
+        dp = _port(d, "in", dst_port)
+        if sp.kind != dp.kind:
+            raise GraphError(
+                f"cannot connect {sp.kind} output {sp.name} of node {s.id} to {dp.kind} input "
+                f"{dp.name} of node {d.id}: stream kinds differ"
+            )
+        edge = Edge(s.id, sp, d.id, dp, dict(attrs))
+        self.edges.append(edge)
+        return edge
+
+    def inputs_of(self, block_id: str) -> Iterator[Edge]:
+        return (e for e in self.edges if e.dst == block_id)
+
+    def outputs_of(self, block_id: str) -> Iterator[Edge]:
+        return (e for e in self.edges if e.src == block_id)
+
+    def tensors(self) -> list[str]:
+        """Names of the tensors the graph reads or writes, in order of first appearance."""
+        names = list(self.formats)
+        for block in self.blocks.values():
+            if block.tensor and block.tensor not in names:
+                names.append(block.tensor)
+        return names
+
+    def count(self) -> dict[str, int]:
+        """Number of blocks of each DOT node type."""
+        out: dict[str, int] = {}
+        for block in self.blocks.values():
+            out[block.dot_type] = out.get(block.dot_type, 0) + 1
+        return out
+
+
+def _port(block: Block, direction: str, name: str) -> Port:
+    ports = block.inputs() if direction == "in" else block.outputs()
+    for p in ports:
+        if p.name == name:
+            return p
+    names = ", ".join(p.name for p in ports) or "none"
+    raise GraphError(
+        f"node {block.id} ({block.dot_type}) has no {direction}put port {name!r}; "
+        f"its {direction}put ports are: {names}"
+    )

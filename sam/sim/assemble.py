@@ -1,0 +1,153 @@
+"""Turn what the level writers recorded into output tensors (and check it is well formed).
+
+The writers of one output tensor record one coordinate level per mode (segment and coordinate
+arrays, in stream order) and one value array. Read in the output format's level order they form a
+compressed fibertree; it must be consistent (as many fibers at each level as coordinates above,
+as many values as coordinates in the last level) with strictly increasing coordinates in every
+fiber. A graph that violates this (a missing coordinate dropper, a discordant traversal) gets a
+clear error instead of a wrong tensor. The tensor is then converted to the requested format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from formats.format import Format
+from formats.levels import CompressedLevel
+from formats.tensor import Tensor
+from sam.blocks.writers import LevelWriter
+
+if TYPE_CHECKING:
+    from sam.graph.model import Graph
+    from sam.sim.engine import BlockRun
+
+
+def assemble_outputs(
+    graph: Graph, runs: Mapping[str, BlockRun], inputs: Mapping[str, Tensor]
+) -> dict[str, Tensor]:
+    """Output tensors by name, built from every tensor's level writers."""
+    from sam.sim.engine import SimulationError
+
+    by_tensor: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    for run in runs.values():
+        block = run.block
+        if isinstance(block, LevelWriter):
+            key = "vals" if block.writes_values else str(block.mode)
+            by_tensor.setdefault(block.tensor, {})[key] = block.recorded(run.st, run.mem)
+
+    outputs: dict[str, Tensor] = {}
+    for name, parts in by_tensor.items():
+        fmt = graph.formats.get(name)
+        if "vals" not in parts:
+            raise SimulationError(f"output {name} has no value writer (fiberwrite mode=vals)")
+        modes = sorted(int(k) for k in parts if k != "vals")
+        if fmt is None:
+            fmt = Format(("s",) * len(modes), tuple(modes))
+        if sorted(fmt.mode_order) != modes:
+            raise SimulationError(
+                f"output {name} has format {fmt} but level writers for modes {modes}; "
+                "write every mode of the output"
+            )
+        shape = _output_shape(graph, name, fmt, inputs, parts)
+        levels = []
+        n_parents = 1
+        for lvl, mode in enumerate(fmt.mode_order):
+            rec = parts[str(mode)]
+            seg, crd = rec["seg"], rec["crd"]
+            if lvl == 0 and len(seg) == 1:
+                seg = np.array([0, len(crd)], np.int64)  # a root stream with no stop token
+            if len(seg) - 1 != n_parents:
+                raise SimulationError(
+                    f"output {name}: the writer of mode {mode} received {len(seg) - 1} fibers "
+                    f"but the level above has {n_parents} coordinates; the graph is missing a "
+                    "coordinate dropper (Def. 3.9) or drops too much"
+                )
+            if seg[-1] != len(crd):
+                raise SimulationError(
+                    f"output {name}: the writer of mode {mode} received coordinates after its "
+                    "last stop token"
+                )
+            _check_sorted(name, mode, seg, crd, shape[mode])
+            levels.append(CompressedLevel(shape[mode], seg, crd))
+            n_parents = len(crd)
+        vals = parts["vals"]["vals"]
+        if fmt.order == 0:
+            if len(vals) > 1:
+                raise SimulationError(
+                    f"scalar output {name} received {len(vals)} values; a reducer is missing"
+                )
+            outputs[name] = Tensor.scalar(float(vals[0]) if len(vals) else 0.0, name)
+            continue
+        if len(vals) != n_parents:
+            raise SimulationError(
+                f"output {name}: {len(vals)} values were written but the last level has "
+                f"{n_parents} coordinates; value and coordinate streams disagree"
+            )
+        raw = Tensor(shape, Format(("s",) * fmt.order, fmt.mode_order), levels, vals, name)
+        outputs[name] = raw if all(x == "s" for x in fmt.levels) else raw.with_format(fmt)
+    return outputs
+
+
+def _check_sorted(name: str, mode: int, seg: np.ndarray, crd: np.ndarray, size: int) -> None:
+    from sam.sim.engine import SimulationError
+
+    if len(crd) and (crd.min() < 0 or crd.max() >= size):
+        raise SimulationError(
+            f"output {name}: coordinate {int(crd.max())} written to mode {mode} of size {size}"
+        )
+    if len(crd) > 1:
+        rising = np.diff(crd) > 0
+        boundary = np.zeros(len(crd) - 1, dtype=bool)
+        starts = seg[1:-1]
+        starts = starts[(starts > 0) & (starts < len(crd))]
+        boundary[starts - 1] = True
+        if not np.all(rising | boundary):
+            raise SimulationError(
+                f"output {name}: the writer of mode {mode} received coordinates out of order "
+                "within a fiber; the loop order is discordant with the output's mode order "
+                "(pick an output format whose mode order follows the loop order)"
+            )
+
+
+def _output_shape(
+    graph: Graph, name: str, fmt: Format, inputs: Mapping[str, Tensor],
+    parts: dict[str, dict[str, np.ndarray]],
+) -> tuple[int, ...]:
+    """Shape of an output: from the graph's recorded shape, else from index sizes of inputs."""
+    recorded = graph.attrs.get(f"shape_{name}")
+    if recorded:
+        return tuple(int(s) for s in recorded.split("x"))
+    sizes = _index_sizes(graph, inputs)
+    shape = []
+    for mode in range(fmt.order):
+        writer = next(
+            (b for b in graph.blocks.values() if isinstance(b, LevelWriter)
+             and b.tensor == name and not b.writes_values and b.mode == mode),
+            None,
+        )
+        ivar = writer.attrs.get("index") if writer else None
+        if ivar in sizes:
+            shape.append(sizes[ivar])
+        else:
+            crd = parts[str(mode)]["crd"]
+            shape.append(int(crd.max()) + 1 if len(crd) else 0)
+    return tuple(shape)
+
+
+def _index_sizes(graph: Graph, inputs: Mapping[str, Tensor]) -> dict[str, int]:
+    """Dimension of each index variable, read off the scanners of the input tensors."""
+    sizes: dict[str, int] = {}
+    for block in graph.blocks.values():
+        ivar = block.attrs.get("index")
+        if block.dot_type in ("fiberlookup", "locate") and ivar and block.tensor in inputs:
+            tensor = inputs[block.tensor]
+            try:
+                mode = int(block.attrs.get("mode", ""))
+            except ValueError:
+                continue
+            if 0 <= mode < tensor.order:
+                sizes.setdefault(ivar, tensor.shape[mode])
+    return sizes

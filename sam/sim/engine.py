@@ -1,0 +1,382 @@
+"""Run a SAM graph on input tensors: elaborate it into channels and block kernels, then schedule.
+
+Timing model (SAM paper Sec. 6; written out in ``docs/timing-model.md``): each block fires at
+most once per cycle, taking at most one token from each input and emitting at most one token on
+each output; a token emitted in cycle t (by a block of latency L, default 1) can be taken in cycle
+t + L; memory reads are part of that one cycle; FIFOs are unbounded unless ``fifo_depth`` is set.
+The cycle count is one more than the cycle in which the last level writer takes its done token.
+
+Scheduling never steps idle blocks: every block keeps its own clock, and a block is only run
+while it has tokens to work on, so the cost follows the tokens processed. With unbounded FIFOs a
+block's output tokens and their cycles depend only on its input tokens and their cycles, so any
+order of running blocks gives the same result; we sweep the blocks in dataflow order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from formats.errors import ToolkitError
+from formats.tensor import Tensor
+from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.graph.model import Graph
+from sam.sim import wires as W
+from sam.sim.tokens import DATA, DONE, KIND_NAMES, describe_token
+
+
+class SimulationError(ToolkitError):
+    """The simulation cannot go on (malformed stream, deadlock, unbound tensor)."""
+
+
+class Deadlock(SimulationError):
+    """No block can progress; the message names the stuck blocks and what each waits for."""
+
+
+@dataclass
+class Channel:
+    """One stream copy: from a producer port (or the root reference) to one consumer port."""
+
+    index: int
+    kind: str
+    src: str | None  # producer block id; None for a root reference stream
+    src_port: Port | None
+    dst: str
+    dst_port: Port
+
+
+@dataclass
+class BlockRun:
+    """Runtime of one block: state, port wiring and memories."""
+
+    block: Block
+    st: np.ndarray
+    fst: np.ndarray
+    ins: np.ndarray
+    optr: np.ndarray
+    ochan: np.ndarray
+    mem: Memories
+    done: bool = False
+
+    def call(self, fn: Callable[..., int], w: W.Wires) -> int:
+        return fn(w, self.st, self.fst, self.ins, self.optr, self.ochan, *self.mem.args())
+
+
+@dataclass
+class BlockStats:
+    """What one block did: tokens by kind on its inputs and outputs, and its cycles."""
+
+    id: str
+    type: str
+    label: str
+    family: str
+    tokens_in: dict[str, int]
+    tokens_out: dict[str, int]
+    busy: int
+    idle: int
+    stalled: int
+    finished: int  # cycle after its last firing
+
+    def utilisation(self, cycles: int) -> float:
+        return self.busy / cycles if cycles else 0.0
+
+
+@dataclass
+class StreamStats:
+    """Tokens that crossed one edge of the graph, by kind."""
+
+    src: str
+    src_port: str
+    dst: str
+    dst_port: str
+    kind: str
+    tokens: dict[str, int]
+
+
+@dataclass
+class SimResult:
+    """Outputs, cycle count and statistics of one simulation."""
+
+    outputs: dict[str, Tensor]
+    cycles: int
+    blocks: dict[str, BlockStats]
+    streams: list[StreamStats]
+    wall_time: float
+    engine: str
+    fifo_depth: int | None = None
+    interrupted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Tokens emitted by all blocks (a stream copied to several consumers counts once)."""
+        return sum(sum(b.tokens_out.values()) for b in self.blocks.values())
+
+
+# --------------------------------------------------------------------------- elaboration
+def _resolve_broadcasts(graph: Graph) -> list[tuple[str, Port, str, Port]]:
+    """Edges with ``broadcast`` fan-out points removed: (src, src port, dst, dst port)."""
+    feeds: dict[str, tuple[str, Port]] = {}
+    for e in graph.edges:
+        if graph.blocks[e.dst].dot_type == "broadcast":
+            feeds[e.dst] = (e.src, e.src_port)
+
+    def origin(node: str, port: Port, seen: tuple[str, ...] = ()) -> tuple[str, Port]:
+        while graph.blocks[node].dot_type == "broadcast":
+            if node in seen or node not in feeds:
+                raise GraphError(f"broadcast node {node} has no input stream; connect one")
+            seen = (*seen, node)
+            node, port = feeds[node]
+        return node, port
+
+    out = []
+    for e in graph.edges:
+        if graph.blocks[e.dst].dot_type == "broadcast":
+            continue
+        src, port = origin(e.src, e.src_port)
+        out.append((src, port, e.dst, e.dst_port))
+    return out
+
+
+def _dataflow_order(ids: list[str], links: list[tuple[str, Port, str, Port]]) -> list[str]:
+    """Blocks with producers before consumers (feedback edges keep the given order)."""
+    succ: dict[str, list[str]] = {i: [] for i in ids}
+    indeg = dict.fromkeys(ids, 0)
+    for src, _, dst, _ in links:
+        succ[src].append(dst)
+        indeg[dst] += 1
+    ready = [i for i in ids if indeg[i] == 0]
+    order: list[str] = []
+    while ready:
+        node = ready.pop(0)
+        order.append(node)
+        for nxt in succ[node]:
+            indeg[nxt] -= 1
+            if indeg[nxt] == 0:
+                ready.append(nxt)
+    order += [i for i in ids if i not in order]
+    return order
+
+
+class Simulation:
+    """A graph elaborated for one run: channels, block runtimes, schedule."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        tensors: Mapping[str, Tensor],
+        *,
+        fifo_depth: int | None = None,
+        latencies: Mapping[str, int] | None = None,
+        capacity: int = 1 << 12,
+    ) -> None:
+        from sam.graph.validate import bind, check_structure
+
+        check_structure(graph)
+        self.graph = graph
+        self.tensors = bind(graph, tensors)
+        self.fifo_depth = fifo_depth
+        links = _resolve_broadcasts(graph)
+        ids = [b for b, blk in graph.blocks.items() if blk.dot_type != "broadcast"]
+        self.order = _dataflow_order(ids, links)
+
+        self.channels: list[Channel] = []
+        by_input: dict[tuple[str, str], int] = {}
+        by_output: dict[tuple[str, str], list[int]] = {}
+        for src, sport, dst, dport in links:
+            ch = Channel(len(self.channels), sport.kind, src, sport, dst, dport)
+            self.channels.append(ch)
+            by_input[(dst, dport.name)] = ch.index
+            by_output.setdefault((src, sport.name), []).append(ch.index)
+        roots: list[int] = []
+        for bid in self.order:
+            block = graph.blocks[bid]
+            for port in block.inputs():
+                if (bid, port.name) not in by_input and getattr(block, "is_root", False) \
+                        and port.kind == "ref":
+                    ch = Channel(len(self.channels), "ref", None, None, bid, port)
+                    self.channels.append(ch)
+                    by_input[(bid, port.name)] = ch.index
+                    roots.append(ch.index)
+
+        depths = np.full(len(self.channels), fifo_depth or 0, np.int64)
+        for c in roots:
+            depths[c] = 0
+        for ch in self.channels:  # streams a block discards are never a source of backpressure
+            if ch.dst_port.name in graph.blocks[ch.dst].ignored_inputs():
+                depths[ch.index] = 0
+        self.wires = W.allocate(len(self.channels), max(capacity, 16), depths)
+        for c in roots:  # the root reference stream "0, D", there from cycle 0
+            W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DATA, 0, 0)
+            W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DONE, 0, 0)
+
+        self.runs: dict[str, BlockRun] = {}
+        lat = dict(latencies or {})
+        for bid in self.order:
+            block = graph.blocks[bid]
+            st = np.zeros(W.STATE_SLOTS, np.int64)
+            params = block.params(self.tensors)
+            st[W.P: W.P + len(params)] = params
+            st[W.LAT] = int(lat.get(block.dot_type, lat.get("default", 1)))
+            if st[W.LAT] < 1:
+                raise SimulationError(
+                    f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
+                )
+            ins = np.array([by_input.get((bid, p.name), -1) for p in block.inputs()], np.int64)
+            optr = [0]
+            ochan: list[int] = []
+            for p in block.outputs():
+                ochan += by_output.get((bid, p.name), [])
+                optr.append(len(ochan))
+            self.runs[bid] = BlockRun(
+                block, st, np.zeros(8, np.float64), ins, np.array(optr, np.int64),
+                np.array(ochan, np.int64), block.memories(self.tensors),
+            )
+
+    # ----------------------------------------------------------------------- running
+    def run(
+        self,
+        engine: str = "reference",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SimResult:
+        """Run to completion (or Ctrl-C: partial statistics, ``interrupted`` set)."""
+        if engine not in ("reference", "fast"):
+            raise SimulationError(f"unknown engine {engine!r}; use reference or fast")
+        fns = {
+            bid: (r.block.kernel.py if engine == "reference" else r.block.kernel.jit)
+            for bid, r in self.runs.items()
+        }
+        start = time.perf_counter()
+        interrupted = False
+        pending = [bid for bid in self.order if not self.runs[bid].done]
+        try:
+            while pending:
+                progressed = False
+                buf_full = False
+                for bid in pending:
+                    run = self.runs[bid]
+                    busy = run.st[W.BUSY]
+                    rc = run.call(fns[bid], self.wires)
+                    while rc == W.RC_GROW:
+                        run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
+                        rc = run.call(fns[bid], self.wires)
+                    if rc == W.RC_ERR:
+                        raise SimulationError(self._error_message(run))
+                    if rc == W.RC_DONE:
+                        run.done = True
+                    elif rc == W.RC_BUF:
+                        buf_full = True
+                    if run.st[W.BUSY] != busy:
+                        progressed = True
+                pending = [bid for bid in pending if not self.runs[bid].done]
+                if progress is not None:
+                    progress(len(self.order) - len(pending), len(self.order))
+                if pending and not progressed:
+                    if buf_full:
+                        self.wires = W.grow(self.wires)
+                    else:
+                        raise Deadlock(self._deadlock_message(pending))
+        except KeyboardInterrupt:
+            interrupted = True
+        wall = time.perf_counter() - start
+        return self._result(engine, wall, interrupted)
+
+    # ----------------------------------------------------------------------- reporting
+    def _describe(self, bid: str) -> str:
+        return f"node {bid} ({self.graph.blocks[bid].label()})"
+
+    def _error_message(self, run: BlockRun) -> str:
+        st = run.st
+        code = int(st[W.ERR])
+        block = run.block
+        what = block.errors.get(code, f"error {code}")
+        port_idx = int(st[W.ERR_PORT])
+        ports = block.inputs()
+        port = ports[port_idx] if 0 <= port_idx < len(ports) else None
+        tok = ""
+        if st[W.ERR_KIND] >= 0 and port is not None:
+            tok = f" (token {describe_token(int(st[W.ERR_KIND]), int(st[W.ERR_DATA]), port.kind)}"
+            tok += f" on input {port.name})"
+        return (f"{self._describe(block.id)}: {what}{tok} at cycle {int(st[W.T])}; the graph "
+                "feeds it a malformed stream")
+
+    def _deadlock_message(self, pending: list[str]) -> str:
+        parts = []
+        for bid in pending:
+            run = self.runs[bid]
+            what = self._waiting_for(run)
+            parts.append(f"{self._describe(bid)} {what}")
+        hint = ("; raise --fifo-depth" if self.fifo_depth else
+                "; the graph is malformed (a block waits for a stream that never comes)")
+        return "simulation cannot progress: " + "; ".join(parts[:8]) + (
+            f"; and {len(parts) - 8} more" if len(parts) > 8 else "") + hint
+
+    def _waiting_for(self, run: BlockRun) -> str:
+        w = self.wires
+        waits = int(run.st[W.WAIT])
+        # Which input is empty?
+        for k, c in enumerate(run.ins):
+            if c == waits and c >= 0 and w.head[c] >= w.tail[c]:
+                ch = self.channels[c]
+                src = self._describe(ch.src) if ch.src else "the root"
+                return f"waits for a token on input {run.block.inputs()[k].name} from {src}"
+        outs = run.block.outputs()
+        if 0 <= waits < len(outs):
+            return f"waits for room on output {outs[waits].name} (FIFO full)"
+        return "cannot fire"
+
+    def _result(self, engine: str, wall: float, interrupted: bool) -> SimResult:
+        from sam.sim.assemble import assemble_outputs
+
+        w = self.wires
+        stats: dict[str, BlockStats] = {}
+        writer_done = [int(r.st[W.DONE_T]) for r in self.runs.values()
+                       if r.block.family == "write" and r.done]
+        cycles = (max(writer_done) + 1) if writer_done else max(
+            (int(r.st[W.T]) for r in self.runs.values()), default=0)
+        for bid, run in self.runs.items():
+            tin = dict.fromkeys(KIND_NAMES, 0)
+            tout = dict.fromkeys(KIND_NAMES, 0)
+            for c in run.ins:
+                if c >= 0:
+                    for k, name in enumerate(KIND_NAMES):
+                        tin[name] += int(w.count[c, k])
+            for p in range(len(run.optr) - 1):
+                if run.optr[p + 1] > run.optr[p]:
+                    c = run.ochan[run.optr[p]]
+                    for k, name in enumerate(KIND_NAMES):
+                        tout[name] += int(w.count[c, k])
+            stats[bid] = BlockStats(
+                bid, run.block.dot_type, run.block.label(), run.block.family, tin, tout,
+                int(run.st[W.BUSY]), int(run.st[W.IDLE]), int(run.st[W.STALL]), int(run.st[W.T]),
+            )
+        streams = []
+        for ch in self.channels:
+            if ch.src is None:
+                continue
+            streams.append(StreamStats(
+                ch.src, ch.src_port.name, ch.dst, ch.dst_port.name, ch.kind,
+                {name: int(w.count[ch.index, k]) for k, name in enumerate(KIND_NAMES)},
+            ))
+        outputs = {} if interrupted else assemble_outputs(self.graph, self.runs, self.tensors)
+        return SimResult(outputs, cycles, stats, streams, wall, engine, self.fifo_depth,
+                         interrupted)
+
+
+def simulate(
+    graph: Graph,
+    tensors: Mapping[str, Tensor],
+    *,
+    engine: str = "reference",
+    fifo_depth: int | None = None,
+    latencies: Mapping[str, int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SimResult:
+    """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring."""
+    if fifo_depth is not None and fifo_depth < 1:
+        raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
+    sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies)
+    return sim.run(engine, progress)

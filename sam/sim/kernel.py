@@ -1,0 +1,160 @@
+"""Block kernels: the one definition of each primitive's behaviour and timing.
+
+A *kernel* is a plain Python function, restricted to what numba can compile (numbers, numpy
+arrays, the :class:`~sam.sim.wires.Wires` record), that advances one block as far as its inputs
+allow. Each loop iteration is one *firing* of the block, i.e. one cycle of the timing model:
+
+1. find the input tokens this firing needs (the block's state says which); if one has not been
+   produced yet, return :data:`~sam.sim.wires.RC_IN` (the scheduler runs the producer);
+2. the firing cycle is the latest of the block's next free cycle and the arrival cycles of those
+   tokens (cycles spent waiting count as *idle*);
+3. decide what to pop and emit (at most one token per input and per output);
+4. find room on every output it emits to (with bounded FIFOs the cycle may move later: *stall*);
+5. commit: pop, emit with arrival cycle = firing cycle + latency, advance the block's clock.
+
+Nothing is changed before step 5, so a kernel that returns early simply runs the same firing
+again when resumed. The reference engine calls ``kernel.py``; the fast engine calls
+``kernel.jit``, the same code compiled by numba (cached on disk).
+
+Uniform signature: ``fn(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1) -> return code``
+where ``st``/``fst`` are the block's int64/float64 state (common slots in :mod:`sam.sim.wires`,
+block parameters and state from slot ``P``), ``ins[k]`` the channel of input port k (-1 when
+unconnected), ``optr``/``ochan`` the channels of each output port (CSR), and ``m*``/``f*`` the
+block's int64/float64 memories (level arrays, value arrays, accumulator buffers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from numba.extending import register_jitable
+
+from sam.sim.wires import (
+    BUSY,
+    ERR,
+    ERR_DATA,
+    ERR_KIND,
+    ERR_PORT,
+    IDLE,
+    LAT,
+    RC_BUF,
+    RC_ERR,
+    RC_FIFO,
+    RC_GROW,
+    RC_IN,
+    STALL,
+    WAIT,
+    T,
+    hkind,
+    htime,
+    ready,
+    room,
+)
+
+#: Sentinel returned by :func:`arrive` / :func:`reserve` helpers when the firing cannot happen.
+NOT_YET = -1
+
+
+class Kernel:
+    """A block kernel with its plain-Python and numba-compiled forms."""
+
+    def __init__(self, fn: Callable[..., int]) -> None:
+        self.py = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self._jit: Callable[..., int] | None = None
+
+    @property
+    def jit(self) -> Callable[..., int]:
+        """The numba-compiled kernel (compiled on first use, cached on disk)."""
+        if self._jit is None:
+            import numba
+
+            self._jit = numba.njit(cache=True, boundscheck=False, nogil=True)(self.py)
+        return self._jit
+
+    def __call__(self, *args):
+        return self.py(*args)
+
+
+def kernel(fn: Callable[..., int]) -> Kernel:
+    """Declare a block kernel (see module docstring)."""
+    return Kernel(fn)
+
+
+@register_jitable
+def arrive(w, st, c, t):
+    """Cycle ``>= t`` at which the head token of input channel ``c`` is there, or NOT_YET.
+
+    On NOT_YET the block's WAIT slot names the channel.
+    """
+    if not ready(w, c):
+        st[WAIT] = c
+        return NOT_YET
+    a = htime(w, c)
+    return a if a > t else t
+
+
+@register_jitable
+def reserve(w, st, optr, ochan, port, t):
+    """Cycle ``>= t`` at which output ``port`` has room, or a negative code (see ``blocked``)."""
+    r = room(w, optr, ochan, port)
+    if r < 0:
+        st[WAIT] = port
+        return r
+    return r if r > t else t
+
+
+@register_jitable
+def reserve_all(w, st, optr, ochan, t):
+    """Like :func:`reserve`, for every output port at once (a firing that emits on all)."""
+    t_out = t
+    for port in range(optr.shape[0] - 1):
+        r = reserve(w, st, optr, ochan, port, t)
+        if r < 0:
+            return r
+        if r > t_out:
+            t_out = r
+    return t_out
+
+
+@register_jitable
+def blocked(code):
+    """Return code for a failed :func:`reserve` (ring full or modeled FIFO full)."""
+    return RC_BUF if code == -1 else RC_FIFO
+
+
+@register_jitable
+def waiting_input():
+    return RC_IN
+
+
+@register_jitable
+def fire(st, t_in, t_out):
+    """Account one firing: idle until the inputs came, stalled until the outputs had room."""
+    st[IDLE] += t_in - st[T]
+    st[STALL] += t_out - t_in
+    st[BUSY] += 1
+    st[T] = t_out + 1
+    return t_out + st[LAT]
+
+
+@register_jitable
+def fail(st, code, w, c, port):
+    """Report a malformed input: error ``code`` about the head token of channel ``c``."""
+    st[ERR] = code
+    st[ERR_PORT] = port
+    if c >= 0 and ready(w, c):
+        st[ERR_KIND] = hkind(w, c)
+        st[ERR_DATA] = w.data[c, w.head[c] & (w.kind.shape[1] - 1)]
+    else:
+        st[ERR_KIND] = -1
+        st[ERR_DATA] = 0
+    return RC_ERR
+
+
+@register_jitable
+def need_memory(st, which):
+    """Ask the scheduler to grow memory array ``which`` (0..3 int, 4..5 float)."""
+    st[WAIT] = which
+    return RC_GROW

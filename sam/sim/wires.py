@@ -1,0 +1,215 @@
+"""Channels between blocks, and the small operations block kernels use on them.
+
+All channels of a simulation live in one :class:`Wires` record of 2-D arrays indexed
+``[channel, slot]``: a ring buffer per channel holding each token's kind, payload and *arrival
+time* (the first cycle its consumer may take it: the producer's firing cycle plus the producer's
+latency). ``head``/``tail`` count tokens popped/pushed so far. The ring's capacity is a
+simulator detail, not part of the timing model; a ring that fills up makes the producer pause
+(the scheduler runs the consumer, or doubles the rings).
+
+The *modeled* FIFO depth (``depth[c]``; 0 = unbounded, the paper's Sec. 6 assumption) is part
+of the timing model: token k may be pushed only in a cycle after token k-depth was popped, so a
+producer facing a full FIFO stalls (backpressure).
+
+Every function here is plain Python that numba can also compile inline (``register_jitable``),
+so the one definition of each block (see :mod:`sam.sim.kernel`) serves both engines.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba.extending import register_jitable
+
+from sam.sim.tokens import DATA
+
+
+class Wires(NamedTuple):
+    """Ring buffers of all channels (see module docstring)."""
+
+    kind: np.ndarray  # int8[C, cap]
+    data: np.ndarray  # int64[C, cap]: coordinate, reference, stop level
+    fdata: np.ndarray  # float64[C, cap]: a view of ``data`` for value tokens
+    time: np.ndarray  # int64[C, cap]: arrival cycle
+    head: np.ndarray  # int64[C]: tokens popped
+    tail: np.ndarray  # int64[C]: tokens pushed
+    depth: np.ndarray  # int64[C]: modeled FIFO depth, 0 = unbounded
+    ptime: np.ndarray  # int64[C, cap]: cycle each token was popped (bounded FIFOs only)
+    count: np.ndarray  # int64[C, 4]: tokens pushed, by kind
+
+
+# Return codes of block kernels.
+RC_DONE = 0  # the block has handled its done token
+RC_IN = 1  # waits for a token on input channel st[WAIT]
+RC_BUF = 2  # an output ring (simulator buffer) of port st[WAIT] is full
+RC_FIFO = 3  # a modeled FIFO of output port st[WAIT] is full (backpressure)
+RC_GROW = 4  # memory array st[WAIT] of the block must grow
+RC_ERR = 5  # malformed input: st[ERR], st[ERR_KIND], st[ERR_DATA]
+
+# Common slots of a block's int64 state array.
+T = 0  # next cycle in which the block may fire
+STATUS = 1  # 1 once done
+BUSY = 2  # cycles in which the block fired
+IDLE = 3  # cycles spent waiting for input tokens
+STALL = 4  # cycles spent waiting for room in an output FIFO
+WAIT = 5  # what the block waits for (see return codes)
+LAT = 6  # latency: a token emitted in cycle t arrives in cycle t + LAT
+ERR = 7  # error code (block specific, > 0)
+ERR_KIND = 8
+ERR_DATA = 9
+ERR_PORT = 10
+DONE_T = 11  # cycle in which the block consumed its done token
+P = 16  # first block-specific slot
+STATE_SLOTS = 48
+
+
+@register_jitable
+def ready(w, c):
+    """True when input channel ``c`` holds a token."""
+    return w.head[c] < w.tail[c]
+
+
+@register_jitable
+def _slot(w, c, n):
+    return n & (w.kind.shape[1] - 1)
+
+
+@register_jitable
+def hkind(w, c):
+    """Kind of the head token of channel ``c``."""
+    return w.kind[c, _slot(w, c, w.head[c])]
+
+
+@register_jitable
+def hdata(w, c):
+    """Integer payload of the head token of channel ``c``."""
+    return w.data[c, _slot(w, c, w.head[c])]
+
+
+@register_jitable
+def hval(w, c):
+    """Value payload of the head token of channel ``c``."""
+    return w.fdata[c, _slot(w, c, w.head[c])]
+
+
+@register_jitable
+def htime(w, c):
+    """Arrival cycle of the head token of channel ``c``."""
+    return w.time[c, _slot(w, c, w.head[c])]
+
+
+@register_jitable
+def pop(w, c, t):
+    """Consume the head token of channel ``c`` in cycle ``t``."""
+    h = w.head[c]
+    if w.depth[c] > 0:
+        w.ptime[c, _slot(w, c, h)] = t
+    w.head[c] = h + 1
+
+
+@register_jitable
+def room(w, optr, ochan, port):
+    """Earliest cycle in which output ``port`` can take a token.
+
+    Returns -1 when a simulator ring is full (run the consumer first), -2 when a modeled FIFO
+    is full and its consumer has not yet popped the token that frees the slot.
+    """
+    t = 0
+    cap = w.kind.shape[1]
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        if w.tail[c] - w.head[c] >= cap:
+            return -1
+        d = w.depth[c]
+        if d > 0 and w.tail[c] >= d:
+            k = w.tail[c] - d
+            if w.head[c] <= k:
+                return -2
+            free = w.ptime[c, _slot(w, c, k)] + 1
+            if free > t:
+                t = free
+    return t
+
+
+@register_jitable
+def push(w, optr, ochan, port, kind, data, t):
+    """Emit a token with integer payload on ``port`` (all its channels), arriving in cycle t."""
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        s = _slot(w, c, w.tail[c])
+        w.kind[c, s] = kind
+        w.data[c, s] = data
+        w.time[c, s] = t
+        w.tail[c] += 1
+        w.count[c, kind] += 1
+
+
+@register_jitable
+def pushv(w, optr, ochan, port, kind, value, t):
+    """Emit a token with a value payload on ``port``, arriving in cycle t."""
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        s = _slot(w, c, w.tail[c])
+        w.kind[c, s] = kind
+        w.fdata[c, s] = value
+        w.time[c, s] = t
+        w.tail[c] += 1
+        w.count[c, kind] += 1
+
+
+@register_jitable
+def connected(optr, port):
+    """True when output ``port`` feeds at least one channel."""
+    return optr[port + 1] > optr[port]
+
+
+def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -> Wires:
+    """Fresh, empty rings; ``capacity`` is rounded up to a power of two."""
+    cap = 1 << max(4, int(capacity - 1).bit_length())
+    depth = np.zeros(n_channels, np.int64) if depths is None else np.asarray(depths, np.int64)
+    if depth.size and depth.max() > cap:
+        cap = 1 << int(depth.max() - 1).bit_length()
+    data = np.zeros((n_channels, cap), np.int64)
+    bounded = bool(depth.size and depth.max() > 0)
+    return Wires(
+        kind=np.full((n_channels, cap), DATA, np.int8),
+        data=data,
+        fdata=data.view(np.float64),
+        time=np.zeros((n_channels, cap), np.int64),
+        head=np.zeros(n_channels, np.int64),
+        tail=np.zeros(n_channels, np.int64),
+        depth=depth,
+        ptime=np.zeros((n_channels, cap if bounded else 1), np.int64),
+        count=np.zeros((n_channels, 4), np.int64),
+    )
+
+
+def grow(w: Wires) -> Wires:
+    """The same channels with rings of twice the capacity (tokens kept in order)."""
+    n, cap = w.kind.shape
+    new = 2 * cap
+    out = allocate(n, new, w.depth)
+    out.head[:] = w.head
+    out.tail[:] = w.tail
+    out.count[:] = w.count
+    bounded = w.ptime.shape[1] > 1
+    for c in range(n):
+        # Live tokens, plus the popped ones a bounded FIFO may still need, move to new slots.
+        lo = max(0, int(w.tail[c]) - cap)
+        idx_old = np.arange(lo, int(w.tail[c])) & (cap - 1)
+        idx_new = np.arange(lo, int(w.tail[c])) & (new - 1)
+        out.kind[c, idx_new] = w.kind[c, idx_old]
+        out.data[c, idx_new] = w.data[c, idx_old]
+        out.time[c, idx_new] = w.time[c, idx_old]
+        if bounded:
+            out.ptime[c, idx_new] = w.ptime[c, idx_old]
+    return out
+
+
+def drain(w: Wires, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Remove and return every token waiting in channel ``c``: (kinds, payloads, arrivals)."""
+    cap = w.kind.shape[1]
+    idx = np.arange(int(w.head[c]), int(w.tail[c])) & (cap - 1)
+    w.head[c] = w.tail[c]
+    return w.kind[c, idx].copy(), w.data[c, idx].copy(), w.time[c, idx].copy()
