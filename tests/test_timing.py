@@ -1,0 +1,145 @@
+"""Cycle counts derived by hand from docs/timing-model.md, and scheduling-independence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from formats import Format, Tensor
+from sam.blocks.alus import ALU_TYPES
+from sam.blocks.arrays import ArrayLoad
+from sam.blocks.merges import Intersecter
+from sam.blocks.reducers import SparseAccumulator
+from sam.blocks.scanners import LevelScanner
+from sam.blocks.writers import LevelWriter
+from sam.graph.model import Graph
+from sam.sim.engine import Deadlock, Simulation, SimulationError, simulate
+
+
+def scanner(bid: str, tensor: str, mode: int = 0, root: bool = True) -> LevelScanner:
+    return LevelScanner(bid, {"tensor": tensor, "mode": str(mode), "format": "compressed",
+                              "root": "true" if root else "false", "index": "i"})
+
+
+def identity_graph() -> Graph:
+    """x(i) = b(i): scanner -> crd writer, scanner ref -> array -> value writer."""
+    g = Graph()
+    s = g.add(scanner("0", "b"))
+    w = g.add(LevelWriter("1", {"tensor": "x", "mode": "0", "format": "compressed", "index": "i"}))
+    a = g.add(ArrayLoad("2", {"tensor": "b"}))
+    v = g.add(LevelWriter("3", {"tensor": "x", "mode": "vals"}))
+    g.connect(s, "crd", w, "crd")
+    g.connect(s, "ref", a, "ref")
+    g.connect(a, "val", v, "val")
+    g.formats = {"x": Format.parse("s"), "b": Format.parse("s")}
+    return g
+
+
+def elemmul_graph() -> Graph:
+    """x(i) = b(i) * c(i): two root scanners, an intersecter, arrays, a multiplier."""
+    g = Graph()
+    sb, sc = g.add(scanner("0", "b")), g.add(scanner("1", "c"))
+    x = g.add(Intersecter("2", {"index": "i"}, operands=["b", "c"]))
+    w = g.add(LevelWriter("3", {"tensor": "x", "mode": "0", "format": "compressed", "index": "i"}))
+    ab, ac = g.add(ArrayLoad("4", {"tensor": "b"})), g.add(ArrayLoad("5", {"tensor": "c"}))
+    mul = g.add(ALU_TYPES["mul"]("6", {}))
+    v = g.add(LevelWriter("7", {"tensor": "x", "mode": "vals"}))
+    for s, t in ((sb, "b"), (sc, "c")):
+        g.connect(s, "crd", x, f"crd:in-{t}")
+        g.connect(s, "ref", x, f"ref:in-{t}")
+    g.connect(x, "crd", w, "crd")
+    g.connect(x, "ref:out-b", ab, "ref")
+    g.connect(x, "ref:out-c", ac, "ref")
+    g.connect(ab, "val", mul, "val:in0")
+    g.connect(ac, "val", mul, "val:in1")
+    g.connect(mul, "val", v, "val")
+    g.formats = {"x": Format.parse("s"), "b": Format.parse("s"), "c": Format.parse("s")}
+    return g
+
+
+B_VEC = Tensor.from_coo([[1], [4]], [3.0, 5.0], (6,), "s")
+
+
+def test_identity_cycles_by_hand():
+    r = simulate(identity_graph(), {"b": B_VEC})
+    assert r.cycles == 6
+    assert r.outputs["x"].to_dense().tolist() == [0, 3, 0, 0, 5, 0]
+    busy_idle = {k: (b.busy, b.idle, b.stalled) for k, b in r.blocks.items()}
+    assert busy_idle == {"0": (4, 0, 0), "1": (4, 1, 0), "2": (4, 1, 0), "3": (4, 2, 0)}
+
+
+def test_identity_cycles_with_fifo_depth_one():
+    r = simulate(identity_graph(), {"b": B_VEC}, fifo_depth=1)
+    assert r.cycles == 9
+    assert r.blocks["0"].stalled == 3
+    assert r.outputs["x"].to_dense().tolist() == [0, 3, 0, 0, 5, 0]
+
+
+def test_intersect_cycles_by_hand():
+    b = Tensor.from_coo([[1], [3]], [2.0, 3.0], (5,), "s")
+    c = Tensor.from_coo([[3]], [4.0], (5,), "s")
+    r = simulate(elemmul_graph(), {"b": b, "c": c})
+    # intersecter fires in cycles 1 (skip b's 1), 2 (emit 3), 3 (S0), 4 (D); arrays 3..5,
+    # multiplier 4..6, value writer 5..7: last writer takes D in cycle 7.
+    assert r.cycles == 8
+    assert r.blocks["2"].busy == 4
+    assert r.outputs["x"].to_dense().tolist() == [0, 0, 0, 12, 0]
+
+
+def test_latency_option_delays_by_hand():
+    b = Tensor.from_coo([[1], [3]], [2.0, 3.0], (5,), "s")
+    c = Tensor.from_coo([[3]], [4.0], (5,), "s")
+    r = simulate(elemmul_graph(), {"b": b, "c": c}, latencies={"arrayvals": 2})
+    assert r.cycles == 9
+    with pytest.raises(SimulationError, match="latency"):
+        simulate(elemmul_graph(), {"b": b, "c": c}, latencies={"mul": 0})
+
+
+def _accumulate_then_intersect() -> Graph:
+    """A (malformed) graph whose copy of a stream must buffer a whole group: it deadlocks with
+    small FIFOs and is rejected as misaligned with unbounded ones."""
+    g = Graph()
+    si = g.add(scanner("0", "B", 0))
+    sj = g.add(scanner("1", "B", 1, root=False))
+    arr = g.add(ArrayLoad("2", {"tensor": "B"}))
+    acc = g.add(SparseAccumulator("3", {"order": "1", "in0": "j"}))
+    x = g.add(Intersecter("4", {"index": "j"}, operands=["B", "X"]))
+    w = g.add(LevelWriter("5", {"tensor": "y", "mode": "0"}))
+    g.connect(si, "ref", sj, "ref")
+    g.connect(sj, "crd", acc, "crd:j")
+    g.connect(sj, "ref", arr, "ref")
+    g.connect(arr, "val", acc, "val")
+    g.connect(sj, "crd", x, "crd:in-B")
+    g.connect(acc, "crd:out-j", x, "crd:in-X")
+    g.connect(x, "crd", w, "crd")
+    return g
+
+
+def test_bounded_fifos_deadlock_is_reported():
+    B = Tensor.from_scipy(sp.random(6, 8, 0.6, random_state=3, format="csr"))
+    with pytest.raises(Deadlock) as err:
+        simulate(_accumulate_then_intersect(), {"B": B}, fifo_depth=1)
+    msg = str(err.value)
+    assert "cannot progress" in msg and "node 4" in msg and "waits for" in msg
+    with pytest.raises(SimulationError, match="malformed stream"):
+        simulate(_accumulate_then_intersect(), {"B": B})
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 40), st.sampled_from([None, 1, 2, 3]))
+def test_schedule_and_ring_size_do_not_change_results(seed, n, depth):
+    rng = np.random.default_rng(seed)
+    b = rng.random(n) * (rng.random(n) < 0.5)
+    c = rng.random(n) * (rng.random(n) < 0.5)
+    tensors = {"b": Tensor.from_dense(b), "c": Tensor.from_dense(c)}
+    small = Simulation(elemmul_graph(), tensors, fifo_depth=depth, capacity=16).run()
+    large = Simulation(elemmul_graph(), tensors, fifo_depth=depth, capacity=4096).run()
+    assert small.cycles == large.cycles
+    assert np.array_equal(small.outputs["x"].to_dense(), b * c)
+    assert np.array_equal(large.outputs["x"].to_dense(), b * c)
+    for k in small.blocks:
+        assert (small.blocks[k].busy, small.blocks[k].idle, small.blocks[k].stalled) == (
+            large.blocks[k].busy, large.blocks[k].idle, large.blocks[k].stalled)
