@@ -1,0 +1,116 @@
+"""Load and save tensors by file extension, or load a shipped data set by name.
+
+========  =====================================================  ==========================
+suffix    contents                                               reader / writer
+========  =====================================================  ==========================
+``.mtx``  Matrix Market matrix                                   :mod:`formats.mtx`
+``.tns``  FROSTT tensor                                          :mod:`formats.frostt`
+``.npy``  dense numpy array (any order; nonzeros are stored)     ``numpy.load`` / ``save``
+``.npz``  scipy.sparse matrix saved with ``save_npz``            ``scipy.sparse.load_npz``
+========  =====================================================  ==========================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from formats import data
+from formats.errors import ReadError, ToolkitError
+from formats.format import Format
+from formats.frostt import read_tns, write_tns
+from formats.mtx import read_mtx, write_mtx
+from formats.tensor import Tensor
+
+SUFFIXES = (".mtx", ".tns", ".npy", ".npz")
+
+
+def load_tensor(source: str | Path, fmt: Format | str | None = None, **kw: Any) -> Tensor:
+    """Load a tensor from a file (by extension) or a shipped data set name (``west0479``).
+
+    Keyword arguments go to the reader (e.g. ``shape=``, ``zero_based=`` for ``.tns``;
+    ``sum_duplicates=`` for ``.mtx``/``.tns``; ``name=`` for all). A shipped ``-zerobased``
+    ``.tns`` data set is read 0-based unless ``zero_based`` is given.
+    """
+    file = Path(source)
+    if not file.exists():
+        text = str(source)
+        if "/" in text or "\\" in text or file.suffix.lower() in SUFFIXES:
+            try:
+                file = data.path(text)
+            except ToolkitError:
+                raise ReadError(text, "no such file") from None
+        else:
+            file = data.path(text)
+        if file.suffix == ".tns":
+            kw.setdefault("zero_based", data.zero_based(file.stem))
+    if file.is_dir():
+        raise ReadError(str(file), "is a directory, not a tensor file")
+    suffix = file.suffix.lower()
+    if suffix == ".mtx":
+        return read_mtx(file, fmt, **kw)
+    if suffix == ".tns":
+        return read_tns(file, fmt, **kw)
+    if suffix in (".npy", ".npz"):
+        extra = set(kw) - {"name"}
+        if extra:
+            raise ToolkitError(f"{suffix} files take no option {', '.join(sorted(extra))}")
+        name = kw.get("name", file.stem)
+        return _read_npy(file, fmt, name) if suffix == ".npy" else _read_npz(file, fmt, name)
+    raise ReadError(
+        str(file), f"unknown file type {suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}"
+    )
+
+
+def save_tensor(tensor: Tensor, path: str | Path) -> None:
+    """Save by extension: ``.mtx`` (order 2), ``.tns``, ``.npy`` (dense), ``.npz`` (order 2)."""
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix == ".mtx":
+        write_mtx(tensor, file)
+    elif suffix == ".tns":
+        write_tns(tensor, file)
+    elif suffix in (".npy", ".npz"):
+        try:
+            if suffix == ".npy":
+                with open(file, "wb") as out:
+                    np.save(out, tensor.to_dense())
+            else:
+                sp.save_npz(file, tensor.to_scipy().tocsr())
+        except OSError as err:
+            raise ToolkitError(f"{file}: cannot write: {err.strerror or err}") from None
+    else:
+        raise ToolkitError(
+            f"{file}: unknown file type {suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}"
+        )
+
+
+def _read_npy(file: Path, fmt: Format | str | None, name: str) -> Tensor:
+    try:
+        array = np.load(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise ReadError(str(file), f"not a readable .npy array: {err}") from None
+    if not isinstance(array, np.ndarray):
+        raise ReadError(str(file), "holds several arrays (.npz); save one array with numpy.save")
+    if np.iscomplexobj(array):
+        raise ReadError(str(file), "complex values are not supported")
+    if array.dtype.kind not in "biuf":
+        raise ReadError(str(file), f"holds {array.dtype} values; a tensor needs numbers")
+    return Tensor.from_dense(array.astype(np.float64), fmt, name=name)
+
+
+def _read_npz(file: Path, fmt: Format | str | None, name: str) -> Tensor:
+    try:
+        matrix = sp.load_npz(file)
+    except Exception as err:  # load_npz raises KeyError, ValueError, OSError, zipfile errors...
+        raise ReadError(
+            str(file), f"not a scipy.sparse .npz (save it with scipy.sparse.save_npz): {err}"
+        ) from None
+    if np.iscomplexobj(matrix.data):
+        raise ReadError(str(file), "complex values are not supported")
+    if matrix.dtype.kind not in "biuf":
+        raise ReadError(str(file), f"holds {matrix.dtype} values; a tensor needs numbers")
+    return Tensor.from_scipy(matrix.astype(np.float64), fmt, name=name)
