@@ -7,13 +7,27 @@ on whichever end has several ports of that kind. Writing produces the same layou
 original tools can read our graphs; what we add (the expression, the loop order, non-default
 block options) are extra attributes.
 
+Edge comments (the Custard convention, read off its output): an edge is commented with its
+*source* port when that port has a name (``out-B`` of an intersecter, ``outer-i``/``inner-k`` of a
+coordinate dropper, ``out-j`` of a sparse accumulator), else with its *target* port when the
+target has several ports of the kind (``in-B`` of an intersecter, ``i``/``in-k`` of a dropper,
+``j`` of an accumulator), else ``""``. The two value inputs of an ALU are told apart by edge order
+only (first edge = first operand), so the writer emits them in operand order.
+
+Edges are read in file order (pydot groups edges by their end points; we sort them back), and
+``subgraph`` / cluster statements are flattened.
+
 Every problem, from unparsable text to an edge into a missing port, is one :class:`GraphError`
 naming the node or edge.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+import threading
+import warnings
 from pathlib import Path
 
 from formats.errors import FormatError
@@ -22,7 +36,9 @@ from sam.blocks.base import Block, GraphError, Port
 from sam.blocks.registry import make_block
 from sam.graph.model import Edge, Graph
 
-_COSMETIC = {"label", "color", "shape", "style", "comment", "fillcolor", "fontcolor", "penwidth"}
+_COSMETIC = {"label", "color", "shape", "style", "comment", "fillcolor", "fontcolor", "penwidth",
+             "fontname", "fontsize", "width", "height", "pos", "xlabel", "tooltip"}
+STREAM_KINDS = ("crd", "ref", "val", "repsig", "bv")
 
 #: Colours of the original Custard output, by DOT node type.
 NODE_COLORS = {
@@ -32,11 +48,18 @@ NODE_COLORS = {
 }
 EDGE_STYLES = {"crd": "dashed", "ref": "bold", "repsig": "dotted", "bv": "dashed"}
 
+_PARSE_LOCK = threading.Lock()  # pydot's parser (pyparsing) is not thread-safe
+_ID = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z_0-9\x80-\uffff]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?)")
+_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
 
+
+# --------------------------------------------------------------------------- reading
 def _unquote(value: object) -> str:
+    """A DOT ID as pydot returns it (quotes kept) -> its text (``\\"`` and ``\\\\`` undone)."""
     text = str(value)
     if len(text) >= 2 and text[0] == text[-1] == '"':
-        text = text[1:-1].replace('\\"', '"')
+        text = re.sub(r'\\(["\\])', r"\1", text[1:-1])
+        text = text.replace("\\\n", "").replace("\\\r\n", "")
     return text
 
 
@@ -46,7 +69,8 @@ def _unpack(comment: str) -> dict[str, str]:
     for part in comment.split(","):
         if "=" in part:
             key, _, value = part.partition("=")
-            out[key.strip()] = value.strip()
+            if key.strip():
+                out[key.strip()] = value.strip()
     return out
 
 
@@ -58,41 +82,67 @@ def parse_formats(comment: str) -> dict[str, Format]:
         if not part:
             continue
         name, sep, spec = part.partition("=")
-        if not sep or not name.strip():
+        name = name.strip()
+        if not sep or not name:
             raise GraphError(
                 f"graph comment {comment!r}: {part!r} is not NAME=FORMAT (e.g. B=ss01)"
             )
+        if name in formats:
+            raise GraphError(f"graph comment {comment!r} gives tensor {name} twice")
         try:
-            formats[name.strip()] = Format.parse(spec)
+            formats[name] = Format.parse(spec)
         except FormatError as err:
-            raise GraphError(f"graph comment: tensor {name.strip()}: {err}") from None
+            raise GraphError(f"graph comment {comment!r}: tensor {name}: {err}") from None
     return formats
+
+
+def _parse_dot(text: str, source: str):
+    import pydot
+
+    out = io.StringIO()
+    try:
+        with _PARSE_LOCK, contextlib.redirect_stdout(out), warnings.catch_warnings():
+            # pydot's parser module uses pyparsing APIs that warn on import; not our users' news
+            warnings.simplefilter("ignore", DeprecationWarning)
+            parsed = pydot.graph_from_dot_data(text)
+    except Exception as err:  # pydot/pyparsing raise many types; report them all as ours
+        detail = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
+        raise GraphError(f"{source}: not valid DOT ({detail})") from None
+    if not parsed:
+        # pydot prints the parse error (line, caret, message) and returns None.
+        lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
+        detail = lines[-1].strip() if lines else "no graph found"
+        raise GraphError(f"{source}: not valid DOT ({detail})")
+    if len(parsed) > 1:
+        raise GraphError(f"{source}: the file holds {len(parsed)} graphs; give one SAM graph")
+    return parsed[0]
 
 
 def loads(text: str, source: str = "<string>") -> Graph:
     """Parse DOT text into a :class:`Graph`."""
-    import pydot
-
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise GraphError(f"{source}: not UTF-8 text ({err})") from None
+    if not isinstance(text, str):
+        raise GraphError(f"{source}: expected DOT text, got {type(text).__name__}")
+    if "\x00" in text:
+        raise GraphError(f"{source}: not valid DOT (the text holds a NUL character)")
+    dot = _parse_dot(text, source)
     try:
-        parsed = pydot.graph_from_dot_data(text)
-    except Exception as err:  # pydot/pyparsing raise many types; report them all as ours
-        detail = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise GraphError(f"{source}: not valid DOT ({detail})") from None
-    if not parsed:
-        raise GraphError(f"{source}: not valid DOT (no graph found)")
-    try:
-        return _from_pydot(parsed[0], source)
+        return _from_pydot(dot)
     except GraphError as err:
         raise GraphError(f"{source}: {err}") from None
-    except (RecursionError, TypeError, ValueError, AttributeError, KeyError, IndexError) as err:
-        raise GraphError(f"{source}: malformed SAM graph ({type(err).__name__}: {err})") from None
+    except RecursionError:
+        raise GraphError(f"{source}: the graph is nested too deeply") from None
 
 
 def load(path: str | Path) -> Graph:
     """Read a DOT file."""
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
                          f"{getattr(err, 'strerror', None) or err})") from None
@@ -101,16 +151,55 @@ def load(path: str | Path) -> Graph:
     return graph
 
 
-def _from_pydot(dot, source: str) -> Graph:
+def _walk(dot) -> tuple[list, list]:
+    """Nodes and edges of ``dot`` and its subgraphs, each graph's items in file order."""
+    def seq(item) -> int:
+        s = item.obj_dict.get("sequence")
+        return s if isinstance(s, int) else 0
+
+    nodes = sorted(dot.get_nodes(), key=seq)
+    edges = sorted(dot.get_edges(), key=seq)
+    for sub in dot.get_subgraphs():
+        n, e = _walk(sub)
+        nodes += n
+        edges += e
+    return nodes, edges
+
+
+def _attrs(obj) -> dict[str, str]:
+    return {_unquote(k): _unquote(v) for k, v in obj.get_attributes().items()}
+
+
+def _endpoint(value: object) -> str:
+    if not isinstance(value, str):
+        raise GraphError(
+            "an edge joins a subgraph or node group ({a, b}); write one edge per pair of nodes"
+        )
+    return _unquote(value)
+
+
+def _from_pydot(dot) -> Graph:
+    if dot.get_type() != "digraph":
+        raise GraphError(f"the file holds an undirected '{dot.get_type()}'; a SAM graph is a "
+                         "digraph (digraph SAM { ... })")
     graph = Graph()
-    gattrs = {k: _unquote(v) for k, v in dot.get_attributes().items()}
+    gattrs = _attrs(dot)
     graph.formats = parse_formats(gattrs.pop("comment", ""))
     graph.attrs = gattrs
-    for node in dot.get_nodes():
+    node_list, edge_list = _walk(dot)
+    declared: dict[str, list[dict[str, str]]] = {}
+    for node in node_list:
+        if node.get_name() in ("node", "edge", "graph"):
+            continue  # default-attribute statements (a node of that id is written quoted)
         nid = _unquote(node.get_name())
-        if nid in ("node", "edge", "graph"):
-            continue
-        raw = {k: _unquote(v) for k, v in node.get_attributes().items()}
+        stmts = declared.setdefault(nid, [])
+        raw = _attrs(node)
+        if raw:
+            stmts.append(raw)
+    for nid, stmts in declared.items():
+        if len(stmts) > 1:
+            raise GraphError(f"node {nid} is declared {len(stmts)} times; node ids must be unique")
+        raw = stmts[0] if stmts else {}
         attrs = _unpack(raw.get("comment", ""))
         attrs.update({k: v for k, v in raw.items() if k not in _COSMETIC})
         if "type" not in attrs:
@@ -118,14 +207,14 @@ def _from_pydot(dot, source: str) -> Graph:
         graph.add(make_block(nid, attrs.pop("type"), attrs))
 
     edges = []
-    for edge in dot.get_edges():
-        src, dst = _unquote(edge.get_source()), _unquote(edge.get_destination())
+    for edge in edge_list:
+        src, dst = _endpoint(edge.get_source()), _endpoint(edge.get_destination())
         for end in (src, dst):
             if end not in graph.blocks:
                 raise GraphError(f"edge {src} -> {dst} names node {end}, which is not declared")
-        attrs = {k: _unquote(v) for k, v in edge.get_attributes().items()}
-        kind = attrs.get("type") or _unquote(attrs.get("label", "")).split("_")[0]
-        if kind not in ("crd", "ref", "val", "repsig", "bv"):
+        attrs = _attrs(edge)
+        kind = attrs.get("type") or attrs.get("label", "").split("_")[0]
+        if kind not in STREAM_KINDS:
             raise GraphError(
                 f"edge {src} -> {dst} has stream type {kind!r}; use crd, ref, val, repsig or bv"
             )
@@ -137,40 +226,102 @@ def _from_pydot(dot, source: str) -> Graph:
     taken: set[tuple[str, str]] = set()
     for src, dst, kind, comment, attrs in edges:
         sblock, dblock = graph.blocks[src], graph.blocks[dst]
-        sport = sblock.find_port("out", kind, comment)
-        dport = dblock.find_port("in", kind, comment)
-        if dport is None and _is_default(comment, sblock, kind):
-            dport = next((p for p in dblock.inputs()
-                          if p.kind == kind and (dst, p.name) not in taken), None)
-        for end, block, port, way in ((src, sblock, sport, "output"), (dst, dblock, dport,
-                                                                         "input")):
-            if port is None:
-                names = [p.name for p in (block.outputs() if way == "output" else
-                                          block.inputs())]
-                raise GraphError(
-                    f"edge {src} -> {dst} (type {kind}, comment {comment!r}) does not match any "
-                    f"{way} of node {end} ({block.dot_type}); its {way}s are: "
-                    f"{', '.join(names) or 'none'}"
-                )
+        where = f"edge {src} -> {dst} (type {kind}, comment {comment!r})"
+        sport = _source_port(sblock, kind, comment, where)
+        dport = _target_port(dblock, sblock, kind, comment, taken, where)
         taken.add((dst, dport.name))
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k != "type"}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     return graph
 
 
+_PREFIXES = ("in-", "out-", "outer-", "inner-")
+
+
+def _var(comment: str) -> str:
+    """The index variable (or tensor) a port comment names: ``inner-k`` -> ``k``."""
+    for prefix in _PREFIXES:
+        if comment.startswith(prefix):
+            return comment[len(prefix):]
+    return comment
+
+
+def _by_var(ports: list[Port], comment: str) -> Port | None:
+    if not comment:
+        return None
+    hits = [p for p in ports if p.comment and _var(p.comment) == _var(comment)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _no_port(block: Block, way: str, kind: str, where: str) -> GraphError:
+    ports = block.outputs() if way == "output" else block.inputs()
+    names = ", ".join(p.name for p in ports) or "none"
+    if not any(p.kind == kind for p in ports):
+        return GraphError(
+            f"{where}: node {block.id} ({block.dot_type}) has no {kind} {way} (stream kind "
+            f"mismatch); its {way}s are: {names}"
+        )
+    return GraphError(
+        f"{where} does not match any {way} of node {block.id} ({block.dot_type}); its {way}s "
+        f"are: {names}"
+    )
+
+
+def _source_port(block: Block, kind: str, comment: str, where: str) -> Port:
+    port = block.find_port("out", kind, comment)
+    if port is None:
+        port = _by_var([p for p in block.outputs() if p.kind == kind], comment)
+    if port is None:
+        raise _no_port(block, "output", kind, where)
+    return port
+
+
+def _target_port(block: Block, src: Block, kind: str, comment: str,
+                 taken: set[tuple[str, str]], where: str) -> Port:
+    port = block.find_port("in", kind, comment)
+    if port is not None:
+        return port
+    free = [p for p in block.inputs() if p.kind == kind and (block.id, p.name) not in taken]
+    port = _by_var(free, comment)
+    if port is None and _is_default(comment, src, kind):
+        port = free[0] if free else None
+    if port is None:
+        same = [p.name for p in block.inputs() if p.kind == kind]
+        if same and not free:
+            raise GraphError(
+                f"{where}: every {kind} input of node {block.id} ({block.dot_type}) is already "
+                f"connected ({', '.join(same)}); an input takes exactly one stream"
+            )
+        raise _no_port(block, "input", kind, where)
+    return port
+
+
 def _is_default(comment: str, src: Block, kind: str) -> bool:
     """An edge comment that names the source port (or nothing) leaves the target port open."""
-    return comment == "" or sum(p.kind == kind for p in src.outputs()) > 1
+    return comment == "" or any(p.kind == kind and p.comment == comment for p in src.outputs()) \
+        or sum(p.kind == kind for p in src.outputs()) > 1
 
 
 # --------------------------------------------------------------------------- writing
+def _escape(value: object) -> str:
+    return str(value).replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _quote(value: object) -> str:
-    return '"' + str(value).replace('"', '\\"') + '"'
+    return '"' + _escape(value) + '"'
+
+
+def _id(name: object) -> str:
+    """A node id or attribute name: bare when DOT allows it, else quoted."""
+    text = str(name)
+    if _ID.fullmatch(text) and text.lower() not in _KEYWORDS:
+        return text
+    return _quote(text)
 
 
 def _label(block: Block) -> str:
-    """The display label the original Custard gives a node (``\\n`` is DOT's line break)."""
-    a = block.attrs
+    """The display label the original Custard gives a node, escaped for DOT (``\\n`` breaks)."""
+    a = {k: _escape(v) for k, v in block.attrs.items()}
     t = block.dot_type
     if t in ("fiberlookup", "fiberwrite") and a.get("mode") != "vals":
         name = "FiberLookup" if t == "fiberlookup" else "FiberWrite"
@@ -191,14 +342,13 @@ def _label(block: Block) -> str:
     if t == "spaccumulator":
         ins = " ".join(f"{k[2:]}={v}" for k, v in a.items() if re.fullmatch(r"in\d", k))
         return f"SparseAccumulator {a.get('order')} \\n{ins} "
-    return fixed.get(t, block.label())
+    return fixed.get(t, _escape(block.label()))
 
 
-def _edge_comment(graph: Graph, edge: Edge) -> str:
-    """The port the edge comment names: the source's if it has several of the kind, else the
-    target's (the Custard convention); ALU value inputs go by edge order instead."""
-    src, dst = graph.blocks[edge.src], graph.blocks[edge.dst]
-    if sum(p.kind == edge.kind for p in src.outputs()) > 1:
+def edge_comment(graph: Graph, edge: Edge) -> str:
+    """The comment the Custard convention gives ``edge`` (see module docstring)."""
+    dst = graph.blocks[edge.dst]
+    if edge.src_port.comment:
         return edge.src_port.comment
     if edge.kind == "val" and dst.family == "compute":
         return ""
@@ -207,33 +357,30 @@ def _edge_comment(graph: Graph, edge: Edge) -> str:
     return ""
 
 
-def _ordered_edges(graph: Graph) -> list[Edge]:
-    """Edges in graph order, except that each ALU's value inputs are written in port order
-    (the Custard schema tells an ALU's inputs apart by edge order only)."""
-    def rank(item: tuple[int, Edge]) -> tuple[int, int]:
-        i, e = item
-        dst = graph.blocks[e.dst]
-        if e.kind == "val" and dst.family == "compute":
-            return (i, [p.name for p in dst.inputs()].index(e.dst_port.name))
-        return (i, 0)
+def _port_rank(graph: Graph, e: Edge) -> int:
+    names = [p.name for p in graph.blocks[e.dst].inputs()]
+    return names.index(e.dst_port.name) if e.dst_port.name in names else len(names)
 
-    out = sorted(enumerate(graph.edges), key=rank)
-    alu_inputs: dict[str, list[Edge]] = {}
-    for _, e in out:
+
+def _ordered_edges(graph: Graph) -> list[Edge]:
+    """Edges in graph order, except that each ALU's value inputs are put in port order (within
+    the places they hold), since the schema tells an ALU's inputs apart by edge order only."""
+    slots: dict[str, list[int]] = {}
+    for i, e in enumerate(graph.edges):
         if e.kind == "val" and graph.blocks[e.dst].family == "compute":
-            alu_inputs.setdefault(e.dst, []).append(e)
-    for edges in alu_inputs.values():
-        edges.sort(key=lambda e: [p.name for p in graph.blocks[e.dst].inputs()].index(
-            e.dst_port.name))
-    result, emitted = [], set()
-    for _, e in out:
-        if e.kind == "val" and graph.blocks[e.dst].family == "compute":
-            if e.dst not in emitted:
-                result += alu_inputs[e.dst]
-                emitted.add(e.dst)
-        else:
-            result.append(e)
+            slots.setdefault(e.dst, []).append(i)
+    result = list(graph.edges)
+    for places in slots.values():
+        ordered = sorted((graph.edges[i] for i in places), key=lambda x: _port_rank(graph, x))
+        for i, e in zip(places, ordered, strict=True):
+            result[i] = e
     return result
+
+
+def _packable(key: str, value: str) -> bool:
+    """Whether ``key=value`` survives the packed comment's ``k=v,k=v`` syntax."""
+    return not any(c in key + value for c in ",=") and key.strip() == key and \
+        value.strip() == value and bool(key)
 
 
 def dumps(graph: Graph) -> str:
@@ -242,33 +389,34 @@ def dumps(graph: Graph) -> str:
     comment = ",".join(f"{t}={fmt}" for t, fmt in graph.formats.items())
     lines.append(f"    comment={_quote(comment)}")
     for key, value in graph.attrs.items():
-        lines.append(f"    {key}={_quote(value)}")
+        lines.append(f"    {_id(key)}={_quote(value)}")
     for bid, block in graph.blocks.items():
         pairs = [("type", block.dot_type), *block.attrs.items()]
-        packed = ",".join(f"{k}={v}" for k, v in pairs)
+        packed = ",".join(f"{k}={v}" for k, v in pairs if _packable(k, v))
         if block.dot_type == "broadcast":
             cosmetic = "shape=point style=invis"
         else:
             color = NODE_COLORS.get(block.dot_type, "brown")
-            cosmetic = f"label={_quote(_label(block))} color={color} shape=box style=filled"
-        sep = " ".join(f"{k}={_quote(v)}" for k, v in pairs)
-        lines.append(f"    {bid} [comment={_quote(packed)} {cosmetic} {sep}]")
+            cosmetic = f'label="{_label(block)}" color={color} shape=box style=filled'
+        sep = " ".join(f"{_id(k)}={_quote(v)}" for k, v in pairs)
+        lines.append(f"    {_id(bid)} [comment={_quote(packed)} {cosmetic} {sep}]")
     for edge in _ordered_edges(graph):
-        comment = _edge_comment(graph, edge)
+        comment = edge_comment(graph, edge)
         parts = [f"label={_quote(edge.kind + (f'_{comment}' if comment else ''))}"]
         if edge.kind in EDGE_STYLES:
             parts.append(f"style={EDGE_STYLES[edge.kind]}")
         parts.append(f"type={_quote(edge.kind)}")
-        parts += [f"{k}={_quote(v)}" for k, v in edge.attrs.items() if k != "comment"]
+        parts += [f"{_id(k)}={_quote(v)}" for k, v in edge.attrs.items()
+                  if k not in ("comment", "type", "label", "style")]
         parts.append(f"comment={_quote(comment)}")
-        lines.append(f"    {edge.src} -> {edge.dst} [{' '.join(parts)}]")
+        lines.append(f"    {_id(edge.src)} -> {_id(edge.dst)} [{' '.join(parts)}]")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def dump(graph: Graph, path: str | Path) -> None:
     """Write the graph to a DOT file."""
-    Path(path).write_text(dumps(graph))
+    Path(path).write_text(dumps(graph), encoding="utf-8")
 
 
-__all__ = ["dump", "dumps", "load", "loads", "parse_formats", "Port"]
+__all__ = ["dump", "dumps", "edge_comment", "load", "loads", "parse_formats", "Port"]

@@ -77,6 +77,22 @@ class Graph:
                 names.append(block.tensor)
         return names
 
+    def signature(self) -> tuple:
+        """What the graph means, as a comparable value: node types and attributes, the edges
+        (as a multiset, with their ports and extra attributes), tensor formats and graph
+        attributes. Two graphs with equal signatures run identically; cosmetics, node order
+        and edge order (except among an ALU's inputs, which the ports capture) do not count."""
+        nodes = tuple(sorted(
+            (bid, b.dot_type, tuple(sorted(b.attrs.items()))) for bid, b in self.blocks.items()
+        ))
+        edges = tuple(sorted(
+            (e.src, e.src_port.name, e.dst, e.dst_port.name, e.kind,
+             tuple(sorted(e.attrs.items())))
+            for e in self.edges
+        ))
+        formats = tuple((name, str(fmt)) for name, fmt in self.formats.items())
+        return nodes, edges, formats, tuple(sorted(self.attrs.items()))
+
     def count(self) -> dict[str, int]:
         """Number of blocks of each DOT node type."""
         out: dict[str, int] = {}
