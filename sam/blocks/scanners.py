@@ -26,6 +26,7 @@ from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, po
 
 # Parameters and state (st[P + k]).
 FMT, SIZE, POS, END, BASE, PHASE = P, P + 1, P + 2, P + 3, P + 4, P + 5
+NPAR = P + 6  # positions of the parent level (a dense level's fibers)
 COMPRESSED, DENSE = 0, 1
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
 
@@ -67,7 +68,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
                         return fail(st, ERR_RANGE, w, cin, 0)
                     start, end = seg[r], seg[r + 1]
                 else:
-                    if r < 0:
+                    if r < 0 or r >= st[NPAR]:
                         return fail(st, ERR_RANGE, w, cin, 0)
                     start, end = r * st[SIZE], r * st[SIZE] + st[SIZE]
             if start == end:
@@ -167,8 +168,12 @@ class LevelScanner(Block):
             raise GraphError(
                 f"node {self.id} (fiberlookup): format={fmt!r}; use compressed or dense"
             )
-        size = self.level_of(tensors[self.tensor]).size
-        return [COMPRESSED if fmt == "compressed" else DENSE, size, 0, 0, 0, NEED_REF]
+        tensor = tensors[self.tensor]
+        size = self.level_of(tensor).size
+        n_parents = 1
+        for level in tensor.levels[: tensor.format.level_of_mode(self.mode)]:
+            n_parents = level.num_positions(n_parents)
+        return [COMPRESSED if fmt == "compressed" else DENSE, size, 0, 0, 0, NEED_REF, n_parents]
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         level = self.level_of(tensors[self.tensor])
