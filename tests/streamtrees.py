@@ -73,10 +73,9 @@ def tree_from_dense(array: np.ndarray, letters: str) -> Fiber:
     return build(arr, 0)
 
 
-def positions(tree: Fiber) -> list[Fiber]:
+def positions(tree: Fiber, n: int) -> list[Fiber]:
     """The same tree shape per level with each coordinate replaced by its position in the level
-    (what a level scanner emits as references): returns one tree per level."""
-    n = depth(tree)
+    (what a level scanner emits as references): returns one tree per level of the ``n``."""
     out = []
     for target in range(n):
         counter = [0]
