@@ -132,3 +132,25 @@ def same_on_both_engines(block_factory, inputs: Mapping[str, str],
 def stream(tokens: Sequence) -> str:
     """Format a list of tokens (ints, floats, ``Stop``, ``N``, ``D``)."""
     return format_stream(tokens)
+
+
+def trees(levels: int, *, max_fiber: int = 3, max_crd: int = 8, leaf=None):
+    """Hypothesis strategy: random fibertrees with ``levels`` coordinate levels (sorted, unique
+    coordinates per fiber; empty fibers at any level), leaves drawn from ``leaf``."""
+    from hypothesis import strategies as st
+
+    leaf = leaf if leaf is not None else st.integers(-3, 5).map(float)
+
+    def fiber(k: int):
+        child = leaf if k == levels - 1 else fiber(k + 1)
+        return st.lists(st.tuples(st.integers(0, max_crd), child), max_size=max_fiber,
+                        unique_by=lambda t: t[0]).map(lambda f: sorted(f, key=lambda t: t[0]))
+
+    return fiber(0)
+
+
+def map_level(tree: Fiber, level: int, fn) -> Fiber:
+    """Apply ``fn(coordinate, child) -> (coordinate, child)`` to every entry at ``level``."""
+    if level == 0:
+        return [fn(c, child) for c, child in tree]
+    return [(c, map_level(child, level - 1, fn)) for c, child in tree]
