@@ -8,24 +8,31 @@ level, and merge them fiber by fiber; both emit one coordinate stream and m refe
 * The **unioner** emits the smallest coordinate present, with the references of the inputs that
   hold it and the empty token ``N`` on the others (Figure 5).
 
-Stop tokens must line up across inputs (same level), as must the done token. One firing per
-cycle, taking at most one token from each input.
+Stop tokens must line up across inputs (same level), as must the done token; each reference
+stream must line up with its coordinate stream, and the coordinates of every fiber must be
+strictly increasing (a malformed input is an error, not a wrong stream). One firing per cycle,
+taking at most one token from each input.
 """
 
 from __future__ import annotations
 
-from sam.blocks.base import Block, Port
+import numpy as np
+
+from sam.blocks.base import Block, Memories, Port
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
 
 M = P  # number of operands
-ERR_STOPS, ERR_DONE, ERR_EMPTY = 1, 2, 3
+ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
 
 
 @kernel
-def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Intersect (st[P+1] == 0) or union (1) m coordinate/reference stream pairs."""
+def merge(w, st, fst, ins, optr, ochan, last, m1, m2, m3, f0, f1):
+    """Intersect (st[P+1] == 0) or union (1) m coordinate/reference stream pairs.
+
+    ``last[k]``: the last coordinate taken from input k in the current fiber (-1: none).
+    """
     m = st[M]
     union = st[M + 1] == 1
     while st[STATUS] == 0:
@@ -47,9 +54,19 @@ def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 if t_in == NOT_YET:
                     return RC_IN
             kind = hkind(w, c)
+            if r >= 0 and kind != EMPTY:  # (N on a coordinate input: ERR_EMPTY below)
+                rk = hkind(w, r)
+                if kind == DATA:
+                    aligned = rk == DATA or rk == EMPTY
+                else:
+                    aligned = rk == kind and (kind != STOP or hdata(w, r) == hdata(w, c))
+                if not aligned:
+                    return fail(st, ERR_REF, w, r, 2 * k + 1)
             if kind == DATA:
                 ndata += 1
                 x = hdata(w, c)
+                if x <= last[k]:
+                    return fail(st, ERR_ORDER, w, c, 2 * k)
                 if cmin < 0 or x < cmin:
                     cmin = x
                 if x > cmax:
@@ -83,6 +100,7 @@ def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 pop(w, ins[2 * k], t_out)
                 if ins[2 * k + 1] >= 0:
                     pop(w, ins[2 * k + 1], t_out)
+                last[k] = -1
             if ndone == m:
                 st[STATUS] = 1
             continue
@@ -104,6 +122,7 @@ def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                     else:
                         push(w, optr, ochan, k + 1, EMPTY, 0, a)
                     pop(w, c, t_out)
+                    last[k] = cmin
                 else:
                     push(w, optr, ochan, k + 1, EMPTY, 0, a)
             continue
@@ -123,6 +142,7 @@ def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 else:
                     push(w, optr, ochan, k + 1, EMPTY, 0, a)
                 pop(w, ins[2 * k], t_out)
+                last[k] = cmin
             continue
 
         # Skip: drop coordinates that cannot match (behind the largest, or facing a stop).
@@ -130,6 +150,7 @@ def merge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         for k in range(m):
             c = ins[2 * k]
             if hkind(w, c) == DATA and (nstop > 0 or hdata(w, c) < cmax):
+                last[k] = hdata(w, c)
                 pop(w, c, t_in)
                 if ins[2 * k + 1] >= 0:
                     pop(w, ins[2 * k + 1], t_in)
@@ -147,6 +168,9 @@ class _Merger(Block):
         ERR_STOPS: "inputs reached stop tokens of different levels (misaligned fibers)",
         ERR_DONE: "inputs ended at different points (one has more fibers than another)",
         ERR_EMPTY: "an empty token (N) on a coordinate input",
+        ERR_REF: "a reference stream does not line up with its coordinate stream",
+        ERR_ORDER: "coordinates of a fiber are not strictly increasing (unsorted, repeated or "
+        "negative)",
     }
 
     def __init__(self, node_id, attrs=None, operands: list[str] | None = None) -> None:
@@ -172,6 +196,11 @@ class _Merger(Block):
 
     def params(self, tensors) -> list[int]:
         return [len(self.operands), self.union]
+
+    def memories(self, tensors) -> Memories:
+        mem = Memories()
+        mem.m[0] = np.full(max(1, len(self.operands)), -1, np.int64)  # last coordinate per input
+        return mem
 
     def label(self) -> str:
         return f"{self.dot_type} {self.attrs.get('index', '')}"
