@@ -99,8 +99,13 @@ class ArrayLoad(Block):
     required_attrs = ("tensor",)
     errors = {ERR_RANGE: "reference out of range of the value array"}
 
+    @property
+    def is_root(self) -> bool:
+        """A scalar's array reads the root reference ``0, D`` (``root=true``, our extension)."""
+        return self.attrs.get("root", "false") == "true"
+
     def inputs(self) -> list[Port]:
-        return [Port("ref")]
+        return [Port("ref", optional=self.is_root)]
 
     def outputs(self) -> list[Port]:
         return [Port("val", optional=True)]

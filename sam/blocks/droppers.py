@@ -19,8 +19,8 @@ from numba.extending import register_jitable
 
 from sam.blocks.base import Block, Port
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve, reserve_all
-from sam.sim.tokens import DATA, DONE, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv
 
 PHASE, HOLD, EMITTED, HELD, OUTER_HAS = P, P + 1, P + 2, P + 3, P + 4
 NEED_OUTER, IN_FIBER = 0, 1
@@ -162,18 +162,70 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     return RC_DONE
 
 
+@kernel
+def drop_zeros(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Value-mode dropper: input 0 coordinates, input 1 their values (one per coordinate);
+    coordinates whose value is zero or empty are dropped with it."""
+    co = ins[0]
+    cv = ins[1]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, co, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        t_in = arrive(w, st, cv, t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, co)
+        kv = hkind(w, cv)
+        if k == DATA:
+            if kv != DATA and kv != EMPTY:
+                return fail(st, ERR_ALIGN, w, cv, 1)
+            if kv == DATA and hval(w, cv) != 0.0:
+                t_out = reserve_all(w, st, optr, ochan, t_in)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t_in, t_out)
+                push(w, optr, ochan, 0, DATA, hdata(w, co), a)
+                pushv(w, optr, ochan, 1, DATA, hval(w, cv), a)
+            else:
+                fire(st, t_in, t_in)
+                t_out = t_in
+        elif (k == STOP or k == DONE) and kv == k and hdata(w, co) == hdata(w, cv):
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            push(w, optr, ochan, 0, k, hdata(w, co), a)
+            push(w, optr, ochan, 1, k, hdata(w, co), a)
+            if k == DONE:
+                st[STATUS] = 1
+        else:
+            return fail(st, ERR_ALIGN, w, cv, 1)
+        pop(w, co, t_out)
+        pop(w, cv, t_out)
+    return RC_DONE
+
+
 class CoordinateDropper(Block):
     """Drops outer coordinates with empty inner fibers (Def. 3.9); DOT type ``crddrop``."""
 
     dot_type = "crddrop"
     family = "drop"
-    kernel = drop
     required_attrs = ("outer", "inner")
     errors = {
         ERR_ALIGN: "the inner stream does not line up with the outer one (one inner fiber per "
         "outer coordinate expected)",
         ERR_TOKEN: "unexpected token (empty token N, or a done token inside a fiber)",
     }
+
+    @property
+    def on_values(self) -> bool:
+        """``inner=vals``: drop coordinates whose value (one per coordinate) is zero."""
+        return self.attrs.get("inner") == "vals"
+
+    @property
+    def kernel(self):  # type: ignore[override]
+        return drop_zeros if self.on_values else drop
 
     @property
     def outer(self) -> str:
@@ -184,11 +236,13 @@ class CoordinateDropper(Block):
         return self.attrs["inner"]
 
     def inputs(self) -> list[Port]:
-        return [Port("crd", self.outer), Port("crd", f"in-{self.inner}")]
+        inner = "val" if self.on_values else "crd"
+        return [Port("crd", self.outer), Port(inner, f"in-{self.inner}")]
 
     def outputs(self) -> list[Port]:
+        inner = "val" if self.on_values else "crd"
         return [Port("crd", f"outer-{self.outer}", optional=True),
-                Port("crd", f"inner-{self.inner}", optional=True)]
+                Port(inner, f"inner-{self.inner}", optional=True)]
 
     def port_alias(self, direction: str, kind: str, comment: str) -> str:
         if direction == "in" and comment in (f"outer-{self.outer}", f"in-{self.outer}"):

@@ -169,16 +169,21 @@ class LevelScanner(Block):
                 f"node {self.id} (fiberlookup): format={fmt!r}; use compressed or dense"
             )
         tensor = tensors[self.tensor]
-        size = self.level_of(tensor).size
+        level = self.level_of(tensor)
+        size = level.size
         n_parents = 1
-        for level in tensor.levels[: tensor.format.level_of_mode(self.mode)]:
-            n_parents = level.num_positions(n_parents)
+        for above in tensor.levels[: tensor.format.level_of_mode(self.mode)]:
+            n_parents = above.num_positions(n_parents)
+        if fmt == "dense" and isinstance(level, CompressedLevel):
+            # Iterating a mode's whole range (Custard's dense iteration of a broadcast sum): the
+            # references it emits are not positions of the stored level and are not used.
+            n_parents = 1 << 62
         return [COMPRESSED if fmt == "compressed" else DENSE, size, 0, 0, 0, NEED_REF, n_parents]
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         level = self.level_of(tensors[self.tensor])
         want = self.attrs.get("format", "compressed")
-        if (want == "compressed") != isinstance(level, CompressedLevel):
+        if want == "compressed" and not isinstance(level, CompressedLevel):
             raise GraphError(
                 f"node {self.id} scans mode {self.mode} of {self.tensor} as {want}, but that "
                 f"level is stored {level.name}; bind {self.tensor} in the graph's format"
