@@ -3,7 +3,9 @@
 * every input port takes exactly one stream (optional ones, such as a root scanner's, may take
   none); stream kinds match at both ends of every edge;
 * the graph has no cycle (feedback edges, e.g. coordinate skipping, are not supported yet);
-* every tensor the graph reads is bound, with the order its format says.
+* every tensor mode a block names exists in the tensor's format (graph comment);
+* every tensor the graph reads is bound, with the order its format says, and the tensors agree
+  on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``).
 """
 
 from __future__ import annotations
@@ -44,7 +46,25 @@ def check_structure(graph: Graph) -> None:
                     f"node {bid} ({block.label()}): input {port.name} is connected {n} times; an "
                     "input takes exactly one stream (use a broadcast to copy a stream)"
                 )
+    _check_modes(graph)
     _check_acyclic(graph)
+
+
+def _mode_of(block) -> int | None:
+    """The tensor mode a block names (``mode="1"``), or None (values, or not a number)."""
+    text = block.attrs.get("mode", "")
+    return int(text) if text.isdigit() else None
+
+
+def _check_modes(graph: Graph) -> None:
+    for bid, block in graph.blocks.items():
+        fmt = graph.formats.get(block.tensor or "")
+        mode = _mode_of(block)
+        if fmt is not None and mode is not None and mode >= fmt.order:
+            raise GraphError(
+                f"node {bid} ({block.label()}) uses mode {mode} of tensor {block.tensor}, but the "
+                f"graph comment gives {block.tensor} format {fmt or 'none'} (order {fmt.order})"
+            )
 
 
 def _check_acyclic(graph: Graph) -> None:
@@ -121,7 +141,32 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
         bound[name] = tensor
     for name, tensor in tensors.items():
         bound.setdefault(name, tensor)
+    _check_index_sizes(graph, bound)
     return bound
+
+
+def _check_index_sizes(graph: Graph, tensors: Mapping[str, Tensor]) -> None:
+    """Scanners or locators of one index variable over different tensors must see the same
+    dimension. (Two modes of one tensor under one variable, as in a diagonal ``B(i,i)``, are left
+    to the blocks.)"""
+    seen: dict[str, tuple[int, str, str]] = {}
+    for bid, block in graph.blocks.items():
+        ivar = block.attrs.get("index")
+        mode = _mode_of(block)
+        if block.dot_type not in ("fiberlookup", "locate") or not ivar or mode is None:
+            continue
+        tensor = tensors.get(block.tensor or "")
+        if tensor is None or not 0 <= mode < tensor.order:
+            continue
+        size = tensor.shape[mode]
+        where = f"{block.tensor} (mode {mode}, node {bid})"
+        if ivar in seen and seen[ivar][0] != size and seen[ivar][2] != block.tensor:
+            first, there, _ = seen[ivar]
+            raise GraphError(
+                f"index variable {ivar} has size {first} in {there} but size {size} in {where}; "
+                "bind tensors whose shapes agree"
+            )
+        seen.setdefault(ivar, (size, where, block.tensor or ""))
 
 
 def validate(graph: Graph, tensors: Mapping[str, Tensor] | None = None) -> None:
