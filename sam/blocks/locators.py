@@ -4,10 +4,11 @@ A locator takes the coordinate and reference streams of a *leader* level and, al
 the references of the fibers to locate into (the *parent* references of the located tensor,
 usually repeated over the leader's coordinates by a repeater; absent for a root level, where the
 parent is 0). For each coordinate it looks the coordinate up in that fiber of the located level:
-a dense level always holds it (reference ``p*N + c``); a compressed level is searched (binary
-search over its coordinate array). Found: the coordinate, the leader's reference and the located
-reference come out; not found: the coordinate is dropped, as an intersecter would. Stop and done
-tokens pass. One firing per cycle (the search is one memory access in this model).
+a dense level holds every ``0 <= c < N`` (reference ``p*N + c``); a compressed level is searched
+(binary search over its coordinate array). Found: the coordinate, the leader's reference (``N``
+without a reference input) and the located reference come out; not found: the coordinate is
+dropped, as an intersecter would. Stop and done tokens pass. One firing per cycle (the search is
+one memory access in this model).
 
 DOT type ``locate`` (an extension of the Custard schema) with ``tensor``, ``mode``, ``format``.
 """
@@ -25,7 +26,7 @@ from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
 
-FMT, SIZE = P, P + 1
+FMT, SIZE, NPAR = P, P + 1, P + 2  # NPAR: positions of the parent level
 ERR_ALIGN, ERR_RANGE = 1, 2
 
 
@@ -59,7 +60,9 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             p = 0 if cp < 0 else hdata(w, cp)
             if pk == DATA:
                 if st[FMT] == 1:
-                    if c < st[SIZE]:
+                    if p < 0 or p >= st[NPAR]:
+                        return fail(st, ERR_RANGE, w, cp, 2)
+                    if 0 <= c < st[SIZE]:
                         found = p * st[SIZE] + c
                 else:
                     if p < 0 or p + 1 >= seg.shape[0]:
@@ -85,6 +88,8 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
                 push(w, optr, ochan, 0, DATA, c, a)
                 if cr >= 0:
                     push(w, optr, ochan, 1, hkind(w, cr), hdata(w, cr), a)
+                else:
+                    push(w, optr, ochan, 1, EMPTY, 0, a)
                 push(w, optr, ochan, 2, DATA, found, a)
         elif k == STOP or k == DONE:
             if cr >= 0 and (hkind(w, cr) != k or hdata(w, cr) != hdata(w, cc)):
@@ -139,7 +144,11 @@ class Locator(Block):
 
     def params(self, tensors) -> list[int]:
         level = self._level(tensors)
-        return [0 if isinstance(level, CompressedLevel) else 1, level.size]
+        tensor = tensors[self.tensor]
+        n_parents = 1
+        for above in tensor.levels[: tensor.format.level_of_mode(int(self.attrs["mode"]))]:
+            n_parents = above.num_positions(n_parents)
+        return [0 if isinstance(level, CompressedLevel) else 1, level.size, n_parents]
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         level = self._level(tensors)
