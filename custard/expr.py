@@ -1,0 +1,183 @@
+"""Tensor index notation: the expression tree Custard compiles (SAM paper Sec. 2.1, 5).
+
+``X(i,j) = B(i,k) * C(k,j)`` is an :class:`Assignment` of an :class:`Access` on the left to an
+expression tree of accesses, ``*`` (:class:`Mul`), ``+``/``-`` (:class:`Add`) on the right.
+Index variables absent from the left-hand side are summed; :func:`place_reductions` puts each
+sum at the smallest subexpression holding every use of its variable, as TACO does, giving
+:class:`Sum` nodes (the reductions of concrete index notation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from formats.errors import ToolkitError
+
+
+class CompileError(ToolkitError):
+    """An expression, format or schedule that Custard cannot compile (one clear line)."""
+
+
+@dataclass(eq=False)
+class Node:
+    """An expression node; ``col`` is its 1-based column in the source text (for errors)."""
+
+    col: int = field(default=0, kw_only=True)
+
+    def accesses(self) -> list[Access]:
+        raise NotImplementedError
+
+    def vars(self) -> set[str]:
+        return {v for a in self.accesses() for v in a.indices}
+
+
+@dataclass(eq=False)
+class Access(Node):
+    """``B(i,k)``: a tensor indexed by index variables (none for a scalar)."""
+
+    name: str
+    indices: tuple[str, ...]
+    #: Label telling apart several uses of one tensor (``B``, ``B#2``); set by the lowering.
+    label: str = ""
+
+    def accesses(self) -> list[Access]:
+        return [self]
+
+    def __str__(self) -> str:
+        return f"{self.name}({','.join(self.indices)})" if self.indices else self.name
+
+
+@dataclass(eq=False)
+class Mul(Node):
+    left: Node
+    right: Node
+
+    def accesses(self) -> list[Access]:
+        return self.left.accesses() + self.right.accesses()
+
+    def __str__(self) -> str:
+        return f"{_wrap(self.left, self)} * {_wrap(self.right, self)}"
+
+
+@dataclass(eq=False)
+class Add(Node):
+    """``left + right``, or ``left - right`` when ``sub``."""
+
+    left: Node
+    right: Node
+    sub: bool = False
+
+    def accesses(self) -> list[Access]:
+        return self.left.accesses() + self.right.accesses()
+
+    def __str__(self) -> str:
+        right = f"({self.right})" if isinstance(self.right, Add) and self.sub else str(self.right)
+        return f"{self.left} {'-' if self.sub else '+'} {right}"
+
+
+@dataclass(eq=False)
+class Neg(Node):
+    """Unary minus."""
+
+    child: Node
+
+    def accesses(self) -> list[Access]:
+        return self.child.accesses()
+
+    def __str__(self) -> str:
+        return f"-{_wrap(self.child, self)}"
+
+
+@dataclass(eq=False)
+class Sum(Node):
+    """A reduction over ``vars`` of ``child`` (concrete index notation's ``sum``)."""
+
+    vars_: tuple[str, ...]
+    child: Node
+
+    def accesses(self) -> list[Access]:
+        return self.child.accesses()
+
+    def __str__(self) -> str:
+        return f"sum({','.join(self.vars_)}, {self.child})"
+
+
+@dataclass(eq=False)
+class Assignment:
+    lhs: Access
+    rhs: Node
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.lhs} = {self.rhs}"
+
+
+def _wrap(child: Node, parent: Node) -> str:
+    return f"({child})" if isinstance(child, Add) else str(child)
+
+
+def children(node: Node) -> list[Node]:
+    if isinstance(node, (Mul, Add)):
+        return [node.left, node.right]
+    if isinstance(node, (Neg, Sum)):
+        return [node.child]
+    return []
+
+
+def place_reductions(assign: Assignment) -> Assignment:
+    """Wrap the subexpression each summed variable is summed over in a :class:`Sum`.
+
+    That is the smallest subexpression holding every use of the variable, widened over the
+    products (and negations) above it, since sum_k(a)*b = sum_k(a*b) when b lacks k; never
+    across a ``+``, which would change the value. ``x(i) = b(i) - C(i,j)*d(j)`` sums j over
+    ``C(i,j)*d(j)`` only; ``X(i,j) = B(i,k,l)*C(j,k)*D(j,l)`` sums k and l over the product.
+    """
+    out_vars = set(assign.lhs.indices)
+    summed = sorted(assign.rhs.vars() - out_vars)
+
+    def lca(node: Node, var: str) -> Node:
+        while True:
+            users = [c for c in children(node) if var in c.vars()]
+            if len(users) == 1 and not isinstance(node, Neg):
+                node = users[0]
+                continue
+            if isinstance(node, Neg) and users:
+                node = users[0]
+                continue
+            return node
+
+    parents: dict[int, Node] = {}
+
+    def index_parents(node: Node) -> None:
+        for c in children(node):
+            parents[id(c)] = node
+            index_parents(c)
+
+    index_parents(assign.rhs)
+
+    def widen(node: Node) -> Node:
+        while id(node) in parents and isinstance(parents[id(node)], (Mul, Neg)):
+            node = parents[id(node)]
+        return node
+
+    targets: dict[int, list[str]] = {}
+    nodes: dict[int, Node] = {}
+    for var in summed:
+        node = widen(lca(assign.rhs, var))
+        targets.setdefault(id(node), []).append(var)
+        nodes[id(node)] = node
+
+    def rebuild(node: Node) -> Node:
+        if isinstance(node, Mul):
+            new: Node = Mul(rebuild(node.left), rebuild(node.right), col=node.col)
+        elif isinstance(node, Add):
+            new = Add(rebuild(node.left), rebuild(node.right), node.sub, col=node.col)
+        elif isinstance(node, Neg):
+            new = Neg(rebuild(node.child), col=node.col)
+        else:
+            new = node
+        if id(node) in targets:
+            new = Sum(tuple(targets[id(node)]), new, col=node.col)
+        return new
+
+    return Assignment(assign.lhs, rebuild(assign.rhs), assign.text)

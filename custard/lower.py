@@ -1,0 +1,439 @@
+"""Lowering concrete index notation to a SAM graph (SAM paper Sec. 5, Figure 10).
+
+Inputs: an assignment whose sums are placed (:func:`custard.expr.place_reductions`), a loop
+(dataflow) order over all index variables, and a format per tensor. Three sections are built in
+order, as Custard does:
+
+1. **Iteration and merging.** Each index variable v has a *scope*: the whole right-hand side for
+   output variables and for sums at the root, else the subexpression its sum covers. For v in
+   loop order, every tensor access in that scope that is indexed by v gets a level scanner
+   (Def. 3.1); the scanners' streams are merged by the expression's structure at v: products
+   intersect (Def. 3.2), sums unite (Def. 3.3), n-ary where n operands meet; a sum with an operand
+   that lacks v (a broadcast) unites with a dense iteration of v's whole range. Every access in
+   the scope that is not indexed by v is repeated (Def. 3.4) over v's merged coordinates. So each
+   access follows a path of scanners and repeaters through the loop order.
+2. **Computation.** Each access's final references load its values (Def. 3.5); ALUs (Def. 3.6)
+   follow the expression tree; a sum inside the expression becomes a chain of scalar reducers
+   (Def. 3.7, n = 0) that emit 0 for empty fibers so that values stay aligned for the ALU above.
+3. **Construction.** Sums at the root become reducers in loop order, innermost first: a scalar
+   reducer when no output variable lies below the summed one, else a vector/matrix reducer of
+   order n = the number of output variables below it. Coordinate droppers (Def. 3.9) clean the
+   output variables' coordinate streams wherever a level below may be empty, and level writers
+   (Def. 3.8) store every output level and the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from custard.expr import Access, Add, Assignment, CompileError, Mul, Neg, Node, Sum, children
+from formats.format import Format
+from sam.blocks.base import Block
+from sam.blocks.registry import make_block
+from sam.graph.model import Graph
+
+Out = tuple[str, str]  # (block id, output port name)
+ROOT: Out = ("", "root")
+
+
+@dataclass(eq=False)
+class DenseIter:
+    """Iteration over the whole range of v (for a sum with an operand broadcast over v)."""
+
+    var: str
+    tensor: str
+    mode: int
+    label: str = ""
+
+    @property
+    def indices(self) -> tuple[str, ...]:
+        return (self.var,)
+
+
+@dataclass
+class Merge:
+    """The merge structure at one index variable: a leaf, or an intersection/union of parts."""
+
+    kind: str  # "leaf", "intersect", "union"
+    leaf: Access | DenseIter | None = None
+    parts: list[Merge] = field(default_factory=list)
+
+    def leaves(self) -> list[Access | DenseIter]:
+        return [self.leaf] if self.kind == "leaf" else [x for p in self.parts for x in p.leaves()]
+
+
+UNIVERSE = Merge("universe")
+
+
+class _Builder:
+    """Adds blocks and edges; fans out streams through ``broadcast`` nodes at the end."""
+
+    def __init__(self) -> None:
+        self.graph = Graph()
+        self.links: list[tuple[Out, str, str]] = []  # (source, dst block id, dst port)
+        self.next_id = 0
+
+    def block(self, dot_type: str, **attrs: str) -> Block:
+        block = make_block(str(self.next_id), dot_type, {k: str(v) for k, v in attrs.items()})
+        self.next_id += 1
+        return self.graph.add(block)
+
+    def link(self, src: Out, dst: Block, port: str) -> None:
+        if src == ROOT:
+            raise AssertionError("the root reference is implicit")
+        self.links.append((src, dst.id, port))
+
+    def finish(self) -> Graph:
+        consumers: dict[Out, list[tuple[str, str]]] = {}
+        for src, dst, port in self.links:
+            consumers.setdefault(src, []).append((dst, port))
+        for src, dsts in consumers.items():
+            if len(dsts) == 1:
+                self.graph.connect(src[0], src[1], dsts[0][0], dsts[0][1])
+                continue
+            kind = src[1].split(":")[0]
+            fan = self.block("broadcast")
+            fan.declare_port("in", kind, "")
+            self.graph.connect(src[0], src[1], fan.id, kind)
+            for dst, port in dsts:
+                self.graph.connect(fan.id, kind, dst, port)
+        return self.graph
+
+
+def _scope_of(assign: Assignment) -> tuple[Node, list[str], dict[str, Node]]:
+    """Body below the root sums, the root-summed variables, and each variable's scope node."""
+    body: Node = assign.rhs
+    root_sums: list[str] = []
+    while isinstance(body, Sum):
+        root_sums += list(body.vars_)
+        body = body.child
+    scope: dict[str, Node] = dict.fromkeys([*assign.lhs.indices, *root_sums], body)
+
+    def visit(node: Node) -> None:
+        if isinstance(node, Sum):
+            for v in node.vars_:
+                scope[v] = node.child
+        for c in children(node):
+            visit(c)
+
+    visit(body)
+    return body, root_sums, scope
+
+
+def _under(node: Node, target: Node) -> bool:
+    """True when ``target`` is ``node`` or inside it."""
+    if node is target:
+        return True
+    return any(_under(c, target) for c in children(node))
+
+
+def _merge_tree(node: Node, var: str) -> Merge:
+    if isinstance(node, Access):
+        return Merge("leaf", node) if var in node.indices else UNIVERSE
+    if isinstance(node, (Neg, Sum)):
+        return _merge_tree(node.child, var)
+    parts = [_merge_tree(c, var) for c in children(node)]
+    real = [p for p in parts if p is not UNIVERSE]
+    kind = "intersect" if isinstance(node, Mul) else "union"
+    if kind == "union" and len(real) < len(parts):
+        if not real:
+            return UNIVERSE
+        real.append(Merge("dense"))
+    if len(real) == 1:
+        return real[0]
+    if not real:
+        return UNIVERSE
+    flat: list[Merge] = []
+    for p in real:
+        flat += p.parts if p.kind == kind else [p]
+    return Merge(kind, parts=flat)
+
+
+class Lowering:
+    """State of one compilation (see module docstring)."""
+
+    def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format]) -> None:
+        self.assign = assign
+        self.order = order
+        self.pos = {v: k for k, v in enumerate(order)}
+        self.formats = formats
+        self.b = _Builder()
+        self.body, self.root_sums, self.scope = _scope_of(assign)
+        self.out_vars = list(assign.lhs.indices)
+        self.accesses = assign.rhs.accesses()
+        counts: dict[str, int] = {}
+        for acc in self.accesses:
+            counts[acc.name] = counts.get(acc.name, 0) + 1
+            acc.label = acc.name if counts[acc.name] == 1 else f"{acc.name}#{counts[acc.name]}"
+        self.ref: dict[int, Out] = {id(a): ROOT for a in self.accesses}
+        self.maybe_absent: dict[int, bool] = {id(a): False for a in self.accesses}
+        self.final: dict[str, Out] = {}  # merged coordinate stream of each variable
+        self.maybe_empty: dict[str, bool] = {}
+        self.repsig: dict[str, Out] = {}
+        self.zero_filled = False
+
+    # ------------------------------------------------------------------ helpers
+    def level_letter(self, acc: Access | DenseIter, var: str) -> str:
+        if isinstance(acc, DenseIter):
+            return "d"
+        fmt = self.formats[acc.name]
+        return fmt.levels[fmt.mode_order.index(acc.indices.index(var))]
+
+    def structurally_empty(self, acc: Access | DenseIter, var: str) -> bool:
+        """Can a fiber of this access's level at ``var`` be empty (not counting absence)?"""
+        if isinstance(acc, DenseIter):
+            return False
+        fmt = self.formats[acc.name]
+        lvl = fmt.mode_order.index(acc.indices.index(var))
+        if fmt.levels[lvl] != "s":
+            return False
+        return lvl == 0 or fmt.levels[lvl - 1] == "d"
+
+    def path(self, acc: Access) -> list[str]:
+        return [v for v in self.order if _under(self.scope[v], acc)]
+
+    def repeat_signal(self, var: str) -> Out:
+        if var not in self.repsig:
+            gen = self.b.block("repsiggen", index=var)
+            self.b.link(self.final[var], gen, "crd")
+            self.repsig[var] = (gen.id, "repsig")
+        return self.repsig[var]
+
+    def repeat(self, ref: Out, var: str, tensor: str) -> Out:
+        rep = self.b.block("repeat", index=var, tensor=tensor,
+                           root="true" if ref == ROOT else "false")
+        if ref != ROOT:
+            self.b.link(ref, rep, "ref")
+        self.b.link(self.repeat_signal(var), rep, "repsig")
+        return (rep.id, "ref")
+
+    def scanner(self, acc: Access | DenseIter, var: str, ref: Out) -> Block:
+        if isinstance(acc, DenseIter):
+            mode = acc.mode
+            tensor = acc.tensor
+        else:
+            mode = acc.indices.index(var)
+            tensor = acc.name
+        fmt = "compressed" if self.level_letter(acc, var) == "s" else "dense"
+        scan = self.b.block("fiberlookup", index=var, tensor=tensor, mode=mode, format=fmt,
+                            src="true", root="true" if ref == ROOT else "false")
+        if ref != ROOT:
+            self.b.link(ref, scan, "ref")
+        return scan
+
+    # ------------------------------------------------------------------ section 1
+    def iterate(self) -> None:
+        for var in self.order:
+            scope = self.scope[var]
+            tree = _merge_tree(scope, var)
+            if tree is UNIVERSE:
+                tree = Merge("dense")
+            users = [a for a in self.accesses if _under(scope, a)]
+            streams: dict[int, tuple[Out, Out]] = {}
+            for acc in users:
+                if var in acc.indices:
+                    scan = self.scanner(acc, var, self.ref[id(acc)])
+                    streams[id(acc)] = ((scan.id, "crd"), (scan.id, "ref"))
+            tree = self._bind_dense(tree, var, streams)
+            self.maybe_empty[var] = self._may_be_empty(tree, var)
+            crd, refs = self._merge(tree, var, streams)
+            self.final[var] = crd
+            for acc in users:
+                if var in acc.indices:
+                    self.ref[id(acc)] = refs[id(acc)]
+                else:
+                    self.ref[id(acc)] = self.repeat(self.ref[id(acc)], var, acc.name)
+            if tree.kind == "union":
+                for leaf in tree.leaves():
+                    self.maybe_absent[id(leaf)] = True
+
+    def _bind_dense(self, tree: Merge, var: str, streams: dict[int, tuple[Out, Out]]) -> Merge:
+        """Give a dense-iteration leaf its scanner (repeated over the outer variables)."""
+        if tree.kind == "dense":
+            src = next((a for a in self.accesses if var in a.indices), None)
+            if src is None:  # pragma: no cover - parse_expression rejects this
+                raise CompileError(f"index {var} has no range: no tensor is indexed by it")
+            it = DenseIter(var, src.name, src.indices.index(var), f"dim-{var}")
+            ref = ROOT
+            for outer in self.order[: self.pos[var]]:
+                if _under(self.scope[outer], self.scope[var]):
+                    ref = self.repeat(ref, outer, src.name)
+            scan = self.scanner(it, var, ref)
+            streams[id(it)] = ((scan.id, "crd"), (scan.id, "ref"))
+            return Merge("leaf", it)
+        if tree.kind == "leaf":
+            return tree
+        return Merge(tree.kind, parts=[self._bind_dense(p, var, streams) for p in tree.parts])
+
+    def _may_be_empty(self, tree: Merge, var: str, in_union: bool = False) -> bool:
+        if tree.kind == "leaf":
+            leaf = tree.leaf
+            absent = not in_union and not isinstance(leaf, DenseIter) and \
+                self.maybe_absent[id(leaf)]
+            return self.structurally_empty(leaf, var) or absent
+        if tree.kind == "intersect":
+            return True
+        return all(self._may_be_empty(p, var, True) for p in tree.parts)
+
+    def _merge(self, tree: Merge, var: str, streams: dict[int, tuple[Out, Out]]
+               ) -> tuple[Out, dict[int, Out]]:
+        if tree.kind == "leaf":
+            crd, ref = streams[id(tree.leaf)]
+            return crd, {id(tree.leaf): ref}
+        inputs = [self._merge(p, var, streams) for p in tree.parts]
+        labels = {id(x): x.label for x in tree.leaves()}
+        block = self.b.block(tree.kind, index=var)
+        for _crd, refs in inputs:
+            for key in refs:
+                block.declare_port("in", "crd", f"in-{labels[key]}")
+                block.declare_port("out", "ref", f"out-{labels[key]}")
+        out: dict[int, Out] = {}
+        for crd, refs in inputs:
+            for key, ref in refs.items():
+                self.b.link(crd, block, f"crd:in-{labels[key]}")
+                self.b.link(ref, block, f"ref:in-{labels[key]}")
+                out[key] = (block.id, f"ref:out-{labels[key]}")
+        return (block.id, "crd"), out
+
+    # ------------------------------------------------------------------ section 2
+    def value(self, node: Node) -> Out:
+        if isinstance(node, Access):
+            ref = self.ref[id(node)]
+            arr = self.b.block("arrayvals", tensor=node.name,
+                               **({"root": "true"} if ref == ROOT else {}))
+            if ref != ROOT:
+                self.b.link(ref, arr, "ref")
+            return (arr.id, "val")
+        if isinstance(node, Neg):
+            alu = self.b.block("neg")
+            self.b.link(self.value(node.child), alu, "val")
+            return (alu.id, "val")
+        if isinstance(node, (Mul, Add)):
+            left, right = self.value(node.left), self.value(node.right)
+            if isinstance(node, Mul):
+                alu = self.b.block("mul")
+            else:
+                alu = self.b.block("add", sub="1" if node.sub else "0")
+            self.b.link(left, alu, "val:in0")
+            self.b.link(right, alu, "val:in1")
+            return (alu.id, "val")
+        if isinstance(node, Sum):
+            vals = self.value(node.child)
+            self.zero_filled = True
+            for _ in sorted(node.vars_, key=self.pos.__getitem__, reverse=True):
+                red = self.b.block("reduce", empty="zero")
+                self.b.link(vals, red, "val")
+                vals = (red.id, "val")
+            return vals
+        raise AssertionError(type(node))
+
+    # ------------------------------------------------------------------ section 3
+    def construct(self) -> Graph:
+        b = self.b
+        lhs = self.assign.lhs
+        root_vars = [v for v in self.order if v in self.out_vars or v in self.root_sums]
+        n = len(root_vars)
+        vals = self.value(self.body)
+
+        # Coordinate droppers, bottom-up, below the first output variable.
+        first_out = next((t for t, v in enumerate(root_vars) if v in self.out_vars), n)
+        below_empty = [any(self.maybe_empty[root_vars[s]] for s in range(t + 1, n))
+                       for t in range(n)]
+        outer_clean: dict[str, Out] = {}
+        inner_clean: dict[str, Out] = {}
+        for t in range(n - 2, first_out - 1, -1):
+            if not below_empty[t]:
+                continue
+            outer, inner = root_vars[t], root_vars[t + 1]
+            drop = b.block("crddrop", outer=outer, inner=inner)
+            b.link(self.final[outer], drop, f"crd:{outer}")
+            b.link(outer_clean.get(inner, self.final[inner]), drop, f"crd:in-{inner}")
+            outer_clean[outer] = (drop.id, f"crd:outer-{outer}")
+            inner_clean[inner] = (drop.id, f"crd:inner-{inner}")
+
+        def raw(v: str) -> Out:
+            return self.final[v]
+
+        def cleaned(v: str) -> Out:
+            return outer_clean.get(v, raw(v))
+
+        # Reducers for the root sums, innermost first.
+        produced: dict[str, Out] = {}
+        for r in sorted(self.root_sums, key=self.pos.__getitem__, reverse=True):
+            kept = [v for v in reversed(root_vars) if v in self.out_vars
+                    and self.pos[v] > self.pos[r]]
+            if not kept:
+                red = b.block("reduce")
+                b.link(vals, red, "val")
+                vals = (red.id, "val")
+                continue
+            attrs = {f"in{d}": v for d, v in enumerate(kept)}
+            acc = b.block("spaccumulator", order=len(kept), **attrs)
+            b.link(vals, acc, "val")
+            for v in kept:
+                t = root_vars.index(v)
+                below_reduced = t + 1 < n and root_vars[t + 1] in self.root_sums
+                stream = produced.get(v) or (cleaned(v) if below_reduced else raw(v))
+                b.link(stream, acc, f"crd:{v}")
+                produced[v] = (acc.id, f"crd:out-{v}")
+            vals = (acc.id, "val")
+
+        # Streams for the writers.
+        out_fmt = self.formats[lhs.name]
+        level_vars = [lhs.indices[m] for m in out_fmt.mode_order]
+        writer_stream = {v: produced.get(v) or inner_clean.get(v, cleaned(v))
+                         for v in level_vars}
+        if self.zero_filled and level_vars:
+            vals = self._drop_zeros(level_vars, writer_stream, vals)
+
+        dims = self._dims()
+        prefix: list[str] = []
+        for lvl, v in enumerate(level_vars):
+            mode = lhs.indices.index(v)
+            fmt = "compressed" if out_fmt.levels[lvl] == "s" else "dense"
+            seg = "2" if lvl == 0 else "*".join(dims[p] for p in prefix) + "+1"
+            prefix.append(v)
+            writer = b.block("fiberwrite", index=v, tensor=lhs.name, mode=mode, format=fmt,
+                             segsize=seg, crdsize="*".join(dims[p] for p in prefix), sink="true")
+            b.link(writer_stream[v], writer, "crd")
+        size = "*".join(["1"] + [dims[p] for p in prefix]) if prefix else "1"
+        writer = b.block("fiberwrite", tensor=lhs.name, mode="vals", size=size, sink="true")
+        b.link(vals, writer, "val")
+        return b.finish()
+
+    def _drop_zeros(self, level_vars: list[str], streams: dict[str, Out], vals: Out) -> Out:
+        """Remove the zeros that sums over empty fibers left, then re-clean outer levels."""
+        b = self.b
+        last = level_vars[-1]
+        drop = b.block("crddrop", outer=last, inner="vals")
+        b.link(streams[last], drop, f"crd:{last}")
+        b.link(vals, drop, "val:in-vals")
+        streams[last] = (drop.id, f"crd:outer-{last}")
+        vals = (drop.id, "val:inner-vals")
+        for k in range(len(level_vars) - 2, -1, -1):
+            outer, inner = level_vars[k], level_vars[k + 1]
+            drop = b.block("crddrop", outer=outer, inner=inner)
+            b.link(streams[outer], drop, f"crd:{outer}")
+            b.link(streams[inner], drop, f"crd:in-{inner}")
+            streams[outer] = (drop.id, f"crd:outer-{outer}")
+            streams[inner] = (drop.id, f"crd:inner-{inner}")
+        return vals
+
+    def _dims(self) -> dict[str, str]:
+        """Symbolic dimension of each variable (``B0_dim``), as Custard writes writer sizes."""
+        dims: dict[str, str] = {}
+        for acc in self.accesses:
+            for m, v in enumerate(acc.indices):
+                dims.setdefault(v, f"{acc.name}{m}_dim")
+        return dims
+
+
+def lower(assign: Assignment, order: list[str], formats: dict[str, Format]) -> Graph:
+    """Build the SAM graph (see module docstring); ``assign`` must have its sums placed."""
+    low = Lowering(assign, order, formats)
+    low.iterate()
+    graph = low.construct()
+    graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
+    for acc in low.accesses:
+        graph.formats.setdefault(acc.name, formats[acc.name])
+    return graph

@@ -1,0 +1,86 @@
+"""Evaluate tensor index notation with numpy: the gold result a simulation is checked against.
+
+Sums are placed as Custard places them (:func:`custard.expr.place_reductions`): each summed
+index variable is summed over the smallest subexpression that holds all its uses; an operand of
+a ``+`` that lacks an index variable is broadcast over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from custard.expr import (
+    Access,
+    Add,
+    Assignment,
+    CompileError,
+    Mul,
+    Neg,
+    Node,
+    Sum,
+    place_reductions,
+)
+from custard.parser import parse_expression
+
+
+def _sizes(assign: Assignment, arrays: Mapping[str, np.ndarray]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for acc in assign.rhs.accesses():
+        if acc.name not in arrays:
+            raise CompileError(f"no value given for tensor {acc.name}")
+        arr = np.asarray(arrays[acc.name])
+        if arr.ndim != len(acc.indices):
+            raise CompileError(
+                f"{acc.name} has {arr.ndim} dimension(s) but is used as {acc} in the expression"
+            )
+        for v, n in zip(acc.indices, arr.shape, strict=True):
+            if sizes.setdefault(v, n) != n:
+                raise CompileError(
+                    f"index {v} has size {sizes[v]} in one tensor and {n} in {acc.name}"
+                )
+    return sizes
+
+
+def evaluate(assign: Assignment | str, arrays: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The left-hand side's dense value, as a numpy array in its index order."""
+    if isinstance(assign, str):
+        assign = parse_expression(assign)
+    placed = place_reductions(assign)
+    sizes = _sizes(placed, arrays)
+
+    def ev(node: Node) -> tuple[np.ndarray, tuple[str, ...]]:
+        if isinstance(node, Access):
+            return np.asarray(arrays[node.name], dtype=np.float64), node.indices
+        if isinstance(node, Neg):
+            arr, idx = ev(node.child)
+            return -arr, idx
+        if isinstance(node, Sum):
+            arr, idx = ev(node.child)
+            axes = tuple(idx.index(v) for v in node.vars_)
+            return arr.sum(axis=axes), tuple(v for v in idx if v not in node.vars_)
+        left, lidx = ev(node.left)  # type: ignore[attr-defined]
+        right, ridx = ev(node.right)  # type: ignore[attr-defined]
+        idx = tuple(dict.fromkeys(lidx + ridx))
+        a = _expand(left, lidx, idx, sizes)
+        b = _expand(right, ridx, idx, sizes)
+        if isinstance(node, Mul):
+            return a * b, idx
+        assert isinstance(node, Add)
+        return (a - b if node.sub else a + b), idx
+
+    arr, idx = ev(placed.rhs)
+    out = placed.lhs.indices
+    arr = _expand(arr, idx, idx, sizes)
+    return np.transpose(arr, [idx.index(v) for v in out]) if out else np.asarray(arr)
+
+
+def _expand(arr: np.ndarray, have: tuple[str, ...], want: tuple[str, ...],
+            sizes: dict[str, int]) -> np.ndarray:
+    """``arr`` over ``have`` broadcast to the full shape over ``want`` (a superset)."""
+    order = [have.index(v) for v in want if v in have]
+    arr = np.transpose(arr, order) if arr.ndim else arr
+    shape = [sizes[v] if v in have else 1 for v in want]
+    arr = arr.reshape(shape)
+    return np.broadcast_to(arr, [sizes[v] for v in want]).copy()
