@@ -4,7 +4,8 @@
   tensor; an empty reference ``N`` gives an empty value ``N``; stop and done tokens pass.
 * **store** (DOT type ``arraystore``, our addition): each (reference, value) pair stores the value
   at that position of a dense value array of the output tensor (random insert, used to scatter
-  into a dense result, Sec. 4.2); stop and done tokens must line up.
+  into a dense result, Sec. 4.2; an empty value stores 0, an empty reference stores nothing);
+  stop and done tokens must line up.
 
 One token per cycle; the memory read or write is part of that cycle.
 """
@@ -78,7 +79,8 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
             if r + 1 > st[NMAX]:
                 st[NMAX] = r + 1
         elif kr == EMPTY:
-            pass
+            if kv != DATA and kv != EMPTY:  # nothing to store, but the streams must line up
+                return fail(st, ERR_ALIGN, w, cv, 1)
         elif kr != kv or (kr == STOP and hdata(w, cr) != hdata(w, cv)):
             return fail(st, ERR_ALIGN, w, cv, 1)
         fire(st, t_in, t_in)
