@@ -1,23 +1,316 @@
-"""The ``custard`` command line (filled in by the compiler issue)."""
+"""The ``custard`` command line: compile tensor index notation to SAM dataflow graphs (DOT).
+
+Takes the original TACO/Custard spellings (``-f=B:ss:1,0``, ``-s=reorder(k,i,j)``), so the
+command lines of the standard kernel suite (``dot_graphs/kernel-suite.tsv``) run unchanged:
+:func:`graph_from_command_line` is the one parsing path used by the command and by
+``scripts/compile_suite.py``.
+
+Every user error prints one line ``custard: error: ...`` on stderr and exits 1; usage errors
+(unknown option, missing argument) exit 2 as argparse does.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
 import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from custard.expr import CompileError
+from formats.errors import ToolkitError
+from formats.format import Format
+
+_SYNTAX = """\
+expression (tensor index notation, quote it for the shell):
+  X(i,j)=B(i,k)*C(k,j)        the result on the left; index variables missing from it are
+                              summed (here k); operators + - * and parentheses; a scalar is a
+                              bare name: x=B(i,j,k)*C(i,j,k), x(i)=a*B(j,i)*c(j)+b*d(i)
+
+formats (-f / --format, one per tensor, repeatable):
+  -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed);
+                              MODEORDER lists the stored modes outermost first:
+                              -f=B:ss (DCSR), -f=B:ds (CSR), -f=B:ss:1,0 (DCSC, column-major)
+  default: every level compressed, stored in mode order (ss, sss, ...)
+
+schedule (-s / --schedule):
+  -s=reorder(k,i,j)           the loop (dataflow) order, every index variable once
+  default: order of first appearance (result first), adjusted so that every tensor is read
+           in its mode order (custard.api.default_order); with the default formats
+           X(i,j)=B(i,k)*C(k,j) loops i,k,j
+"""
+
+_EXAMPLES = """\
+examples:
+  custard compile "X(i,j)=B(i,k)*C(k,j)" -f=X:ss -f=B:ss:1,0 -f=C:ss -s="reorder(k,i,j)" \\
+      -o matmul.dot
+  custard compile "x(i)=B(i,j)*c(j)" --draw spmv.svg --counts > spmv.dot
+  custard counts "X(i,j)=B(i,j)*C(i,k)*D(j,k)" -s="reorder(i,j,k)"
+  custard table1
+"""
+
+
+class UsageError(Exception):
+    """A command-line usage error (argparse's exit status 2), raised instead of exiting."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(self, message)
+
+
+def _add_compile_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("expression", nargs="+", metavar="EXPRESSION",
+                   help='tensor index notation, e.g. "X(i,j)=B(i,k)*C(k,j)" (several words '
+                   "are joined with spaces)")
+    p.add_argument("-f", "--format", action="append", default=[], metavar="NAME:LEVELS[:ORDER]",
+                   help="format of one tensor, e.g. -f=B:ss:1,0 (repeatable; default: all "
+                   "levels compressed, in mode order)")
+    p.add_argument("-s", "--schedule", action="append", default=[], metavar="reorder(...)",
+                   help="loop order, e.g. -s=reorder(k,i,j) (default: first appearance, "
+                   "adjusted to the formats)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(
+    parser = _Parser(
         prog="custard",
-        description="Compile tensor index notation to a SAM dataflow graph (DOT). "
-        "Not implemented yet.",
+        description="Compile tensor index notation, with tensor formats and a loop order, to a "
+        "SAM dataflow graph in the Custard DOT schema.",
+        epilog=_SYNTAX + "\n" + _EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "compile", help="compile an expression to a SAM graph (DOT)",
+        description="Compile an expression to a SAM graph and write it as DOT (to stdout "
+        "without -o).", epilog=_SYNTAX + "\n" + _EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_compile_options(p)
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the DOT graph to FILE (default: stdout; '-' is stdout)")
+    p.add_argument("--draw", metavar="FILE.svg|FILE.png",
+                   help="also render the graph as a picture; the suffix picks the format "
+                   "(svg, png, pdf)")
+    p.add_argument("--counts", action="store_true",
+                   help="also print the SAM paper Table 1 primitive counts (to stdout with -o, "
+                   "else to stderr, after the DOT)")
+    p.add_argument("--name", help="graph name in the DOT file (default: SAM, as Custard writes)")
+    p.set_defaults(func=_cmd_compile)
+
+    p = sub.add_parser(
+        "counts", help="print an expression's SAM primitive counts (a Table 1 row)",
+        description="Compile an expression and print its SAM primitive counts in the layout "
+        "of the SAM paper's Table 1.", epilog=_SYNTAX,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_compile_options(p)
+    p.add_argument("--by-type", action="store_true",
+                   help="also print the count of every DOT node type")
+    p.set_defaults(func=_cmd_counts)
+
+    p = sub.add_parser(
+        "table1", help="print the SAM paper's Table 1 with our counts",
+        description="Compile the twelve expressions of the SAM paper's Table 1 and print our "
+        "primitive counts next to the paper's; exits 1 when any differs.",
+    )
+    p.set_defaults(func=_cmd_table1)
+    return parser
+
+
+# ---------------------------------------------------------------------------- compiling
+def formats_from_options(options: Sequence[str]) -> dict[str, Format]:
+    """``["B:ss:1,0", "-f=C:ss"]`` -> formats by tensor name; a tensor given twice is an
+    error."""
+    from custard.parser import parse_format_option
+
+    out: dict[str, Format] = {}
+    given: dict[str, str] = {}
+    for text in options:
+        name, fmt = parse_format_option(text)
+        if name in out:
+            raise CompileError(
+                f"format of {name} given twice (-f={given[name]} and -f={text}); give one"
+            )
+        out[name] = fmt
+        given[name] = text
+    return out
+
+
+def order_from_options(options: Sequence[str]) -> list[str] | None:
+    """``["reorder(k,i,j)"]`` -> ``["k", "i", "j"]``; None when no schedule is given."""
+    from custard.parser import parse_schedule
+
+    if not options:
+        return None
+    if len(options) > 1:
+        raise CompileError(
+            f"schedule given {len(options)} times ({', '.join(options)}); give one "
+            "reorder(...) listing every index variable"
+        )
+    return parse_schedule(options[0])
+
+
+def graph_from_args(args: argparse.Namespace):
+    """Compile the expression, formats and schedule of parsed ``compile``/``counts``
+    arguments."""
+    from custard.api import compile as compile_expr
+
+    expression = " ".join(args.expression)
+    formats = formats_from_options(args.format)
+    order = order_from_options(args.schedule)
+    return compile_expr(expression, formats, order, name=getattr(args, "name", None))
+
+
+def graph_from_command_line(line: str | Sequence[str]):
+    """Compile a Custard command line without the program name, as in kernel-suite.tsv:
+    ``X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)``.
+
+    Raises :class:`CompileError` for a bad expression, format or schedule and for a malformed
+    command line."""
+    words = shlex.split(line) if isinstance(line, str) else list(line)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(["compile", *words])
+    except UsageError as err:
+        raise CompileError(f"command line {' '.join(words)!r}: {err}") from None
+    return graph_from_args(args)
+
+
+# ---------------------------------------------------------------------------- commands
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        Path(path).write_text(text)
+    except OSError as err:
+        raise CompileError(f"cannot write {what} {path}: {err.strerror or err}") from None
+
+
+def _picture_format(path: str) -> str:
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in ("svg", "png", "pdf"):
+        raise CompileError(
+            f"--draw {path}: the file name must end in .svg, .png or .pdf (the picture format)"
+        )
+    return suffix
+
+
+def draw(graph, path: str) -> None:
+    """Render ``graph`` as a picture at ``path`` (format from the suffix): with
+    ``sam.graph.draw.render`` when that module exists, else with graphviz ``dot``."""
+    suffix = _picture_format(path)
+    if importlib.util.find_spec("sam.graph.draw") is not None:
+        from sam.graph.draw import render  # type: ignore[import-not-found]
+
+        try:
+            render(graph, path)
+        except OSError as err:
+            raise CompileError(f"cannot write picture {path}: {err.strerror or err}") from None
+        return
+    from sam.graph.dot import dumps
+
+    exe = shutil.which("dot")
+    if exe is None:
+        raise CompileError("--draw needs graphviz's `dot` program, which is not on the PATH "
+                           "(install graphviz, e.g. apt-get install graphviz)")
+    try:
+        proc = subprocess.run([exe, f"-T{suffix}", "-o", path], input=dumps(graph).encode(),
+                              capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise CompileError(f"graphviz dot failed to draw {path}: {err}") from None
+    if proc.returncode != 0:
+        msg = proc.stderr.decode(errors="replace").strip().splitlines()
+        detail = msg[0] if msg else f"exit status {proc.returncode}"
+        raise CompileError(f"graphviz dot could not draw {path}: {detail}")
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from custard.counts import format_table, row
+    from sam.graph.dot import dumps
+
+    if args.draw:
+        _picture_format(args.draw)
+    graph = graph_from_args(args)
+    text = dumps(graph)
+    to_stdout = args.output in (None, "-")
+    if to_stdout:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        _write(args.output, text, "the graph to")
+    if args.draw:
+        draw(graph, args.draw)
+    if args.counts:
+        table = format_table([(" ".join(args.expression), row(graph))])
+        print(table, file=sys.stderr if to_stdout else sys.stdout)
+    return 0
+
+
+def _cmd_counts(args: argparse.Namespace) -> int:
+    from custard.counts import format_table, row
+
+    graph = graph_from_args(args)
+    print(format_table([(" ".join(args.expression), row(graph))]))
+    print(f"loop order: {graph.attrs.get('order', '')}")
+    if args.by_type:
+        counts = graph.count()
+        width = max(map(len, counts), default=0)
+        for dot_type in sorted(counts):
+            print(f"  {dot_type.ljust(width)}  {counts[dot_type]}")
+    return 0
+
+
+def _cmd_table1(args: argparse.Namespace) -> int:
+    from custard.counts import table1_report
+
+    text, mismatches = table1_report()
+    print(text)
+    if mismatches:
+        print(f"custard: error: {len(mismatches)} row(s) differ from the SAM paper's Table 1",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
 
 
 def main(argv: list[str] | None = None) -> int:
-    build_parser().parse_args(argv)
-    print("custard: the compiler is not implemented yet; see `custard --help`.", file=sys.stderr)
-    return 2
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as err:
+        err.parser.print_usage(sys.stderr)
+        print(f"{err.parser.prog}: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except ToolkitError as err:
+        print(f"custard: error: {_one_line(err)}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `custard compile ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the exit-time flush
+        except OSError:
+            pass
+        return 1
+    except Exception as err:  # a bug in the toolkit, not a user error: still one line
+        if os.environ.get("CUSTARD_DEBUG"):
+            raise
+        print(f"custard: internal error (please report it; CUSTARD_DEBUG=1 shows the "
+              f"traceback): {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":
