@@ -1,38 +1,232 @@
-"""The ``sam-sim`` command line."""
+"""The ``sam-sim`` command line: run, draw and plot SAM graphs, inspect tensors.
+
+Exit codes: 0 success, 1 user error (one line on stderr), 2 command-line usage error,
+3 ``--check`` found a wrong result, 130 interrupted (Ctrl-C; partial statistics are printed).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from formats.errors import ToolkitError
+
+EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+RUN_EPILOG = """\
+tensor specs (-t NAME=SPEC):
+  FILE.mtx | FILE.tns | FILE.npy | FILE.npz   a file (by extension)
+  west0479 | splatt-small | ...               a shipped data file (see `sam-sim data`)
+  2.5                                         a scalar
+  random:DENSITY[:SEED[:SHAPE]]               uniform random, e.g. random:0.1:7 or
+                                              random:0.05:1:100x200 (shape from the graph
+                                              and the other operands when omitted)
+  runs:LEN[:NNZ[:SEED[:SIZE]]]                SAM paper Sec. 6.3 vector pairs: the first tensor
+  blocks:LEN[:NNZ[:SEED[:SIZE]]]              bound to a spec gets b, the second c
+  B | B^T | transpose(B)                      another bound tensor, or its transpose
+
+examples:
+  sam-sim run dot_graphs/matmul_ikj.gv -t B=bcsstm02 -t C=B^T --check
+  sam-sim run dot_graphs/mat_vecmul_ij.gv -t B=west0479 -t c=random:0.5 --json > report.json
+  sam-sim run graph.gv -t B=lp_scsd1 -t C=B^T --fifo-depth 4 --latency arrayvals=2
+"""
 
 
 def _cmd_tensor(args: argparse.Namespace) -> int:
     from formats.io import load_tensor
 
-    tensor = load_tensor(args.source, args.format)
+    kw = {}
+    if args.zero_based:
+        kw["zero_based"] = True
+    if args.shape:
+        kw["shape"] = tuple(int(x) for x in args.shape.lower().split("x"))
+    tensor = load_tensor(args.source, args.format, **kw)
     print(tensor.describe())
+    return 0
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    from formats import data
+
+    for name in data.names():
+        print(name)
+    return 0
+
+
+def _latencies(items: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not value.strip().lstrip("-").isdigit():
+            raise ToolkitError(f"--latency {item!r}: write TYPE=CYCLES, e.g. arrayvals=2 "
+                               "(TYPE is a DOT node type, or 'default')")
+        out[key.strip()] = int(value)
+    return out
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from sam.bind import bind_tensors, parse_bindings
+    from sam.graph.dot import load
+    from sam.report import build_report, format_text
+    from sam.sim.engine import simulate
+
+    graph = load(args.graph)
+    specs = parse_bindings(args.tensor or [])
+    tensors = bind_tensors(graph, specs, seed=args.seed)
+    latencies = _latencies(args.latency or [])
+    expression = args.expr or graph.attrs.get("expression")
+
+    bar = None
+    progress = None
+    if not args.no_progress and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=None, unit="tok", unit_scale=True, delay=2.0, leave=False,
+                   desc="simulating", file=sys.stderr)
+
+        def progress(tokens: int) -> None:
+            bar.update(tokens - bar.n)
+
+    try:
+        result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
+                          latencies=latencies, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+
+    check = None
+    status = 0
+    if args.check and not result.interrupted:
+        from sam.check import compare, expected
+
+        if not expression:
+            raise ToolkitError(
+                f"{args.graph} does not record its expression; give it with --expr, e.g. "
+                "--expr \"x(i)=B(i,j)*c(j)\""
+            )
+        out_name = next(iter(result.outputs), None)
+        if out_name is None:
+            raise ToolkitError("the graph writes no output tensor to check")
+        gold = expected(expression, tensors)
+        verdict = compare(result.outputs[out_name], gold)
+        check = {"passed": verdict.passed, "max_abs_diff": verdict.max_abs_diff,
+                 "max_abs_value": verdict.max_abs_value, "line": verdict.line()}
+        status = 0 if verdict.passed else EXIT_CHECK_FAILED
+
+    report = build_report(result, graph_path=str(args.graph), expression=expression,
+                          inputs=tensors, sources=specs, latencies=latencies, check=check)
+    if args.output and not result.interrupted:
+        from formats.io import save_tensor
+
+        if len(result.outputs) != 1:
+            raise ToolkitError(f"-o writes one result; the graph writes {len(result.outputs)}")
+        save_tensor(next(iter(result.outputs.values())), args.output)
+    if args.report:
+        Path(args.report).write_text(json.dumps(report, indent=1))
+    print(json.dumps(report, indent=1) if args.json else format_text(report))
+    if result.interrupted:
+        print("sam-sim: interrupted; the statistics above are partial", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return status
+
+
+def _cmd_draw(args: argparse.Namespace) -> int:
+    from sam.graph.dot import load
+    from sam.graph.draw import render
+    from sam.report import load_report
+
+    graph = load(args.graph)
+    stats = load_report(args.stats) if args.stats else None
+    render(graph, args.output, stats=stats)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from sam.plot import plot_report
+    from sam.report import load_report
+
+    report = load_report(args.report)
+    written = plot_report(report, args.output, streams=args.stream, timeline=args.timeline)
+    for path in written:
+        print(f"wrote {path}")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sam-sim",
-        description="Simulate SAM dataflow graphs on real and synthetic tensors.",
+        description="Simulate SAM dataflow graphs (Custard DOT files) on real and synthetic "
+        "tensors, token by token, counting cycles.",
+        epilog="Run `sam-sim COMMAND --help` for each command. Exit codes: 0 ok, 1 error, "
+        "2 usage, 3 --check failed, 130 interrupted.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
     p = sub.add_parser(
-        "tensor",
-        help="load a tensor and print its fibertree level arrays",
-        description="Load a tensor (a .mtx/.tns/.npy file, or the name of a shipped matrix such "
-        "as west0479) in a chosen format and print its level arrays and a summary.",
-    )
-    p.add_argument("source", help="file path or shipped data name (see `formats.data.names()`)")
+        "run", help="simulate a graph and report cycles, tokens and per-block statistics",
+        description="Bind the graph's input tensors, simulate it, and print the result's shape "
+        "and nonzeros, the cycle count, wall time, tokens per second and a per-block table.",
+        epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("graph", help="SAM graph in the Custard DOT schema (.gv/.dot)")
+    p.add_argument("-t", "--tensor", action="append", metavar="NAME=SPEC",
+                   help="bind an input tensor (repeat for each input; specs below)")
+    p.add_argument("--check", action="store_true",
+                   help="compute the expression with numpy/scipy and print PASS or FAIL")
+    p.add_argument("--expr", help="the graph's expression, for --check when the graph does not "
+                   "record it (e.g. 'x(i)=B(i,j)*c(j)')")
+    p.add_argument("-o", "--output", help="write the result (.mtx, .tns, .npz, .npy)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--report", metavar="FILE", help="also save the JSON report to FILE (for "
+                   "`sam-sim draw --stats` and `sam-sim plot`)")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast: block kernels compiled with numba (default); reference: the "
+                   "same kernels in plain Python")
+    p.add_argument("--fifo-depth", type=int, metavar="N",
+                   help="bound every FIFO to N tokens (default: unbounded, as in the paper)")
+    p.add_argument("--latency", action="append", metavar="TYPE=CYCLES",
+                   help="latency of a block type, e.g. arrayvals=2 (default 1 for all)")
+    p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("draw", help="draw a graph (SVG/PNG), optionally with token counts",
+                       description="Draw a SAM graph: blocks coloured by family, stream kinds "
+                       "by line style; with --stats, edges show their token counts.")
+    p.add_argument("graph", help="SAM graph (.gv/.dot)")
+    p.add_argument("-o", "--output", required=True, help="picture to write (.svg or .png)")
+    p.add_argument("--stats", metavar="REPORT.json", help="report from `sam-sim run --report`")
+    p.set_defaults(func=_cmd_draw)
+
+    p = sub.add_parser("plot", help="plot token breakdowns and block activity from a report",
+                       description="Plot, from a JSON report, the token-type breakdown (data, "
+                       "stop, empty, done, idle) of streams as in SAM paper Figure 14, and a "
+                       "per-block activity timeline.")
+    p.add_argument("report", help="REPORT.json from `sam-sim run --report`")
+    p.add_argument("-o", "--output", required=True, help="picture to write (.png or .svg)")
+    p.add_argument("--stream", action="append", metavar="SRC[:PORT]",
+                   help="stream(s) to show, by producing node id (default: every scanner's "
+                   "coordinate output)")
+    p.add_argument("--timeline", metavar="FILE",
+                   help="also write the activity timeline to FILE (default: beside -o)")
+    p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser("tensor", help="load a tensor and print its fibertree level arrays",
+                       description="Load a tensor (a .mtx/.tns/.npy file, or the name of a "
+                       "shipped matrix such as west0479) in a chosen format and print its level "
+                       "arrays and a summary.")
+    p.add_argument("source", help="file path or shipped data name (see `sam-sim data`)")
     p.add_argument("-f", "--format", default=None,
                    help="level formats and mode order, e.g. ss01 (DCSR, default), ds (CSR), "
                    "ss:1,0 (DCSC)")
+    p.add_argument("--zero-based", action="store_true", help=".tns file with 0-based indices")
+    p.add_argument("--shape", help="shape of a .tns tensor, e.g. 10x20x30")
     p.set_defaults(func=_cmd_tensor)
+
+    p = sub.add_parser("data", help="list the shipped matrices and tensors")
+    p.set_defaults(func=_cmd_data)
     return parser
 
 
@@ -41,12 +235,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     try:
         return args.func(args)
     except ToolkitError as err:
         print(f"sam-sim: error: {err}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("sam-sim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. piped into `head`
+        sys.stderr.close()
+        return 0
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"sam-sim: error: {where}{err.strerror or err}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -194,3 +194,7 @@ class LevelScanner(Block):
         elif isinstance(level, DenseLevel):
             mem.m[0] = np.zeros(1, np.int64)
         return mem
+
+    def label(self) -> str:
+        fmt = self.attrs.get("format", "compressed")
+        return f"scan {self.attrs.get('index', '')}: {self.tensor}{self.attrs.get('mode')} ({fmt})"

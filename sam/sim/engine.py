@@ -78,6 +78,7 @@ class BlockStats:
     busy: int
     idle: int
     stalled: int
+    started: int  # cycle of its first firing
     finished: int  # cycle after its last firing
 
     def utilisation(self, cycles: int) -> float:
@@ -240,9 +241,12 @@ class Simulation:
     def run(
         self,
         engine: str = "reference",
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> SimResult:
-        """Run to completion (or Ctrl-C: partial statistics, ``interrupted`` set)."""
+        """Run to completion (or Ctrl-C: partial statistics, ``interrupted`` set).
+
+        ``progress`` is called now and then with the number of tokens emitted so far.
+        """
         if engine not in ("reference", "fast"):
             raise SimulationError(f"unknown engine {engine!r}; use reference or fast")
         fns = {
@@ -273,7 +277,7 @@ class Simulation:
                         progressed = True
                 pending = [bid for bid in pending if not self.runs[bid].done]
                 if progress is not None:
-                    progress(len(self.order) - len(pending), len(self.order))
+                    progress(int(self.wires.count.sum()))
                 if pending and not progressed:
                     if buf_full:
                         self.wires = W.grow(self.wires)
@@ -351,7 +355,8 @@ class Simulation:
                         tout[name] += int(w.count[c, k])
             stats[bid] = BlockStats(
                 bid, run.block.dot_type, run.block.label(), run.block.family, tin, tout,
-                int(run.st[W.BUSY]), int(run.st[W.IDLE]), int(run.st[W.STALL]), int(run.st[W.T]),
+                int(run.st[W.BUSY]), int(run.st[W.IDLE]), int(run.st[W.STALL]),
+                int(run.st[W.FIRST_T]), int(run.st[W.T]),
             )
         streams = []
         for ch in self.channels:
@@ -373,7 +378,7 @@ def simulate(
     engine: str = "reference",
     fifo_depth: int | None = None,
     latencies: Mapping[str, int] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> SimResult:
     """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring."""
     if fifo_depth is not None and fifo_depth < 1:

@@ -35,6 +35,7 @@ from sam.sim.wires import (
     ERR_DATA,
     ERR_KIND,
     ERR_PORT,
+    FIRST_T,
     IDLE,
     LAT,
     RC_BUF,
@@ -132,6 +133,8 @@ def waiting_input():
 @register_jitable
 def fire(st, t_in, t_out):
     """Account one firing: idle until the inputs came, stalled until the outputs had room."""
+    if st[BUSY] == 0:
+        st[FIRST_T] = t_out
     st[IDLE] += t_in - st[T]
     st[STALL] += t_out - t_in
     st[BUSY] += 1

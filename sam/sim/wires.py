@@ -60,6 +60,7 @@ ERR_KIND = 8
 ERR_DATA = 9
 ERR_PORT = 10
 DONE_T = 11  # cycle in which the block consumed its done token
+FIRST_T = 12  # cycle of the block's first firing
 P = 16  # first block-specific slot
 STATE_SLOTS = 48
 

@@ -1,0 +1,248 @@
+"""Bind a graph's input tensors from command-line specs (``-t B=west0479.mtx``).
+
+A spec is one of:
+
+* a file (``.mtx``, ``.tns``, ``.npy`` dense array, ``.npz`` scipy sparse) or a shipped data name
+  (``west0479``, ``splatt-small``);
+* a number, for a scalar (``-t b=2.5``);
+* ``random:DENSITY[:SEED[:SHAPE]]``: uniform random nonzeros (``SHAPE`` like ``100x200``; by
+  default each mode takes the size of its index variable from the other operands);
+* ``runs:RUN[:NNZ[:SEED[:SIZE]]]`` / ``blocks:BLOCK[:NNZ[:SEED[:SIZE]]]``: the SAM paper's vector
+  pairs (Sec. 6.3, Figure 17); the first tensor bound to a spec gets ``b``, the second ``c``;
+* another bound tensor, ``B``, or its transpose, ``B^T`` / ``transpose(B)``.
+
+Every tensor is stored in the format the graph's comment gives it, and the sizes of shared index
+variables must agree; anything else is one clear :class:`BindError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+from formats.errors import ToolkitError
+from formats.format import Format
+from formats.io import load_tensor
+from formats.synthetic import blocks, random_tensor, runs
+from formats.tensor import Tensor
+from sam.graph.model import Graph
+from sam.graph.validate import input_tensors
+
+
+class BindError(ToolkitError):
+    """A tensor binding that cannot be satisfied."""
+
+
+def index_modes(graph: Graph) -> dict[str, dict[int, str]]:
+    """tensor -> {mode: index variable}, read off the graph's scanners and writers."""
+    modes: dict[str, dict[int, str]] = {}
+    for block in graph.blocks.values():
+        var = block.attrs.get("index")
+        mode = block.attrs.get("mode", "")
+        if block.tensor and var and mode.isdigit():
+            modes.setdefault(block.tensor, {}).setdefault(int(mode), var)
+    return modes
+
+
+def parse_bindings(items: list[str]) -> dict[str, str]:
+    """``["B=west0479.mtx", "c=random:0.1"]`` -> {"B": "west0479.mtx", ...}."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", name.strip()) or not spec:
+            raise BindError(f"tensor binding {item!r}: write NAME=SPEC, e.g. -t B=west0479.mtx")
+        if name.strip() in out:
+            raise BindError(f"tensor {name.strip()} is bound twice")
+        out[name.strip()] = spec.strip()
+    return out
+
+
+def _synthetic_kind(spec: str) -> str | None:
+    head = spec.split(":", 1)[0]
+    return head if head in ("random", "runs", "blocks") else None
+
+
+def _derived(spec: str) -> tuple[str, bool] | None:
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z_0-9]*)(\^T)?", spec) or re.fullmatch(
+        r"transpose\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*\)", spec)
+    if m is None:
+        return None
+    transposed = spec.endswith("^T") or spec.startswith("transpose")
+    return m.group(1), transposed
+
+
+def _number(spec: str) -> float | None:
+    try:
+        return float(spec)
+    except ValueError:
+        return None
+
+
+def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> dict[str, Tensor]:
+    """Resolve every spec to a tensor in the graph's format (see module docstring)."""
+    needed = input_tensors(graph)
+    extra = [n for n in specs if n not in needed]
+    if extra:
+        raise BindError(
+            f"tensor {extra[0]} is not read by the graph (it reads: {', '.join(needed)})"
+        )
+    missing = [n for n in needed if n not in specs]
+    if missing:
+        raise BindError(
+            f"the graph reads tensor {missing[0]} but it is not bound; add -t {missing[0]}=..."
+        )
+    modes = index_modes(graph)
+    orders = {n: (graph.formats[n].order if n in graph.formats else
+                  (max(modes.get(n, {-1: ""})) + 1)) for n in needed}
+    out: dict[str, Tensor] = {}
+
+    def fmt_of(name: str) -> Format | None:
+        return graph.formats.get(name)
+
+    def finish(name: str, tensor: Tensor) -> None:
+        if tensor.order != orders[name]:
+            raise BindError(
+                f"{name} is bound to a tensor of order {tensor.order} (shape "
+                f"{'x'.join(map(str, tensor.shape)) or 'scalar'}) but the graph uses it as an "
+                f"order-{orders[name]} tensor"
+            )
+        fmt = fmt_of(name)
+        tensor = tensor.with_format(fmt) if fmt is not None and fmt != tensor.format else tensor
+        tensor.name = name
+        out[name] = tensor
+
+    # 1. files, shipped names and numbers
+    for name in needed:
+        spec = specs[name]
+        if _synthetic_kind(spec) or (_derived(spec) and _derived(spec)[0] in specs):
+            continue
+        value = _number(spec)
+        if value is not None:
+            finish(name, Tensor.scalar(value, name))
+        else:
+            finish(name, load_tensor(spec, fmt_of(name)))
+    # 2. tensors derived from others
+    for name in needed:
+        spec = specs[name]
+        d = _derived(spec)
+        if name in out or d is None or d[0] not in specs:
+            continue
+        src, transposed = d
+        if src not in out:
+            raise BindError(f"{name}={spec}: {src} must be bound to a file or number")
+        tensor = out[src]
+        if transposed:
+            if tensor.order != 2:
+                raise BindError(f"{name}={spec}: only matrices can be transposed, {src} has "
+                                f"order {tensor.order}")
+            coords, vals = tensor.to_coo()
+            tensor = Tensor.from_coo(coords[:, ::-1], vals, tensor.shape[::-1], None)
+        finish(name, tensor)
+    # 3. synthetic tensors, sized by their index variables
+    sizes = _index_sizes(out, modes)
+    pairs: dict[str, list[Tensor]] = {}
+    for name in needed:
+        if name in out:
+            continue
+        spec = specs[name]
+        kind = _synthetic_kind(spec)
+        parts = spec.split(":")[1:]
+        if kind == "random":
+            finish(name, _random(name, parts, orders[name], modes.get(name, {}), sizes, seed))
+        else:
+            key = spec
+            if key not in pairs:
+                pairs[key] = list(_pair(name, kind, parts, modes.get(name, {}), sizes, seed))
+            if not pairs[key]:
+                raise BindError(f"{kind} spec {spec!r} makes a pair of vectors; bind it to at "
+                                "most two tensors")
+            finish(name, pairs[key].pop(0))
+    check_sizes(out, modes)
+    return out
+
+
+def _index_sizes(tensors: Mapping[str, Tensor], modes: dict[str, dict[int, str]]
+                 ) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for name, tensor in tensors.items():
+        for mode, var in modes.get(name, {}).items():
+            if mode < tensor.order:
+                sizes.setdefault(var, tensor.shape[mode])
+    return sizes
+
+
+def check_sizes(tensors: Mapping[str, Tensor], modes: dict[str, dict[int, str]]) -> None:
+    """Raise when two tensors give one index variable different sizes."""
+    seen: dict[str, tuple[int, str, int]] = {}
+    for name, tensor in tensors.items():
+        for mode, var in sorted(modes.get(name, {}).items()):
+            if mode >= tensor.order:
+                continue
+            size = tensor.shape[mode]
+            if var in seen and seen[var][0] != size:
+                n0, t0, m0 = seen[var]
+                raise BindError(
+                    f"index {var} has size {n0} in {t0} (mode {m0}) but {size} in {name} "
+                    f"(mode {mode}); the shapes do not fit the expression"
+                )
+            seen.setdefault(var, (size, name, mode))
+
+
+def _shape_for(name: str, order: int, modes: dict[int, str], sizes: dict[str, int],
+               given: str | None) -> tuple[int, ...]:
+    if given:
+        try:
+            shape = tuple(int(x) for x in given.lower().split("x"))
+        except ValueError:
+            raise BindError(f"{name}: shape {given!r} must look like 100x200") from None
+        if len(shape) != order:
+            raise BindError(f"{name}: shape {given} has {len(shape)} dimension(s), the graph "
+                            f"uses {name} with {order}")
+        return shape
+    shape = []
+    for mode in range(order):
+        var = modes.get(mode)
+        if var not in sizes:
+            raise BindError(
+                f"cannot tell the size of mode {mode} (index {var}) of {name} from the other "
+                f"tensors; give a shape, e.g. {name}=random:0.1:0:" + "x".join(["100"] * order)
+            )
+        shape.append(sizes[var])
+    return tuple(shape)
+
+
+def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
+            sizes: dict[str, int], seed: int) -> Tensor:
+    if not parts or len(parts) > 3:
+        raise BindError(f"{name}: write random:DENSITY[:SEED[:SHAPE]], e.g. random:0.1:7")
+    try:
+        density = float(parts[0])
+        rseed = int(parts[1]) if len(parts) > 1 and parts[1] else seed
+    except ValueError:
+        raise BindError(f"{name}: random:{':'.join(parts)}: DENSITY is a number in [0, 1] and "
+                        "SEED an integer") from None
+    if not 0.0 <= density <= 1.0:
+        raise BindError(f"{name}: density {density} is not in [0, 1]")
+    shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
+    return random_tensor(shape, density, rseed, name=name)
+
+
+def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: dict[str, int],
+          seed: int) -> tuple[Tensor, Tensor]:
+    usage = f"{kind}:LENGTH[:NNZ[:SEED[:SIZE]]], e.g. {kind}:8:400:0:2000"
+    try:
+        length = int(parts[0])
+        size = int(parts[3]) if len(parts) > 3 else _shape_for(name, 1, modes, sizes, None)[0]
+        nnz = int(parts[1]) if len(parts) > 1 and parts[1] else max(1, size // 5)
+        pseed = int(parts[2]) if len(parts) > 2 and parts[2] else seed
+    except (ValueError, IndexError):
+        raise BindError(f"{name}: write {usage}") from None
+    make = runs if kind == "runs" else blocks
+    return make(size, nnz, length, pseed)
+
+
+def dense_operands(tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+    """Dense numpy copies (for checking small results)."""
+    return {name: t.to_dense() for name, t in tensors.items()}

@@ -1,0 +1,132 @@
+"""Simulation reports: the text table ``sam-sim run`` prints and the JSON it writes.
+
+The JSON report is what ``sam-sim draw --stats`` and ``sam-sim plot`` read back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from formats.errors import ToolkitError
+from formats.tensor import Tensor
+from sam.sim.engine import SimResult
+from sam.sim.tokens import KIND_NAMES
+
+REPORT_VERSION = 1
+
+
+def tensor_summary(t: Tensor, source: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"shape": list(t.shape), "format": str(t.format), "nnz": t.nnz,
+                           "stored": int(len(t.vals))}
+    if source is not None:
+        out["source"] = source
+    return out
+
+
+def build_report(
+    result: SimResult,
+    *,
+    graph_path: str,
+    expression: str | None,
+    inputs: Mapping[str, Tensor],
+    sources: Mapping[str, str],
+    latencies: Mapping[str, int] | None = None,
+    check: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A JSON-ready dict with every figure ``sam-sim run`` prints."""
+    wall = result.wall_time
+    return {
+        "version": REPORT_VERSION,
+        "graph": graph_path,
+        "expression": expression,
+        "engine": result.engine,
+        "fifo_depth": result.fifo_depth,
+        "latencies": dict(latencies or {}),
+        "interrupted": result.interrupted,
+        "cycles": result.cycles,
+        "wall_time_s": wall,
+        "tokens": result.tokens,
+        "tokens_per_s": result.tokens / wall if wall > 0 else None,
+        "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
+        "outputs": {n: tensor_summary(t) for n, t in result.outputs.items()},
+        "check": check,
+        "notes": list(result.notes),
+        "blocks": [
+            {
+                "id": b.id, "type": b.type, "label": b.label, "family": b.family,
+                "tokens_in": b.tokens_in, "tokens_out": b.tokens_out,
+                "busy": b.busy, "idle": b.idle, "stalled": b.stalled,
+                "started": b.started, "finished": b.finished,
+                "utilisation": b.utilisation(result.cycles),
+            }
+            for b in result.blocks.values()
+        ],
+        "streams": [
+            {"src": s.src, "src_port": s.src_port, "dst": s.dst, "dst_port": s.dst_port,
+             "kind": s.kind, "tokens": s.tokens}
+            for s in result.streams
+        ],
+    }
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """Read a JSON report written by ``sam-sim run --json``."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as err:
+        raise ToolkitError(f"{path}: cannot read report ({err.strerror or err})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ToolkitError(f"{path}: not a JSON report ({err})") from None
+    if not isinstance(data, dict) or "blocks" not in data or "streams" not in data:
+        raise ToolkitError(f"{path}: not a sam-sim report (write one with sam-sim run --json)")
+    return data
+
+
+def _fmt_count(n: int) -> str:
+    return f"{n:,}"
+
+
+def format_text(report: Mapping[str, Any]) -> str:
+    """The human-readable report: summary lines, then one table row per block."""
+    lines = []
+    for name, t in report["outputs"].items():
+        shape = "x".join(map(str, t["shape"])) or "scalar"
+        lines.append(f"result {name}: shape {shape}, {_fmt_count(t['nnz'])} nonzeros "
+                     f"(format {t['format']})")
+    rate = report["tokens_per_s"]
+    lines.append(f"cycles: {_fmt_count(report['cycles'])}")
+    lines.append(
+        f"wall time: {report['wall_time_s']:.3f} s ({report['engine']} engine), "
+        f"{_fmt_count(report['tokens'])} tokens"
+        + (f", {rate / 1e6:.2f} M tokens/s" if rate else "")
+    )
+    if report.get("fifo_depth"):
+        lines.append(f"FIFO depth: {report['fifo_depth']}")
+    if report.get("interrupted"):
+        lines.append("INTERRUPTED: statistics are partial")
+    header = ["id", "block", *[f"in:{k}" for k in KIND_NAMES], *[f"out:{k}" for k in KIND_NAMES],
+              "busy", "idle", "stalled", "util%"]
+    rows = [header]
+    for b in report["blocks"]:
+        rows.append([
+            b["id"], b["label"],
+            *[_fmt_count(b["tokens_in"][k]) for k in KIND_NAMES],
+            *[_fmt_count(b["tokens_out"][k]) for k in KIND_NAMES],
+            _fmt_count(b["busy"]), _fmt_count(b["idle"]), _fmt_count(b["stalled"]),
+            f"{100 * b['utilisation']:.1f}",
+        ])
+    widths = [max(len(str(r[c])) for r in rows) for c in range(len(header))]
+    lines.append("")
+    for k, row in enumerate(rows):
+        cells = [str(v).ljust(widths[c]) if c < 2 else str(v).rjust(widths[c])
+                 for c, v in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    if report.get("check"):
+        lines.append("")
+        lines.append(report["check"]["line"])
+    return "\n".join(lines)
