@@ -134,17 +134,21 @@ def stream(tokens: Sequence) -> str:
     return format_stream(tokens)
 
 
-def trees(levels: int, *, max_fiber: int = 3, max_crd: int = 8, leaf=None):
+def trees(levels: int, *, max_fiber: int = 3, max_crd: int = 8, leaf=None,
+          empty_above: bool = True):
     """Hypothesis strategy: random fibertrees with ``levels`` coordinate levels (sorted, unique
-    coordinates per fiber; empty fibers at any level), leaves drawn from ``leaf``."""
+    coordinates per fiber; empty fibers at any level, or only at the last level when not
+    ``empty_above``), leaves drawn from ``leaf``."""
     from hypothesis import strategies as st
 
     leaf = leaf if leaf is not None else st.integers(-3, 5).map(float)
 
     def fiber(k: int):
         child = leaf if k == levels - 1 else fiber(k + 1)
-        return st.lists(st.tuples(st.integers(0, max_crd), child), max_size=max_fiber,
-                        unique_by=lambda t: t[0]).map(lambda f: sorted(f, key=lambda t: t[0]))
+        least = 0 if empty_above or k == levels - 1 else 1
+        return st.lists(st.tuples(st.integers(0, max_crd), child), min_size=least,
+                        max_size=max_fiber, unique_by=lambda t: t[0]).map(
+                            lambda f: sorted(f, key=lambda t: t[0]))
 
     return fiber(0)
 
