@@ -25,7 +25,10 @@ block's int64/float64 memories (level arrays, value arrays, accumulator buffers)
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from numba.extending import register_jitable
 
@@ -56,6 +59,29 @@ from sam.sim.wires import (
 NOT_YET = -1
 
 
+def cache_dir() -> str:
+    """Where compiled kernels are cached: one directory per version of the kernel sources.
+
+    numba only notices changes to a kernel's own file, not to the helpers it inlines, so the
+    cache is keyed on a hash of every source file kernels are built from. ``SAM_CACHE_DIR``
+    overrides the base directory (default ``~/.cache/sam-toolkit``).
+    """
+    global _CACHE_DIR
+    if _CACHE_DIR is None:
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for src in sorted([*root.glob("sim/*.py"), *root.glob("blocks/*.py")]):
+            digest.update(src.name.encode())
+            digest.update(src.read_bytes())
+        base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
+            os.path.expanduser("~"), ".cache", "sam-toolkit")
+        _CACHE_DIR = os.path.join(base, "numba-" + digest.hexdigest()[:16])
+    return _CACHE_DIR
+
+
+_CACHE_DIR: str | None = None
+
+
 class Kernel:
     """A block kernel with its plain-Python and numba-compiled forms."""
 
@@ -71,6 +97,7 @@ class Kernel:
         if self._jit is None:
             import numba
 
+            numba.config.CACHE_DIR = cache_dir()
             self._jit = numba.njit(cache=True, boundscheck=False, nogil=True)(self.py)
         return self._jit
 

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Benchmark the simulator: wall time, token events per second and peak memory, per kernel.
+
+Every case runs in a fresh (cold) Python process, as a user would run ``sam-sim run``: loading
+the data, building the graph, simulating, and checking the result against scipy. The numba JIT
+cost (compiling the block kernels, or loading them from the on-disk cache) is measured in a
+separate warm-up step and reported on its own line.
+
+    python scripts/bench_sim.py             # the issue's targets, all shipped matrices, sweep
+    python scripts/bench_sim.py --quick     # a short subset
+    python scripts/bench_sim.py --engine reference --quick
+
+Columns: kernel, data, tokens (emitted by all blocks), cycles, wall (whole process: load,
+simulate, check), sim (simulation alone), token events/s (tokens / sim), peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KERNELS = {
+    "spmspm_ikj": ("X(i,j)=B(i,k)*C(k,j)", None, "ikj"),
+    "spmv": ("x(i)=B(i,j)*c(j)", None, None),
+    "elemadd": ("X(i,j)=B(i,j)+C(i,j)", None, None),
+}
+
+CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import custard
+from formats.io import load_tensor
+from formats.synthetic import random_tensor
+from formats.tensor import Tensor
+from sam.check import compare, expected
+from sam.sim.engine import simulate
+kernel, data, engine, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+expr, fmts, order = json.loads(sys.argv[5])
+if data.startswith("random:"):
+    _, n, density = data.split(":")
+    B = random_tensor((int(n), int(n)), float(density), seed)
+else:
+    B = load_tensor(data)
+if kernel == "spmv":
+    c = random_tensor((B.shape[1],), 0.5, seed)
+    tensors = {"B": B, "c": c}
+elif kernel == "elemadd":
+    coords, vals = B.to_coo()
+    C = Tensor.from_coo(coords[:, ::-1], vals, B.shape[::-1]) if B.shape[0] == B.shape[1] else B
+    tensors = {"B": B, "C": C}
+else:
+    coords, vals = B.to_coo()
+    C = B if B.shape[0] == B.shape[1] else Tensor.from_coo(coords[:, ::-1], vals, B.shape[::-1])
+    tensors = {"B": B, "C": C}
+graph = custard.compile(expr, fmts, order)
+t1 = time.perf_counter()
+r = simulate(graph, tensors, engine=engine)
+t2 = time.perf_counter()
+out = next(iter(r.outputs.values()))
+ok = compare(out, expected(expr, tensors)).passed
+t3 = time.perf_counter()
+print(json.dumps({"tokens": r.tokens, "cycles": r.cycles, "sim": t2 - t1, "load": t1 - t0,
+                  "check": t3 - t2, "passed": ok}))
+"""
+
+WARMUP = r"""
+import time
+t0 = time.perf_counter()
+import custard
+from formats.synthetic import random_tensor
+from sam.sim.engine import simulate
+B = random_tensor((4, 4), 0.5, 0)
+for expr, order in (("X(i,j)=B(i,k)*C(k,j)", "ikj"), ("x(i)=B(i,j)*c(j)", None),
+                    ("X(i,j)=B(i,j)+C(i,j)", None)):
+    g = custard.compile(expr, None, order)
+    t = {"B": B, "C": B, "c": random_tensor((4,), 0.5, 0)}
+    simulate(g, {k: v for k, v in t.items() if k in g.formats}, engine="fast")
+print(time.perf_counter() - t0)
+"""
+
+
+def run_child(code: str, args: list[str]) -> tuple[str, float, int]:
+    """Run ``code`` in a fresh interpreter; return stdout, wall seconds, peak RSS in bytes."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    out = proc.stdout.read() if proc.stdout else ""
+    err = proc.stderr.read() if proc.stderr else ""
+    if status != 0:
+        raise SystemExit(f"benchmark child failed: {' '.join(args[:2])}\n{err}")
+    return out, wall, usage.ru_maxrss * 1024
+
+
+WIDTHS = [10, 24, 13, 12, 7, 7, 9, 7, 5]
+
+
+def fmt_row(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
+                     enumerate(zip(cells, widths, strict=True)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    parser.add_argument("--quick", action="store_true", help="a short subset")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    sys.path.insert(0, str(ROOT))
+    from formats import data
+
+    if args.engine == "fast":
+        out, wall, _ = run_child(WARMUP, [])
+        print(f"JIT warm-up (compile or load the block kernels from the on-disk cache, in a "
+              f"cold process): {float(out):.2f} s of {wall:.2f} s total\n")
+
+    matrices = [n for n in data.names() if data.path(n).suffix == ".mtx"]
+    cases: list[tuple[str, str]] = []
+    if args.engine == "reference":
+        cases = [("spmspm_ikj", "bcsstm02"), ("spmspm_ikj", "LFAT5"), ("spmv", "west0479"),
+                 ("elemadd", "west0479")]
+    elif args.quick:
+        cases = [("spmspm_ikj", "bcsstk13"), ("spmv", "west0479"), ("elemadd", "west0479")]
+    else:
+        cases = [("spmspm_ikj", "bcsstk13"), ("spmspm_ikj", "pushpull")]
+        cases += [("spmv", m) for m in matrices] + [("elemadd", m) for m in matrices]
+        cases += [("spmspm_ikj", f"random:{n}:0.01") for n in (500, 1000, 2000, 4000)]
+
+    header = ["kernel", "data", "tokens", "cycles", "wall s", "sim s", "tok/s (M)",
+              "peak MB", "check"]
+    rows = []
+    for kernel, dataset in cases:
+        expr, fmts, order = KERNELS[kernel]
+        out, wall, rss = run_child(CHILD, [kernel, dataset, args.engine, str(args.seed),
+                                          json.dumps([expr, fmts, order])])
+        res = json.loads(out.strip().splitlines()[-1])
+        rate = res["tokens"] / res["sim"] / 1e6 if res["sim"] > 0 else 0.0
+        row = [kernel, dataset, f"{res['tokens']:,}", f"{res['cycles']:,}", f"{wall:.2f}",
+               f"{res['sim']:.2f}", f"{rate:.1f}", f"{rss / 2**20:.0f}",
+               "PASS" if res["passed"] else "FAIL"]
+        rows.append(row)
+        if len(rows) == 1:
+            print(fmt_row(header, WIDTHS))
+        print(fmt_row(row, WIDTHS), flush=True)
+    return 0 if all(r[-1] == "PASS" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
