@@ -26,7 +26,7 @@ from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
 
-FMT, SIZE, NPAR = P, P + 1, P + 2  # NPAR: positions of the parent level
+FMT, SIZE = P, P + 1
 ERR_ALIGN, ERR_RANGE = 1, 2
 
 
@@ -60,7 +60,7 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             p = 0 if cp < 0 else hdata(w, cp)
             if pk == DATA:
                 if st[FMT] == 1:
-                    if p < 0 or p >= st[NPAR]:
+                    if p < 0:  # a dense level is a counter: any p >= 0 names fiber p
                         return fail(st, ERR_RANGE, w, cp, 2)
                     if 0 <= c < st[SIZE]:
                         found = p * st[SIZE] + c
@@ -144,11 +144,7 @@ class Locator(Block):
 
     def params(self, tensors) -> list[int]:
         level = self._level(tensors)
-        tensor = tensors[self.tensor]
-        n_parents = 1
-        for above in tensor.levels[: tensor.format.level_of_mode(int(self.attrs["mode"]))]:
-            n_parents = above.num_positions(n_parents)
-        return [0 if isinstance(level, CompressedLevel) else 1, level.size, n_parents]
+        return [0 if isinstance(level, CompressedLevel) else 1, level.size]
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         level = self._level(tensors)

@@ -26,7 +26,6 @@ from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, po
 
 # Parameters and state (st[P + k]).
 FMT, SIZE, POS, END, BASE, PHASE = P, P + 1, P + 2, P + 3, P + 4, P + 5
-NPAR = P + 6  # positions of the parent level (a dense level's fibers)
 COMPRESSED, DENSE = 0, 1
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
 
@@ -68,7 +67,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
                         return fail(st, ERR_RANGE, w, cin, 0)
                     start, end = seg[r], seg[r + 1]
                 else:
-                    if r < 0 or r >= st[NPAR]:
+                    if r < 0:  # a dense level is a counter: any r >= 0 names fiber r
                         return fail(st, ERR_RANGE, w, cin, 0)
                     start, end = r * st[SIZE], r * st[SIZE] + st[SIZE]
             if start == end:
@@ -171,14 +170,7 @@ class LevelScanner(Block):
         tensor = tensors[self.tensor]
         level = self.level_of(tensor)
         size = level.size
-        n_parents = 1
-        for above in tensor.levels[: tensor.format.level_of_mode(self.mode)]:
-            n_parents = above.num_positions(n_parents)
-        if fmt == "dense" and isinstance(level, CompressedLevel):
-            # Iterating a mode's whole range (Custard's dense iteration of a broadcast sum): the
-            # references it emits are not positions of the stored level and are not used.
-            n_parents = 1 << 62
-        return [COMPRESSED if fmt == "compressed" else DENSE, size, 0, 0, 0, NEED_REF, n_parents]
+        return [COMPRESSED if fmt == "compressed" else DENSE, size, 0, 0, 0, NEED_REF]
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         level = self.level_of(tensors[self.tensor])
