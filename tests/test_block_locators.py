@@ -145,7 +145,6 @@ def test_multi_level_stops():
          "not aligned"),
         ({"crd": "0, S0, D", "ref:in": "0, D", "ref:parent": "0, S0, D"}, "not aligned"),
         ({"crd": "N, S0, D"}, "not aligned"),
-        ({"crd": "0, 1, S0, D", "ref:parent": "3, 0, S0, D"}, "out of range"),
         ({"crd": "0, S0, D", "ref:parent": "-1, S0, D"}, "out of range"),
     ],
 )
@@ -154,6 +153,17 @@ def test_malformed(ins, message, letters):
     tensors = {"C": Tensor.from_dense(FIG1[:3], letters)}
     with pytest.raises(SimulationError, match=message):
         bench(locator("C", 1), ins, tensors)
+
+
+def test_compressed_parent_out_of_range():
+    """A compressed level has one fiber per parent position; a dense one is a counter (any
+    parent p >= 0 names positions p*N + c)."""
+    with pytest.raises(SimulationError, match="out of range"):
+        bench(locator("C", 1), {"crd": "0, 1, S0, D", "ref:parent": "3, 0, S0, D"},
+              {"C": Tensor.from_dense(FIG1[:3], "ss01")})
+    out = bench(locator("C", 1), {"crd": "0, 1, S0, D", "ref:parent": "3, 0, S0, D"},
+                {"C": Tensor.from_dense(FIG1[:3], "dd01")})
+    assert out["ref:out-C"] == "12, 1, S0, D"
 
 
 def test_configuration_errors():
@@ -213,5 +223,5 @@ def test_fast_engine_agrees():
     same_on_both_engines(lambda: locator("C", 1), ins, dense)
     same_on_both_engines(lambda: locator("C", 0), {"crd": "0, 3, 4, -1, S0, D"}, dense)
     with pytest.raises(SimulationError):
-        bench(locator("C", 1), {"crd": "0, S0, D", "ref:parent": "4, S0, D"}, dense,
+        bench(locator("C", 1), {"crd": "0, S0, D", "ref:parent": "-4, S0, D"}, dense,
               engine="fast")
