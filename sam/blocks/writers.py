@@ -1,10 +1,13 @@
 """Level writers (SAM paper Def. 3.8, Sec. 3.7): store result streams back to memory.
 
 A coordinate level writer appends each coordinate to its coordinate array and closes a fiber
-(appends to its segment array) at each stop token; a value writer appends each value (an empty
-token ``N`` stores 0). Both generate their references internally, in order. One token per
-cycle; the cycle in which a writer takes its done token ends the simulation when it is the
-last writer to do so.
+(appends to its segment array) at each stop token, except a stop ``Sn`` (n >= 1) that directly
+follows a stop of level >= 1 or starts the stream: that one marks an *empty outer fiber* (as a
+coordinate dropper emits, Figure 8), which holds no fiber of this level. (A stream cannot tell
+that apart from an outer fiber holding a single empty fiber; writers take cleaned streams,
+Sec. 3.7.) A value writer appends each value (an empty token ``N`` stores 0). Both generate
+their references internally, in order. One token per cycle; the cycle in which a writer takes
+its done token ends the simulation when it is the last writer to do so.
 
 The simulator reads the recorded arrays back as a compressed fibertree and converts it to the
 output tensor's format (dense levels included), see :mod:`sam.sim.assemble`.
@@ -23,6 +26,7 @@ from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop
 
 NCRD, NSEG = P, P + 1
+LAST = P + 2  # level of the previous token if a stop, -1 after a coordinate (start: 1)
 ERR_EMPTY = 1
 
 
@@ -41,12 +45,16 @@ def write_crd(w, st, fst, ins, optr, ochan, crd, seg, m2, m3, f0, f1):
                 return need_memory(st, 0)
             crd[n] = hdata(w, c)
             st[NCRD] = n + 1
+            st[LAST] = -1
         elif k == STOP:
-            n = st[NSEG]
-            if n >= seg.shape[0]:
-                return need_memory(st, 1)
-            seg[n] = st[NCRD]
-            st[NSEG] = n + 1
+            level = hdata(w, c)
+            if level == 0 or st[LAST] < 1:  # else: an empty outer fiber, no fiber here
+                n = st[NSEG]
+                if n >= seg.shape[0]:
+                    return need_memory(st, 1)
+                seg[n] = st[NCRD]
+                st[NSEG] = n + 1
+            st[LAST] = level
         elif k == EMPTY:
             return fail(st, ERR_EMPTY, w, c, 0)
         fire(st, t_in, t_in)
@@ -110,7 +118,7 @@ class LevelWriter(Block):
         return [Port("val" if self.writes_values else "crd")]
 
     def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
-        return [0, 1]  # no coordinates yet; seg starts with its leading 0
+        return [0, 1, 1]  # no coordinates yet; seg starts with its leading 0; stream start
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         mem = Memories()
