@@ -149,13 +149,26 @@ def _sort_points(pts, vals, npts, n, opts, ovals):
     return m
 
 
+@register_jitable
+def _sort_distinct(pts, vals, npts, where, opts, ovals):
+    """Order 1: the group's distinct coordinates (already summed) sorted; clears ``where``."""
+    perm = np.argsort(pts[:npts], kind="mergesort")
+    for q in range(npts):
+        p = perm[q]
+        opts[q] = pts[p]
+        ovals[q] = vals[p]
+        where[pts[p]] = 0
+    return npts
+
+
 @kernel
-def accumulate(w, st, fst, ins, optr, ochan, pts, opts, m2, m3, vals, ovals):
+def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
     """Order-n reducer (n = 1, 2, 3): see module docstring.
 
     Inputs: 0 values, 1+d coordinates of kept level d (d = 0 innermost), then ignored streams.
     Outputs: 0 values, 1+d coordinates of level d. Memories: the group's points (n coordinates
-    each) and values, and the sorted, summed group.
+    each) and values, and the sorted, summed group; for n = 1 the points are the distinct
+    coordinates, summed on arrival through ``where`` (coordinate -> 1 + point index).
     """
     n = st[A_N]
     keep = st[A_MODE] == 1
@@ -248,11 +261,24 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, m2, m3, vals, ovals):
                 npts = st[A_NPTS]
                 if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
                     return need_memory(st, 0)
-                st[A_CUR] = x
-                for d in range(n):
-                    pts[npts * n + d] = st[A_CUR + d]
-                vals[npts] = hval(w, cv) if kv == DATA else 0.0
-                st[A_NPTS] = npts + 1
+                v = hval(w, cv) if kv == DATA else 0.0
+                if n == 1:
+                    # Vector reducer: a dense index of the group's distinct coordinates.
+                    if x >= where.shape[0]:
+                        return need_memory(st, 2)
+                    if where[x] == 0:
+                        where[x] = npts + 1
+                        pts[npts] = x
+                        vals[npts] = v
+                        st[A_NPTS] = npts + 1
+                    else:
+                        vals[where[x] - 1] += v
+                else:
+                    st[A_CUR] = x
+                    for d in range(n):
+                        pts[npts * n + d] = st[A_CUR + d]
+                    vals[npts] = v
+                    st[A_NPTS] = npts + 1
                 fire(st, t_in, t_in)
                 pop(w, cv, t_in)
             else:
@@ -340,7 +366,10 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, m2, m3, vals, ovals):
         st[A_FRESH] = 1 << (n - 1)
         if top_stop >= 1:
             # The reduced level's fiber is over: the group is complete.
-            m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
+            if n == 1:
+                m = _sort_distinct(pts, vals, st[A_NPTS], where, opts, ovals)
+            else:
+                m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
             st[A_M] = m
             st[A_K] = 0
             st[A_STOPS] = 0
@@ -451,11 +480,15 @@ class SparseAccumulator(Block):
         mem = Memories()
         mem.m[0] = np.zeros(64 * self.order, np.int64)
         mem.m[1] = np.zeros(64 * self.order, np.int64)
+        mem.m[2] = np.zeros(64, np.int64)
         mem.f = [np.zeros(64, np.float64), np.zeros(64, np.float64)]
         return mem
 
     def grow_memory(self, mem: Memories, which: int) -> None:
-        """The point store and the sorted store grow together."""
+        """The point store and the sorted store grow together; the coordinate index alone."""
+        if which == 2:
+            mem.grow(2)
+            return
         for k in (0, 1, 4, 5):
             mem.grow(k)
 
