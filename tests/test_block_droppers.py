@@ -137,3 +137,51 @@ def test_fast_engine_agrees():
         same_on_both_engines(dropper, {"crd:i": outer, "crd:in-j": inner})
     with pytest.raises(SimulationError):
         drop("0, S0, D", "1, S0, 2, S1, D", engine="fast")
+
+
+# --------------------------------------------------------------------------- value mode
+def value_dropper() -> CoordinateDropper:
+    return CoordinateDropper("crddrop_vals", {"outer": "j", "inner": "vals"})
+
+
+def drop_zeros(crd: str, vals: str, **kw) -> dict[str, str]:
+    out = bench(value_dropper(), {"crd:j": crd, "val:in-vals": vals}, **kw)
+    return {"crd": out["crd:outer-j"], "val": out["val:inner-vals"]}
+
+
+def test_value_mode_ports():
+    d = value_dropper()
+    assert [p.name for p in d.inputs()] == ["crd:j", "val:in-vals"]
+    assert [p.name for p in d.outputs()] == ["crd:outer-j", "val:inner-vals"]
+
+
+def test_value_mode_drops_explicit_zeros():
+    """Def. 3.9 with a value input: coordinates whose value is zero (or N) go, with the value;
+    stops pass, so a fiber may become empty (a coordinate dropper above removes it)."""
+    assert drop_zeros("0, 1, 2, S0, 3, S1, D", "1, 0, 2, S0, 0, S1, D") == {
+        "crd": "0, 2, S0, S1, D", "val": "1, 2, S0, S1, D"}
+    assert drop_zeros("0, 1, S0, D", "N, -2, S0, D") == {"crd": "1, S0, D", "val": "-2, S0, D"}
+    assert drop_zeros("S0, D", "S0, D") == {"crd": "S0, D", "val": "S0, D"}
+    assert drop_zeros("D", "D") == {"crd": "D", "val": "D"}
+
+
+@pytest.mark.parametrize("crd, vals", [("0, 1, S0, D", "1, S0, D"), ("0, N, S0, D", "1, 2, S0, D"),
+                                       ("0, S0, D", "1, S1, D"), ("0, S0, D", "1, S0, 2, D")])
+def test_value_mode_malformed(crd, vals):
+    with pytest.raises(SimulationError, match="does not line up"):
+        drop_zeros(crd, vals)
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees(2, leaf=st.sampled_from([0.0, 0.0, 1.0, -2.5])))
+def test_value_mode_equals_filter(tree):
+    kept = [(c, [(j, v) for j, v in f if v != 0]) for c, f in tree]
+    assert drop_zeros(level_stream(tree, 1), level_stream(tree, 1, values=True)) == {
+        "crd": level_stream(kept, 1), "val": level_stream(kept, 1, values=True)}
+
+
+def test_value_mode_fast_engine_agrees():
+    same_on_both_engines(value_dropper, {"crd:j": "0, 1, 2, S0, 3, S1, D",
+                                         "val:in-vals": "1, 0, N, S0, 0, S1, D"})
+    with pytest.raises(SimulationError):
+        drop_zeros("0, 1, S0, D", "1, S0, D", engine="fast")
