@@ -59,6 +59,13 @@ def test_load_scalar():
     assert bench(load("s"), {"ref": "0, 0, S0, D"}, tensors) == {"val": "-2.5, -2.5, S0, D"}
 
 
+def test_load_root_scalar():
+    """``root=true``: a scalar's array reads the root reference ``0, D`` by itself."""
+    block = ArrayLoad("vals_s", {"tensor": "s", "root": "true"})
+    assert block.inputs()[0].optional
+    assert bench(block, {}, {"s": Tensor.scalar(4.5)}) == {"val": "4.5, D"}
+
+
 @pytest.mark.parametrize("ref", ["3, S0, D", "0, -1, S0, D", "99, D"])
 def test_load_reference_out_of_range(ref):
     tensors = {"c": Tensor.from_dense(VEC, "s")}

@@ -16,6 +16,7 @@ from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.writers import LevelWriter
 from sam.sim.engine import SimulationError
 from sam.sim.harness import run_block
+from sam.sim.wires import RC_IN
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 
@@ -96,6 +97,14 @@ def test_malformed():
         write("0", "0, N, S0, D")
     with pytest.raises(SimulationError):
         write("1", "N, S1, D")
+
+
+def test_value_writer_takes_any_value_stream():
+    """A value stream has no malformed tokens for a value writer (N stores 0, stops only
+    separate fibers); a stream that never ends leaves it waiting for input, unfinished."""
+    block = writer("vals")
+    res = run_block(block, {"val": "1, S0"})
+    assert res.rc == RC_IN and block.recorded(res.st, res.mem)["vals"].tolist() == [1]
 
 
 def test_configuration_errors():
