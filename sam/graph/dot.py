@@ -14,8 +14,9 @@ target has several ports of the kind (``in-B`` of an intersecter, ``i``/``in-k``
 ``j`` of an accumulator), else ``""``. The two value inputs of an ALU are told apart by edge order
 only (first edge = first operand), so the writer emits them in operand order.
 
-Edges are read in file order (pydot groups edges by their end points; we sort them back), and
-``subgraph`` / cluster statements are flattened.
+The text is parsed by :mod:`sam.graph.dotparse` (all of DOT; subgraphs flattened, edges in file
+order); writing needs nothing but string formatting, and the result reads back in pydot and
+renders with Graphviz ``dot``.
 
 Every problem, from unparsable text to an edge into a missing port, is one :class:`GraphError`
 naming the node or edge.
@@ -23,17 +24,14 @@ naming the node or edge.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
-import threading
-import warnings
 from pathlib import Path
 
 from formats.errors import FormatError
 from formats.format import Format
 from sam.blocks.base import Block, GraphError, Port
 from sam.blocks.registry import make_block
+from sam.graph.dotparse import DotGraph, DotNode, parse
 from sam.graph.model import Edge, Graph
 
 _COSMETIC = {"label", "color", "shape", "style", "comment", "fillcolor", "fontcolor", "penwidth",
@@ -48,21 +46,11 @@ NODE_COLORS = {
 }
 EDGE_STYLES = {"crd": "dashed", "ref": "bold", "repsig": "dotted", "bv": "dashed"}
 
-_PARSE_LOCK = threading.Lock()  # pydot's parser (pyparsing) is not thread-safe
 _ID = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z_0-9\x80-\uffff]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?)")
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
 
 
 # --------------------------------------------------------------------------- reading
-def _unquote(value: object) -> str:
-    """A DOT ID as pydot returns it (quotes kept) -> its text (``\\"`` and ``\\\\`` undone)."""
-    text = str(value)
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        text = re.sub(r'\\(["\\])', r"\1", text[1:-1])
-        text = text.replace("\\\n", "").replace("\\\r\n", "")
-    return text
-
-
 def _unpack(comment: str) -> dict[str, str]:
     """``type=fiberlookup,index=i`` -> dict (the packed node comment)."""
     out: dict[str, str] = {}
@@ -96,28 +84,6 @@ def parse_formats(comment: str) -> dict[str, Format]:
     return formats
 
 
-def _parse_dot(text: str, source: str):
-    import pydot
-
-    out = io.StringIO()
-    try:
-        with _PARSE_LOCK, contextlib.redirect_stdout(out), warnings.catch_warnings():
-            # pydot's parser module uses pyparsing APIs that warn on import; not our users' news
-            warnings.simplefilter("ignore", DeprecationWarning)
-            parsed = pydot.graph_from_dot_data(text)
-    except Exception as err:  # pydot/pyparsing raise many types; report them all as ours
-        detail = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
-        raise GraphError(f"{source}: not valid DOT ({detail})") from None
-    if not parsed:
-        # pydot prints the parse error (line, caret, message) and returns None.
-        lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
-        detail = lines[-1].strip() if lines else "no graph found"
-        raise GraphError(f"{source}: not valid DOT ({detail})")
-    if len(parsed) > 1:
-        raise GraphError(f"{source}: the file holds {len(parsed)} graphs; give one SAM graph")
-    return parsed[0]
-
-
 def loads(text: str, source: str = "<string>") -> Graph:
     """Parse DOT text into a :class:`Graph`."""
     if isinstance(text, bytes):
@@ -127,15 +93,10 @@ def loads(text: str, source: str = "<string>") -> Graph:
             raise GraphError(f"{source}: not UTF-8 text ({err})") from None
     if not isinstance(text, str):
         raise GraphError(f"{source}: expected DOT text, got {type(text).__name__}")
-    if "\x00" in text:
-        raise GraphError(f"{source}: not valid DOT (the text holds a NUL character)")
-    dot = _parse_dot(text, source)
     try:
-        return _from_pydot(dot)
+        return _build(parse(text))
     except GraphError as err:
         raise GraphError(f"{source}: {err}") from None
-    except RecursionError:
-        raise GraphError(f"{source}: the graph is nested too deeply") from None
 
 
 def load(path: str | Path) -> Graph:
@@ -151,72 +112,36 @@ def load(path: str | Path) -> Graph:
     return graph
 
 
-def _walk(dot) -> tuple[list, list]:
-    """Nodes and edges of ``dot`` and its subgraphs, each graph's items in file order."""
-    def seq(item) -> int:
-        s = item.obj_dict.get("sequence")
-        return s if isinstance(s, int) else 0
-
-    nodes = sorted(dot.get_nodes(), key=seq)
-    edges = sorted(dot.get_edges(), key=seq)
-    for sub in dot.get_subgraphs():
-        n, e = _walk(sub)
-        nodes += n
-        edges += e
-    return nodes, edges
-
-
-def _attrs(obj) -> dict[str, str]:
-    return {_unquote(k): _unquote(v) for k, v in obj.get_attributes().items()}
-
-
-def _endpoint(value: object) -> str:
-    if not isinstance(value, str):
-        raise GraphError(
-            "an edge joins a subgraph or node group ({a, b}); write one edge per pair of nodes"
-        )
-    return _unquote(value)
-
-
-def _from_pydot(dot) -> Graph:
-    if dot.get_type() != "digraph":
-        raise GraphError(f"the file holds an undirected '{dot.get_type()}'; a SAM graph is a "
+def _build(dot: DotGraph) -> Graph:
+    if dot.kind != "digraph":
+        raise GraphError(f"the file holds an undirected '{dot.kind}'; a SAM graph is a "
                          "digraph (digraph SAM { ... })")
     graph = Graph()
-    gattrs = _attrs(dot)
+    gattrs = dict(dot.attrs)
     graph.formats = parse_formats(gattrs.pop("comment", ""))
     graph.attrs = gattrs
-    node_list, edge_list = _walk(dot)
-    declared: dict[str, list[dict[str, str]]] = {}
-    for node in node_list:
-        if node.get_name() in ("node", "edge", "graph"):
-            continue  # default-attribute statements (a node of that id is written quoted)
-        nid = _unquote(node.get_name())
-        stmts = declared.setdefault(nid, [])
-        raw = _attrs(node)
-        if raw:
-            stmts.append(raw)
-    for nid, stmts in declared.items():
-        if len(stmts) > 1:
-            raise GraphError(f"node {nid} is declared {len(stmts)} times; node ids must be unique")
-        raw = stmts[0] if stmts else {}
-        attrs = _unpack(raw.get("comment", ""))
-        attrs.update({k: v for k, v in raw.items() if k not in _COSMETIC})
+    for nid, node in dot.nodes.items():
+        if not node.attrs:
+            edge = next((e for e in dot.edges if nid in (e.src, e.dst)), None)
+            if edge is not None and not node.statements:
+                raise GraphError(f"edge {edge.src} -> {edge.dst} names node {nid}, which is not "
+                                 "declared")
+        _check_redeclared(node)
+        attrs = _unpack(node.attrs.get("comment", ""))
+        attrs.update({k: v for k, v in node.attrs.items() if k not in _COSMETIC})
         if "type" not in attrs:
-            raise GraphError(f"node {nid} has no type attribute; add type=\"fiberlookup\" etc.")
+            raise GraphError(f"node {nid} (line {node.line}) has no type attribute; add "
+                             "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
 
     edges = []
-    for edge in edge_list:
-        src, dst = _endpoint(edge.get_source()), _endpoint(edge.get_destination())
-        for end in (src, dst):
-            if end not in graph.blocks:
-                raise GraphError(f"edge {src} -> {dst} names node {end}, which is not declared")
-        attrs = _attrs(edge)
+    for e in dot.edges:
+        src, dst, attrs = e.src, e.dst, e.attrs
         kind = attrs.get("type") or attrs.get("label", "").split("_")[0]
         if kind not in STREAM_KINDS:
             raise GraphError(
-                f"edge {src} -> {dst} has stream type {kind!r}; use crd, ref, val, repsig or bv"
+                f"edge {src} -> {dst} (line {e.line}) has stream type {kind!r}; use crd, ref, "
+                "val, repsig or bv"
             )
         comment = attrs.get("comment", "")
         graph.blocks[src].declare_port("out", kind, comment)
@@ -233,6 +158,19 @@ def _from_pydot(dot) -> Graph:
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k != "type"}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     return graph
+
+
+def _check_redeclared(node: DotNode) -> None:
+    """Several statements may describe one node (DOT merges them), but not contradict."""
+    seen: dict[str, str] = {}
+    for stmt in node.statements:
+        for key, value in stmt.items():
+            if key in seen and seen[key] != value and key not in _COSMETIC - {"comment"}:
+                raise GraphError(
+                    f"node {node.id} is declared {len(node.statements)} times with different "
+                    f"{key} ({seen[key]!r}, {value!r}); node ids must be unique"
+                )
+            seen[key] = value
 
 
 _PREFIXES = ("in-", "out-", "outer-", "inner-")
