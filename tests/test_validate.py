@@ -258,3 +258,26 @@ def test_good_graph_comments():
     f = parse_formats("X=ss10, b=none ,c=d0,")
     assert [str(v) for v in f.values()] == ["ss10", "none", "d0"]
     assert f["b"].order == 0
+
+
+@pytest.mark.parametrize("value, fragment", [
+    ("abc", "is not a shape"),
+    ("3x", "is not a shape"),
+    ("-1", "is not a shape"),
+    ("3x3", "gives 2 sizes but tensor x has order 1"),
+])
+def test_bad_output_shape_attribute(value, fragment):
+    """``shape_x`` used to reach the simulator's output assembly, which raised ValueError."""
+    src = text("vec_elemadd").replace('comment="x=s0,b=s0,c=s0"',
+                                      f'comment="x=s0,b=s0,c=s0" shape_x="{value}"')
+    g = loads(src)
+    raises(["shape_x", fragment], check_structure, g)
+    tensors = {"b": Tensor.from_dense(np.ones(3)), "c": Tensor.from_dense(np.ones(3))}
+    raises(["shape_x"], simulate, g, tensors)
+
+
+def test_output_shape_attribute_used():
+    src = text("vec_elemadd").replace('comment="x=s0,b=s0,c=s0"',
+                                      'comment="x=s0,b=s0,c=s0" shape_x="5"')
+    tensors = {"b": Tensor.from_dense(np.ones(5)), "c": Tensor.from_dense(np.ones(5))}
+    assert simulate(loads(src), tensors).outputs["x"].shape == (5,)

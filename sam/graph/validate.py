@@ -3,6 +3,7 @@
 * every input port takes exactly one stream (optional ones, such as a root scanner's, may take
   none); stream kinds match at both ends of every edge;
 * the graph has no cycle (feedback edges, e.g. coordinate skipping, are not supported yet);
+* graph attributes ``shape_X`` are shapes of the order of ``X``'s format;
 * every tensor mode a block names exists in the tensor's format (graph comment);
 * every tensor the graph reads is bound, with the order its format says, and the tensors agree
   on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``).
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from formats.errors import FormatError
@@ -47,6 +49,7 @@ def check_structure(graph: Graph) -> None:
                     "input takes exactly one stream (use a broadcast to copy a stream)"
                 )
     _check_modes(graph)
+    _check_shape_attrs(graph)
     _check_acyclic(graph)
 
 
@@ -54,6 +57,25 @@ def _mode_of(block) -> int | None:
     """The tensor mode a block names (``mode="1"``), or None (values, or not a number)."""
     text = block.attrs.get("mode", "")
     return int(text) if text.isdigit() else None
+
+
+def _check_shape_attrs(graph: Graph) -> None:
+    """Graph attributes ``shape_X="3x4"`` (an output's shape, read by the simulator)."""
+    for key, value in graph.attrs.items():
+        if not key.startswith("shape_") or not value:
+            continue
+        name = key[len("shape_"):]
+        if not re.fullmatch(r"[0-9]+(x[0-9]+)*", value):
+            raise GraphError(
+                f"graph attribute {key}={value!r} is not a shape; write sizes joined by x "
+                "(e.g. 3x4)"
+            )
+        fmt = graph.formats.get(name)
+        if fmt is not None and len(value.split("x")) != fmt.order:
+            raise GraphError(
+                f"graph attribute {key}={value!r} gives {len(value.split('x'))} sizes but tensor "
+                f"{name} has order {fmt.order} (format {fmt or 'none'})"
+            )
 
 
 def _check_modes(graph: Graph) -> None:
