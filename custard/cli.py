@@ -299,6 +299,10 @@ def main(argv: list[str] | None = None) -> int:
     except ToolkitError as err:
         print(f"custard: error: {_one_line(err)}", file=sys.stderr)
         return 1
+    except RecursionError:  # the compiler recurses over the expression tree
+        print("custard: error: the expression is nested too deeply to compile (Python's "
+              "recursion limit); split it into smaller expressions", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # `custard compile ... | head`
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the exit-time flush
