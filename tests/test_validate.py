@@ -224,6 +224,19 @@ def test_mode_outside_format():
     raises(["node 8", "mode 2 of tensor B", "ss01", "order 2"], load_and_validate, src)
 
 
+def test_scanner_format_disagrees_with_comment():
+    src = text("mat_vecmul_ij").replace('comment="x=s0,B=ss01,c=s0"',
+                                        'comment="x=s0,B=ds01,c=s0"')
+    raises(["node 13", "scans mode 0 of B as compressed", "dense", "ds01"], load_and_validate,
+           src)
+    src = text("matmul_ikj").replace('comment="X=ss01,B=ss01,C=ss01"',
+                                     'comment="X=ss01,B=ss01,C=sd01"')
+    raises(["node 11", "scans mode 1 of C as compressed", "sd01"], load_and_validate, src)
+    # a dense scan of a compressed level is allowed (it counts through the dimension)
+    validate(loads(text("vec_elemadd").replace('format="compressed" src="true" root="true"]',
+                                               'format="dense" src="true" root="true"]')))
+
+
 def test_index_sizes_disagree():
     g = loads(text("mat_vecmul_ij"))
     tensors = spmv_tensors(3, 4)

@@ -4,7 +4,9 @@
   none); stream kinds match at both ends of every edge;
 * the graph has no cycle (feedback edges, e.g. coordinate skipping, are not supported yet);
 * graph attributes ``shape_X`` are shapes of the order of ``X``'s format;
-* every tensor mode a block names exists in the tensor's format (graph comment);
+* every tensor mode a block names exists in the tensor's format (graph comment), and no scanner
+  reads a level as compressed that the comment stores dense (a dense scan of a compressed
+  level is a counter over the dimension, which is fine);
 * every tensor the graph reads is bound, with the order its format says, and the tensors agree
   on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``).
 """
@@ -82,10 +84,19 @@ def _check_modes(graph: Graph) -> None:
     for bid, block in graph.blocks.items():
         fmt = graph.formats.get(block.tensor or "")
         mode = _mode_of(block)
-        if fmt is not None and mode is not None and mode >= fmt.order:
+        if fmt is None or mode is None:
+            continue
+        if mode >= fmt.order:
             raise GraphError(
                 f"node {bid} ({block.label()}) uses mode {mode} of tensor {block.tensor}, but the "
                 f"graph comment gives {block.tensor} format {fmt or 'none'} (order {fmt.order})"
+            )
+        level = fmt.levels[fmt.mode_order.index(mode)]
+        if block.dot_type == "fiberlookup" and block.attrs.get("format") == "compressed" \
+                and level == "d":
+            raise GraphError(
+                f"node {bid} ({block.label()}) scans mode {mode} of {block.tensor} as compressed, "
+                f"but the graph comment stores that level dense (format {fmt}); make them agree"
             )
 
 
