@@ -14,6 +14,11 @@ target has several ports of the kind (``in-B`` of an intersecter, ``i``/``in-k``
 ``j`` of an accumulator), else ``""``. The two value inputs of an ALU are told apart by edge order
 only (first edge = first operand), so the writer emits them in operand order.
 
+Where the comment alone would not bring an edge back to the same ports (it names one port per
+edge, so e.g. an intersecter's ``out-B`` feeding another intersecter's ``in-C``), the writer adds
+``src_port``/``dst_port`` edge attributes with the port names (``ref:in-C``); the reader honours
+them. Custard's own graphs never need them, so its files are written unchanged.
+
 The text is parsed by :mod:`sam.graph.dotparse` (all of DOT; subgraphs flattened, edges in file
 order); writing needs nothing but string formatting, and the result reads back in pydot and
 renders with Graphviz ``dot``.
@@ -37,6 +42,8 @@ from sam.graph.model import Edge, Graph
 _COSMETIC = {"label", "color", "shape", "style", "comment", "fillcolor", "fontcolor", "penwidth",
              "fontname", "fontsize", "width", "height", "pos", "xlabel", "tooltip"}
 STREAM_KINDS = ("crd", "ref", "val", "repsig", "bv")
+#: Edge attributes that say which ports an edge joins (ours; written only when needed).
+_STRUCTURAL = {"type", "src_port", "dst_port"}
 
 #: Colours of the original Custard output, by DOT node type.
 NODE_COLORS = {
@@ -146,18 +153,41 @@ def _build(dot: DotGraph) -> Graph:
         comment = attrs.get("comment", "")
         graph.blocks[src].declare_port("out", kind, comment)
         graph.blocks[dst].declare_port("in", kind, comment)
+        for key, block, way in (("src_port", src, "out"), ("dst_port", dst, "in")):
+            if key in attrs:
+                graph.blocks[block].declare_port(way, kind, attrs[key].partition(":")[2])
         edges.append((src, dst, kind, comment, attrs))
 
     taken: set[tuple[str, str]] = set()
     for src, dst, kind, comment, attrs in edges:
         sblock, dblock = graph.blocks[src], graph.blocks[dst]
         where = f"edge {src} -> {dst} (type {kind}, comment {comment!r})"
-        sport = _source_port(sblock, kind, comment, where)
-        dport = _target_port(dblock, sblock, kind, comment, taken, where)
+        if "src_port" in attrs:
+            sport = _named_port(sblock, "output", kind, attrs["src_port"], where)
+        else:
+            sport = _source_port(sblock, kind, comment, where)
+        if "dst_port" in attrs:
+            dport = _named_port(dblock, "input", kind, attrs["dst_port"], where)
+        else:
+            dport = _target_port(dblock, sblock, kind, comment, taken, where)
         taken.add((dst, dport.name))
-        extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k != "type"}
+        extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     return graph
+
+
+def _named_port(block: Block, way: str, kind: str, name: str, where: str) -> Port:
+    """The port an explicit ``src_port``/``dst_port`` edge attribute names (``crd:in-B``)."""
+    ports = block.outputs() if way == "output" else block.inputs()
+    port = next((p for p in ports if p.name == name), None)
+    if port is None:
+        raise GraphError(
+            f"{where}: node {block.id} ({block.dot_type}) has no {way} {name!r}; its {way}s "
+            f"are: {', '.join(p.name for p in ports) or 'none'}"
+        )
+    if port.kind != kind:
+        raise _no_port(block, way, kind, where)
+    return port
 
 
 def _check_redeclared(node: DotNode) -> None:
@@ -315,6 +345,28 @@ def _ordered_edges(graph: Graph) -> list[Edge]:
     return result
 
 
+def _explicit_ports(graph: Graph, edge: Edge, comment: str,
+                    taken: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``src_port``/``dst_port`` attributes for an edge whose comment alone would be read back
+    as joining other ports (only unusual graphs: the Custard convention names one port per
+    edge, and an input may be fed twice in a graph that is not valid yet)."""
+    src, dst = graph.blocks[edge.src], graph.blocks[edge.dst]
+    out = []
+    try:
+        sport = _source_port(src, edge.kind, comment, "")
+    except GraphError:
+        sport = None
+    if sport != edge.src_port:
+        out.append(("src_port", edge.src_port.name))
+    try:
+        dport = _target_port(dst, src, edge.kind, comment, taken, "")
+    except GraphError:
+        dport = None
+    if dport != edge.dst_port:
+        out.append(("dst_port", edge.dst_port.name))
+    return out
+
+
 def _packable(key: str, value: str) -> bool:
     """Whether ``key=value`` survives the packed comment's ``k=v,k=v`` syntax."""
     return not any(c in key + value for c in ",=") and key.strip() == key and \
@@ -338,6 +390,7 @@ def dumps(graph: Graph) -> str:
             cosmetic = f'label="{_label(block)}" color={color} shape=box style=filled'
         sep = " ".join(f"{_id(k)}={_quote(v)}" for k, v in pairs)
         lines.append(f"    {_id(bid)} [comment={_quote(packed)} {cosmetic} {sep}]")
+    taken: set[tuple[str, str]] = set()
     for edge in _ordered_edges(graph):
         comment = edge_comment(graph, edge)
         parts = [f"label={_quote(edge.kind + (f'_{comment}' if comment else ''))}"]
@@ -345,7 +398,9 @@ def dumps(graph: Graph) -> str:
             parts.append(f"style={EDGE_STYLES[edge.kind]}")
         parts.append(f"type={_quote(edge.kind)}")
         parts += [f"{_id(k)}={_quote(v)}" for k, v in edge.attrs.items()
-                  if k not in ("comment", "type", "label", "style")]
+                  if k not in ("comment", "label", "style") and k not in _STRUCTURAL]
+        parts += [f"{k}={_quote(v)}" for k, v in _explicit_ports(graph, edge, comment, taken)]
+        taken.add((edge.dst, edge.dst_port.name))
         parts.append(f"comment={_quote(comment)}")
         lines.append(f"    {_id(edge.src)} -> {_id(edge.dst)} [{' '.join(parts)}]")
     lines.append("}")
