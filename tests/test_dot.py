@@ -347,6 +347,12 @@ def test_load_missing_file(tmp_path):
         load(tmp_path / "nope.gv")
 
 
+def test_dump_unencodable_text(tmp_path):
+    g = loads('digraph { 1 [type=reduce x="\udc80"] }')
+    with pytest.raises(GraphError, match="UTF-8 cannot encode"):
+        dump(g, tmp_path / "x.gv")
+
+
 def test_load_binary_file(tmp_path):
     p = tmp_path / "bin.gv"
     p.write_bytes(b"\xff\xfe\x00digraph")

@@ -408,8 +408,14 @@ def dumps(graph: Graph) -> str:
 
 
 def dump(graph: Graph, path: str | Path) -> None:
-    """Write the graph to a DOT file."""
-    Path(path).write_text(dumps(graph), encoding="utf-8")
+    """Write the graph to a DOT file (UTF-8)."""
+    text = dumps(graph)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise GraphError(f"{path}: the graph holds text that UTF-8 cannot encode ({err.reason} "
+                         f"at {text[max(0, err.start - 20):err.start]!r})") from None
+    Path(path).write_bytes(data)
 
 
 __all__ = ["dump", "dumps", "edge_comment", "load", "loads", "parse_formats", "Port"]

@@ -231,7 +231,7 @@ def render_bytes(text: str, fmt: str = "svg") -> bytes:
         raise GraphError("drawing needs Graphviz's `dot` program, which is not on the PATH "
                          "(install graphviz, e.g. apt-get install graphviz)")
     try:
-        proc = subprocess.run([exe, f"-T{fmt}"], input=text.encode("utf-8"),
+        proc = subprocess.run([exe, f"-T{fmt}"], input=text.encode("utf-8", errors="replace"),
                               capture_output=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise GraphError(f"graphviz dot failed: {err}") from None
