@@ -105,3 +105,18 @@ def test_report_and_script():
     assert proc.returncode == 0, proc.stderr
     for name in PAPER:
         assert name in proc.stdout
+
+
+def test_a_mismatch_is_reported(monkeypatch, capsys):
+    import dataclasses
+
+    import custard.counts as counts
+    from custard.cli import main
+
+    wrong = dataclasses.replace(counts.TABLE1[0], paper=(3, 1, 1, 0, 1, 1, 0, 2, 2))
+    monkeypatch.setattr(counts, "TABLE1", (wrong, *counts.TABLE1[1:]))
+    text, mismatches = table1_report()
+    assert mismatches == ["SpMV: Crd Drop 1 (paper 0)"]
+    assert "<< DIFFERS" in text
+    assert main(["table1"]) == 1
+    assert "1 row(s) differ" in capsys.readouterr().err
