@@ -158,8 +158,8 @@ def test_figure7_with_ignored_reduced_stream():
 
 def test_vector_reducer_several_groups():
     """An outer level o above the reduced one: one accumulated vector per o coordinate."""
-    out = bench(accumulator(1, "j"), {"crd:j": "1, S0, 0, 1, S1, 3, S0, 3, 2, S2, D",
-                                      "val": "1, S0, 2, 3, S1, 4, S0, 5, 6, S2, D"})
+    out = bench(accumulator(1, "j"), {"crd:j": "1, S0, 0, 1, S1, 3, S0, 2, 3, S2, D",
+                                      "val": "1, S0, 2, 3, S1, 4, S0, 6, 5, S2, D"})
     assert out == {"crd:out-j": "0, 1, S0, 2, 3, S1, D", "val": "2, 4, S0, 6, 9, S1, D"}
 
 
