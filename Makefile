@@ -16,12 +16,19 @@ $(INSTALLED): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+OUT := demo-out
+
+# Compile SpM*SpM (Gustavson, i->k->j), simulate it on a shipped SuiteSparse matrix, check it
+# against scipy, and draw the graph (with token counts) and the stream token breakdown.
 demo: $(INSTALLED)
-	@echo "== west0479 as CSR (dense rows, compressed columns): SAM paper Sec. 3.1, Fig. 1c"
-	$(BIN)/sam-sim tensor west0479 -f ds
-	@echo
-	@echo "== LFAT5 (SAM paper Table 3) as DCSR (both levels compressed)"
-	$(BIN)/sam-sim tensor LFAT5 -f ss01
+	@mkdir -p $(OUT)
+	$(BIN)/custard compile "X(i,j)=B(i,k)*C(k,j)" -f=X:ss -f=B:ss -f=C:ss -s="reorder(i,k,j)" \
+		-o $(OUT)/matmul_ikj.gv
+	$(BIN)/sam-sim run $(OUT)/matmul_ikj.gv -t B=west0479 -t C=B --check \
+		--report $(OUT)/report.json -o $(OUT)/X.mtx
+	$(BIN)/sam-sim draw $(OUT)/matmul_ikj.gv --stats $(OUT)/report.json -o $(OUT)/graph.svg
+	$(BIN)/sam-sim plot $(OUT)/report.json -o $(OUT)/tokens.png
+	@echo "== results in $(OUT)/: graph.svg, tokens.png, tokens-timeline.png, report.json, X.mtx"
 
 # pytest exits 5 when it collects no test: not a failure here.
 test: $(INSTALLED)
