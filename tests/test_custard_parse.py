@@ -551,3 +551,17 @@ def test_cli_usage_error_in_a_subprocess():
     p = cli("compile", MATMUL, "--bogus")
     assert p.returncode == 2
     assert "Traceback" not in p.stderr and "unrecognized arguments: --bogus" in p.stderr
+
+
+def test_draw_without_sam_graph_draw_uses_graphviz(tmp_path, monkeypatch):
+    """--draw falls back on graphviz `dot` over the DOT text when sam.graph.draw is absent."""
+    import custard.cli as cli_module
+
+    real = cli_module.importlib.util.find_spec
+    monkeypatch.setattr(cli_module.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "sam.graph.draw" else real(name, *a))
+    svg = tmp_path / "g.svg"
+    cli_module.draw(custard.compile(MATMUL), str(svg))
+    assert ET.parse(svg).getroot().tag.endswith("svg")
+    with pytest.raises(CompileError, match="could not draw"):
+        cli_module.draw(custard.compile(MATMUL), str(tmp_path / "missing" / "g.svg"))
