@@ -41,11 +41,24 @@ def default_order(assign: Assignment, formats: Mapping[str, Format] | None = Non
             stuck = [v for v in first if v not in order]
             raise CompileError(
                 "no loop order reads every tensor in its mode order (index variables "
-                f"{','.join(stuck)} are stored in conflicting orders); change a format's mode "
-                "order, e.g. -f=B:ss:1,0"
+                f"{','.join(stuck)} are stored in conflicting orders); "
+                + _format_fix(assign, formats or {}, first)
             )
         order.append(nxt)
     return order
+
+
+def _format_fix(assign: Assignment, formats: Mapping[str, Format], order: list[str]) -> str:
+    """A format change that makes the first discordant tensor follow ``order``."""
+    pos = {v: k for k, v in enumerate(order)}
+    for acc in [*assign.rhs.accesses(), assign.lhs]:
+        fmt = formats.get(acc.name) or Format.default(len(acc.indices))
+        stored = [pos[acc.indices[m]] for m in fmt.mode_order]
+        if stored != sorted(stored):
+            want = sorted(range(len(acc.indices)), key=lambda m: pos[acc.indices[m]])
+            fix = Format(fmt.levels, tuple(want))
+            return f"store {acc.name} as -f={acc.name}:{fix.taco()} or give a loop order"
+    return "give the loop order with -s=reorder(...)"
 
 
 def _as_order(order: str | Sequence[str] | None, assign: Assignment,
@@ -167,6 +180,16 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     ``["i","k","j"]`` or ``"reorder(i,k,j)"``; by default, order of first appearance adjusted
     to the formats (:func:`default_order`).
     """
+    try:
+        return _compile(expression, formats, order, name)
+    except RecursionError:
+        raise CompileError(
+            "the expression is nested too deeply to compile; split it into smaller ones"
+        ) from None
+
+
+def _compile(expression: str, formats: Mapping[str, Format | str] | None,
+             order: str | Sequence[str] | None, name: str | None) -> Graph:
     assign = parse_expression(expression)
     fmts = _as_formats(formats, assign)
     seq = _as_order(order, assign, fmts)

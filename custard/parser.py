@@ -134,7 +134,13 @@ def parse_expression(text: str) -> Assignment:
     """Parse ``X(i,j) = B(i,k) * C(k,j)`` and check its tensors are used consistently."""
     if not text or not text.strip():
         raise CompileError("empty expression; write e.g. \"X(i,j)=B(i,k)*C(k,j)\"")
-    assign = _Parser(text).assignment()
+    try:
+        assign = _Parser(text).assignment()
+        assign.rhs.accesses()
+    except RecursionError:
+        raise CompileError(
+            "the expression is nested too deeply to parse; split it into smaller ones"
+        ) from None
     lhs = assign.lhs
     orders: dict[str, tuple[int, int]] = {lhs.name: (len(lhs.indices), lhs.col)}
     for acc in assign.rhs.accesses():
