@@ -223,6 +223,18 @@ def test_invalid_double_feed_roundtrips():
     assert loads(dumps(g)).signature() == g.signature()
 
 
+def test_source_named_comment_into_a_merge_roundtrips():
+    """Found by fuzzing: an accumulator's out-j feeding an intersecter's in-C is written with
+    comment out-j; read back, the intersecter learns its operands in another order and the
+    edge went to in-B. The writer now checks its text and pins such edges with dst_port."""
+    text = text_of("matmul_ikj").replace('14 -> 12 [label="crd_in-C"', '3 -> 12 [label="crd_in-C"')
+    g = loads(text)
+    out = dumps(g)
+    assert 'dst_port="crd:in-C"' in out
+    assert loads(out).signature() == g.signature()
+    assert dumps(loads(out)) == out
+
+
 def test_quoting_of_odd_values_roundtrips():
     g = Graph()
     odd = 'we"ird, =va\\lue\\ ünï\nline'
@@ -235,6 +247,17 @@ def test_quoting_of_odd_values_roundtrips():
     assert again.signature() == g.signature()
     assert dumps(again) == text
     assert pydot.graph_from_dot_data(text)
+
+
+@pytest.mark.parametrize("value", ["a\\", "x_\\\n", '\\"', '"\\', "\\\\\n\\", "\r\n",
+                                   "\\\r\n", "\\n", "<b>", "", " "])
+def test_backslashes_and_line_breaks_roundtrip(value):
+    """Found by fuzzing: a key ending in backslash + newline lost its newline."""
+    g = Graph()
+    g.add(make_block("1", "reduce", {"k" + value: value}))
+    g.attrs[value or "v"] = value
+    again = loads(dumps(g))
+    assert again.signature() == g.signature()
 
 
 def test_subgraphs_are_flattened():
@@ -340,6 +363,16 @@ def test_bare_node_mention_is_allowed():
 def test_malformed_files(text, fragment):
     with pytest.raises(GraphError, match=re.escape(fragment)):
         loads(text)
+
+
+def test_messages_are_one_line():
+    """Found by fuzzing: an HTML node id spanning lines made a multi-line message."""
+    with pytest.raises(GraphError) as err:
+        loads("digraph { <a\nb> -> c }")
+    assert "\n" not in str(err.value) and "names node <a\\nb>" in str(err.value)
+    with pytest.raises(GraphError) as err:
+        loads('digraph { "' + "x" * 5000 + '" [color=red] }')
+    assert len(str(err.value)) < 600 and str(err.value).endswith("etc.")
 
 
 def test_load_missing_file(tmp_path):

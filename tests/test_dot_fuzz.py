@@ -224,7 +224,8 @@ def test_parser_agrees_with_pydot(text):
     def unq(v: str) -> str:
         v = str(v)
         if len(v) >= 2 and v[0] == v[-1] == '"':
-            v = re.sub(r'\\(["\\])', r"\1", v[1:-1]).replace("\\\n", "")
+            v = re.sub(r'\\(\r?\n|["\\])',
+                       lambda m: "" if m.group(1).endswith("\n") else m.group(1), v[1:-1])
         return v
 
     their_edges = [(unq(e.get_source()), unq(e.get_destination()),

@@ -103,7 +103,16 @@ def loads(text: str, source: str = "<string>") -> Graph:
     try:
         return _build(parse(text))
     except GraphError as err:
-        raise GraphError(f"{source}: {err}") from None
+        raise GraphError(f"{source}: {_one_line(str(err))}") from None
+
+
+def _one_line(message: str, head: int = 300, tail: int = 200) -> str:
+    """Messages are one line: node ids and values from the file may hold line breaks (an HTML
+    or quoted id) or be huge (then the middle of the message is cut)."""
+    message = message.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    if len(message) <= head + tail:
+        return message
+    return message[:head] + " [...] " + message[-tail:]
 
 
 def load(path: str | Path) -> Graph:
@@ -374,7 +383,45 @@ def _packable(key: str, value: str) -> bool:
 
 
 def dumps(graph: Graph) -> str:
-    """The graph as DOT text in the Custard schema."""
+    """The graph as DOT text in the Custard schema.
+
+    The text is read back once to check that every edge returns to its ports; edges that would
+    not get explicit ``src_port``/``dst_port`` attributes (see module docstring)."""
+    ordered = _ordered_edges(graph)
+    forced: dict[int, set[str]] = {}
+    while True:
+        text = _write(graph, ordered, forced)
+        misread = _misread(text, ordered)
+        grown = False
+        for i, keys in misread.items():
+            if not keys <= forced.get(i, set()):
+                forced.setdefault(i, set()).update(keys)
+                grown = True
+        if not grown:
+            return text
+
+
+def _misread(text: str, ordered: list[Edge]) -> dict[int, set[str]]:
+    """Edges (by position) that ``loads`` would attach to other ports than ``ordered`` has."""
+    try:
+        again = _build(parse(text))
+    except GraphError:
+        return {}  # a graph the reader rejects anyway (e.g. a block lacks an attribute)
+    if len(again.edges) != len(ordered):
+        return {}
+    out: dict[int, set[str]] = {}
+    for i, (mine, read) in enumerate(zip(ordered, again.edges, strict=True)):
+        keys = set()
+        if read.src_port.name != mine.src_port.name:
+            keys.add("src_port")
+        if read.dst_port.name != mine.dst_port.name:
+            keys.add("dst_port")
+        if keys:
+            out[i] = keys
+    return out
+
+
+def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> str:
     lines = ["digraph SAM {"]
     comment = ",".join(f"{t}={fmt}" for t, fmt in graph.formats.items())
     lines.append(f"    comment={_quote(comment)}")
@@ -391,7 +438,7 @@ def dumps(graph: Graph) -> str:
         sep = " ".join(f"{_id(k)}={_quote(v)}" for k, v in pairs)
         lines.append(f"    {_id(bid)} [comment={_quote(packed)} {cosmetic} {sep}]")
     taken: set[tuple[str, str]] = set()
-    for edge in _ordered_edges(graph):
+    for i, edge in enumerate(ordered):
         comment = edge_comment(graph, edge)
         parts = [f"label={_quote(edge.kind + (f'_{comment}' if comment else ''))}"]
         if edge.kind in EDGE_STYLES:
@@ -399,7 +446,10 @@ def dumps(graph: Graph) -> str:
         parts.append(f"type={_quote(edge.kind)}")
         parts += [f"{_id(k)}={_quote(v)}" for k, v in edge.attrs.items()
                   if k not in ("comment", "label", "style") and k not in _STRUCTURAL]
-        parts += [f"{k}={_quote(v)}" for k, v in _explicit_ports(graph, edge, comment, taken)]
+        explicit = dict(_explicit_ports(graph, edge, comment, taken))
+        for key in forced.get(i, ()):
+            explicit[key] = edge.src_port.name if key == "src_port" else edge.dst_port.name
+        parts += [f"{k}={_quote(explicit[k])}" for k in ("src_port", "dst_port") if k in explicit]
         taken.add((edge.dst, edge.dst_port.name))
         parts.append(f"comment={_quote(comment)}")
         lines.append(f"    {_id(edge.src)} -> {_id(edge.dst)} [{' '.join(parts)}]")

@@ -84,8 +84,10 @@ class DotGraph:
 
 
 def _unescape(body: str) -> str:
-    body = body.replace("\\\r\n", "").replace("\\\n", "")
-    return re.sub(r'\\(["\\])', r"\1", body)
+    """Undo DOT quoting in one left-to-right pass: backslash-quote gives a quote,
+    two backslashes one, backslash-newline nothing; other backslashes stay (``\\n``)."""
+    return re.sub(r'\\(\r?\n|["\\])', lambda m: "" if m.group(1)[-1] == "\n" else m.group(1),
+                  body)
 
 
 def tokenize(text: str) -> list[Tok]:
