@@ -264,6 +264,8 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
                 v = hval(w, cv) if kv == DATA else 0.0
                 if n == 1:
                     # Vector reducer: a dense index of the group's distinct coordinates.
+                    if x < 0:
+                        return fail(st, ERR_ALIGN, w, c, 1)
                     if x >= where.shape[0]:
                         return need_memory(st, 2)
                     if where[x] == 0:
