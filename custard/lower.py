@@ -146,6 +146,9 @@ def _merge_tree(node: Node, var: str) -> Merge:
     flat: list[Merge] = []
     for p in real:
         flat += p.parts if p.kind == kind else [p]
+    if kind == "union":  # one dense iteration covers every broadcast operand of a union
+        dense = [p for p in flat if p.kind == "dense"]
+        flat = [p for p in flat if p.kind != "dense"] + dense[:1]
     return Merge(kind, parts=flat)
 
 
@@ -171,6 +174,10 @@ class Lowering:
         self.maybe_empty: dict[str, bool] = {}
         self.repsig: dict[str, Out] = {}
         self.zero_filled = False
+        self.n_dense = 0
+        #: leaves of every union built so far: at least one of them is present at each of its
+        #: coordinates, which later unions over the same operands can rely on
+        self.union_groups: list[tuple[Access | DenseIter, ...]] = []
 
     # ------------------------------------------------------------------ helpers
     def level_letter(self, acc: Access | DenseIter, var: str) -> str:
@@ -246,6 +253,7 @@ class Lowering:
             if tree.kind == "union":
                 for leaf in tree.leaves():
                     self.maybe_absent[id(leaf)] = True
+                self.union_groups.append(tuple(tree.leaves()))
 
     def _bind_dense(self, tree: Merge, var: str, streams: dict[int, tuple[Out, Out]]) -> Merge:
         """Give a dense-iteration leaf its scanner (repeated over the outer variables)."""
@@ -253,7 +261,9 @@ class Lowering:
             src = next((a for a in self.accesses if var in a.indices), None)
             if src is None:  # pragma: no cover - parse_expression rejects this
                 raise CompileError(f"index {var} has no range: no tensor is indexed by it")
-            it = DenseIter(var, src.name, src.indices.index(var), f"dim-{var}")
+            self.n_dense += 1
+            label = f"dim-{var}" if self.n_dense == 1 else f"dim-{var}#{self.n_dense}"
+            it = DenseIter(var, src.name, src.indices.index(var), label)
             ref = ROOT
             for outer in self.order[: self.pos[var]]:
                 if _under(self.scope[outer], self.scope[var]):
@@ -265,15 +275,23 @@ class Lowering:
             return tree
         return Merge(tree.kind, parts=[self._bind_dense(p, var, streams) for p in tree.parts])
 
-    def _may_be_empty(self, tree: Merge, var: str, in_union: bool = False) -> bool:
+    def _may_be_empty(self, tree: Merge, var: str) -> bool:
+        """Can a merged fiber at ``var`` be empty (an ineffectual intersection, an absent or
+        empty operand)? Decides where coordinate droppers go."""
         if tree.kind == "leaf":
             leaf = tree.leaf
-            absent = not in_union and not isinstance(leaf, DenseIter) and \
-                self.maybe_absent[id(leaf)]
+            absent = not isinstance(leaf, DenseIter) and self.maybe_absent[id(leaf)]
             return self.structurally_empty(leaf, var) or absent
         if tree.kind == "intersect":
             return True
-        return all(self._may_be_empty(p, var, True) for p in tree.parts)
+        leaves = {id(x) for x in tree.leaves()}
+        for group in self.union_groups:
+            # An earlier union guarantees one of these operands at every coordinate.
+            if {id(x) for x in group} <= leaves and not any(
+                    self.structurally_empty(x, var) for x in group if var in x.indices):
+                if all(var in x.indices for x in group):
+                    return False
+        return all(self._may_be_empty(p, var) for p in tree.parts)
 
     def _merge(self, tree: Merge, var: str, streams: dict[int, tuple[Out, Out]]
                ) -> tuple[Out, dict[int, Out]]:
@@ -320,12 +338,23 @@ class Lowering:
         if isinstance(node, Sum):
             vals = self.value(node.child)
             self.zero_filled = True
-            for _ in sorted(node.vars_, key=self.pos.__getitem__, reverse=True):
-                red = self.b.block("reduce", empty="zero")
+            for r in sorted(node.vars_, key=self.pos.__getitem__, reverse=True):
+                # One value per coordinate of the level above (0 for an empty sum), so the sum
+                # stays aligned with the other operands of the expression around it.
+                outer = self._enclosing_var(r, node)
+                red = self.b.block("reduce", empty="outer" if outer else "zero")
                 self.b.link(vals, red, "val")
+                if outer:
+                    self.b.link(self.final[outer], red, "crd")
                 vals = (red.id, "val")
             return vals
         raise AssertionError(type(node))
+
+    def _enclosing_var(self, r: str, node: Sum) -> str | None:
+        """The innermost variable before ``r`` whose loop holds the sum ``node``'s result."""
+        before = [v for v in self.order[: self.pos[r]]
+                  if v in node.vars_ or _under(self.scope[v], node)]
+        return before[-1] if before else None
 
     # ------------------------------------------------------------------ section 3
     def construct(self) -> Graph:
@@ -362,12 +391,23 @@ class Lowering:
         for r in sorted(self.root_sums, key=self.pos.__getitem__, reverse=True):
             kept = [v for v in reversed(root_vars) if v in self.out_vars
                     and self.pos[v] > self.pos[r]]
+            t = root_vars.index(r)
+            parent = root_vars[t - 1] if t else None
+            # A dropper above cleans the parent's coordinates: the reducer drops empty fibers
+            # to match (Table 1's convention). Unguarded (no level below should be empty, but a
+            # dense level of size 0 is), it keeps one result per parent coordinate.
+            guarded = parent is not None and parent in outer_clean
             if not kept:
-                red = b.block("reduce")
+                mode = "drop" if guarded or parent is None else "outer"
+                red = b.block("reduce", **({"empty": mode} if mode != "drop" else {}))
                 b.link(vals, red, "val")
+                if mode == "outer":
+                    b.link(raw(parent), red, "crd")
                 vals = (red.id, "val")
                 continue
             attrs = {f"in{d}": v for d, v in enumerate(kept)}
+            if not guarded and parent is not None:
+                attrs["empty"] = "keep"
             acc = b.block("spaccumulator", order=len(kept), **attrs)
             b.link(vals, acc, "val")
             for v in kept:
@@ -384,6 +424,12 @@ class Lowering:
         writer_stream = {v: produced.get(v) or inner_clean.get(v, cleaned(v))
                          for v in level_vars}
         if self.zero_filled and level_vars:
+            # Streams with the structure the values have: one value per innermost coordinate
+            # (a sum below the last level already dropped its empty fibers), every coordinate
+            # of an outer level holding one fiber of the level below.
+            writer_stream = {v: produced.get(v) or raw(v) for v in level_vars}
+            last = level_vars[-1]
+            writer_stream[last] = produced.get(last) or cleaned(last)
             vals = self._drop_zeros(level_vars, writer_stream, vals)
 
         dims = self._dims()
@@ -402,7 +448,12 @@ class Lowering:
         return b.finish()
 
     def _drop_zeros(self, level_vars: list[str], streams: dict[str, Out], vals: Out) -> Out:
-        """Remove the zeros that sums over empty fibers left, then re-clean outer levels."""
+        """Remove the zeros that sums over empty fibers left, then re-clean outer levels.
+
+        ``streams`` are the output variables' coordinate streams aligned with ``vals`` (one
+        value per innermost coordinate, empty fibers not yet removed); on return they are the
+        writers' streams.
+        """
         b = self.b
         last = level_vars[-1]
         drop = b.block("crddrop", outer=last, inner="vals")

@@ -306,25 +306,8 @@ STRUCTURAL = ("fibers but the level above has", "values were written but the las
 
 
 def known_bug(case: Case, arrays: dict[str, np.ndarray], err: Exception) -> str | None:
-    """Which bug of tests/test_custard_regressions.py a simulation error is (else None).
-
-    These exclusions keep this test about new bugs; each bug has a minimal strict-xfail test
-    there. They go by the error message and the case's shape, so they are coarse: remove each
-    one when its bug is fixed.
-    """
-    msg = str(err)
-    if os.environ.get("CUSTARD_RANDOM_STRICT"):
-        return None
-    if "input crd:in-dim-" in msg and " times; an input takes exactly one" in msg:
-        return "two dense iterations of one variable share a port name"
-    if not any(s in msg for s in STRUCTURAL):
-        return None
-    if any(0 in a.shape for a in arrays.values()):
-        return "a dense level of size 0 is taken as never empty"
-    if _has_inner_sum(case.expr) and ("not aligned" in msg or "line up" in msg):
-        return "zero-filling reducer of an inner sum under an empty outer fiber"
-    if " + " in case.expr or " - " in case.expr:  # a union
-        return "a union operand absent at an outer union is taken as present"
+    """Which open bug a simulation error is (else None). The bugs this test found are fixed and
+    kept as regression tests in tests/test_custard_regressions.py; none is open."""
     return None
 
 

@@ -1,9 +1,8 @@
 """Minimal reproducers of the compiler/simulator bugs that tests/test_custard_random.py found.
 
 Each test compiles one expression with explicit formats and loop order, simulates it on tiny
-inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). They are strict
-xfails while the bug is open: when one starts passing, remove its marker, and remove the
-matching exclusion in ``known_bug`` of tests/test_custard_random.py.
+inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). They were
+strict xfails while the bugs were open; all are fixed now and guard against regressions.
 """
 
 from __future__ import annotations
@@ -13,9 +12,8 @@ import pytest
 
 import custard
 from custard.reference import evaluate
-from formats.errors import ToolkitError
 from formats.tensor import Tensor
-from sam.sim.engine import SimulationError, simulate
+from sam.sim.engine import simulate
 
 
 def check(expr: str, formats: dict[str, str], order: str, engine: str = "reference",
@@ -26,10 +24,6 @@ def check(expr: str, formats: dict[str, str], order: str, engine: str = "referen
     np.testing.assert_array_equal(result.outputs["X"].to_dense(), evaluate(expr, arrays))
 
 
-@pytest.mark.xfail(strict=True, raises=ToolkitError, reason=(
-    "custard/lower.py _bind_dense labels every dense iteration of v 'dim-v', so two of them "
-    "(a union chain with two broadcast operands, or two broadcast unions under a product) "
-    "get the same merger port: 'input crd:in-dim-i is connected 2 times'"))
 @pytest.mark.parametrize("expr", [
     "X(i) = B(i) + c + d",                 # ((B + c) + d): both scalars broadcast over i
     "X(i) = (B(i) + c) * (B(i) + d)",      # a dense iteration in each union, intersected
@@ -38,11 +32,6 @@ def test_two_dense_iterations_of_one_variable(expr):
     check(expr, {"B": "s", "X": "s"}, "i", B=[1.0, 0.0], c=1.0, d=2.0)
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
-    "the zero-filling scalar reducer (reduce empty=zero) of a sum inside the expression emits a "
-    "0 for the stop that closes an outer fiber with no coordinates ('S1' alone reads as one "
-    "empty fiber), so its values run ahead of the other operand's: 'value streams are not "
-    "aligned'"))
 @pytest.mark.parametrize("expr, formats, order, arrays", [
     # sum_j D(i,j) under i = E's (empty) coordinates
     ("X(i) = E(i) * (c + D(i,j))", {"E": "s", "D": "ss", "X": "s"}, "ij",
@@ -55,10 +44,6 @@ def test_inner_sum_under_an_empty_outer_fiber(expr, formats, order, arrays):
     check(expr, formats, order, **arrays)
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
-    "custard/lower.py structurally_empty says a dense level's fibers are never empty, but a "
-    "dense level of size 0 has only empty fibers: no coordinate dropper is placed and the "
-    "summed-away fibers leave coordinates without values"))
 @pytest.mark.parametrize("expr, formats, order, arrays", [
     ("X(i) = B(i,j)", {"B": "dd", "X": "d"}, "ij", {"B": np.zeros((1, 0))}),
     ("X(i,k) = B(i,j) * C(k)", {"B": "dd:1,0", "C": "d", "X": "dd:1,0"}, "kji",
@@ -68,10 +53,6 @@ def test_dense_level_of_size_zero(expr, formats, order, arrays):
     check(expr, formats, order, **arrays)
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
-    "custard/lower.py _may_be_empty ignores maybe_absent for the leaves of a union "
-    "(`not in_union`): an operand absent at an outer union (B has no k=1 fiber, c lacks k) "
-    "is taken as present, so no coordinate dropper cleans k after the reduction over i"))
 @pytest.mark.parametrize("expr, formats, order, arrays", [
     ("X(k,j) = B(k,i,j) + C(i)", {"B": "sss", "C": "s", "X": "ss"}, "kij",
      {"B": [[[1.0]], [[0.0]]], "C": [0.0]}),

@@ -12,8 +12,10 @@
 Empty fibers, from ineffectual intersections, are configurable (``empty`` attribute, an
 extension of the Custard schema): ``drop`` (default, as Table 1 assumes) removes them,
 ``keep`` emits them as empty fibers (a coordinate dropper downstream cleans them), and for n = 0
-``zero`` emits an explicit 0. Other coordinate inputs (the Custard schema feeds the reduced
-variable's stream too) are consumed and ignored.
+``zero`` emits an explicit 0, and ``outer`` takes the coordinate stream of the level above and
+emits exactly one value per coordinate (0 for an empty fiber), which keeps the sums aligned with
+that level where a value stream alone is ambiguous. Other coordinate inputs (the Custard
+schema feeds the reduced variable's stream too) are consumed and ignored.
 
 Timing: one input token per cycle while accumulating; one output token per cycle while emitting
 (sorting the internal store is not modeled as extra cycles).
@@ -99,6 +101,87 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             push(w, optr, ochan, 0, STOP, n - 1, a)
         fst[0] = 0.0
         st[R_SEEN] = 0
+    return RC_DONE
+
+
+# Outer-driven scalar reducer state.
+O_PHASE, O_FRESH, O_LASTN = P + 3, P + 4, P + 5
+OUTER, INNER = 0, 1
+
+
+@kernel
+def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Scalar reducer driven by the coordinates of the level above (input 1).
+
+    Emits exactly one value per outer coordinate (the sum of its fiber; 0 when that fiber is
+    empty) and the outer stream's stop tokens, so its output is aligned with the outer level
+    even where a value stream alone is ambiguous (an empty outer fiber and an outer fiber with
+    one empty inner fiber both read ``S1``).
+    """
+    cv = ins[0]
+    co = ins[1]
+    while st[STATUS] == 0:
+        t = st[T]
+        if st[O_PHASE] == INNER:
+            t_in = arrive(w, st, cv, t)
+            if t_in == NOT_YET:
+                return RC_IN
+            k = hkind(w, cv)
+            if k == DATA or k == EMPTY:
+                if k == DATA:
+                    fst[0] += hval(w, cv)
+                fire(st, t_in, t_in)
+                pop(w, cv, t_in)
+                continue
+            if k != STOP:
+                return fail(st, ERR_ALIGN, w, cv, 0)
+            t_out = reserve_all(w, st, optr, ochan, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            pushv(w, optr, ochan, 0, DATA, fst[0], a)
+            fst[0] = 0.0
+            st[O_LASTN] = hdata(w, cv)
+            pop(w, cv, t_out)
+            st[O_PHASE] = OUTER
+            continue
+        t_in = arrive(w, st, co, t)
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, co)
+        fresh = st[O_FRESH] == 1
+        if k == DATA:
+            if not fresh and st[O_LASTN] != 0:
+                return fail(st, ERR_STOP, w, co, 1)
+            fire(st, t_in, t_in)
+            pop(w, co, t_in)
+            st[O_FRESH] = 0
+            st[O_PHASE] = INNER
+            continue
+        if k == EMPTY:
+            return fail(st, ERR_STOP, w, co, 1)
+        m = hdata(w, co)
+        if fresh or k == DONE:
+            # An empty outer fiber: the value stream marks it with S(m+1) (or ends).
+            t_in = arrive(w, st, cv, t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+            kv = hkind(w, cv)
+            if kv != k or (k == STOP and hdata(w, cv) != m + 1):
+                return fail(st, ERR_ALIGN, w, cv, 0)
+        elif st[O_LASTN] != m + 1:
+            return fail(st, ERR_STOP, w, co, 1)
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        push(w, optr, ochan, 0, k, m, a)
+        pop(w, co, t_out)
+        if fresh or k == DONE:
+            pop(w, cv, t_out)
+        st[O_FRESH] = 1
+        if k == DONE:
+            st[STATUS] = 1
     return RC_DONE
 
 
@@ -386,20 +469,32 @@ class Reducer(Block):
 
     dot_type = "reduce"
     family = "reduce"
-    kernel = reduce_scalar
-    errors = {ERR_TAIL: "values after the last stop token (the fiber is never closed)"}
+    errors = {
+        ERR_TAIL: "values after the last stop token (the fiber is never closed)",
+        ERR_ALIGN: "the value stream does not line up with the outer coordinates",
+        ERR_STOP: "the outer coordinate stream's stop tokens do not match the values",
+    }
+
+    @property
+    def by_outer(self) -> bool:
+        """``empty=outer`` (our extension): one value per coordinate of the ``crd`` input."""
+        return self.attrs.get("empty") == "outer"
+
+    @property
+    def kernel(self):  # type: ignore[override]
+        return reduce_outer if self.by_outer else reduce_scalar
 
     def inputs(self) -> list[Port]:
-        return [Port("val")]
+        return [Port("val")] + ([Port("crd")] if self.by_outer else [])
 
     def outputs(self) -> list[Port]:
         return [Port("val")]
 
     def params(self, tensors) -> list[int]:
         mode = self.attrs.get("empty", "drop")
-        if mode not in ("drop", "zero"):
-            raise GraphError(f"node {self.id}: empty={mode!r}; use drop or zero")
-        return [EMPTY_MODES[mode], 0, -1]
+        if mode not in ("drop", "zero", "outer"):
+            raise GraphError(f"node {self.id}: empty={mode!r}; use drop, zero or outer")
+        return [EMPTY_MODES.get(mode, 2), 0, -1, INNER if mode != "outer" else OUTER, 1, 0]
 
     def label(self) -> str:
         return "reduce"
