@@ -121,8 +121,8 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
         value = _number(spec)
         if value is not None:
             finish(name, Tensor.scalar(value, name))
-        else:
-            finish(name, load_tensor(spec, fmt_of(name)))
+        else:  # in its own format first: finish() names a tensor of the wrong order
+            finish(name, load_tensor(spec))
     # 2. tensors derived from others
     for name in needed:
         spec = specs[name]
