@@ -9,9 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from formats.errors import ToolkitError
+
+if TYPE_CHECKING:
+    from sam.graph.model import Graph
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERRUPTED = 1, 2, 3, 130
 
@@ -55,28 +60,77 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _latencies(items: list[str]) -> dict[str, int]:
+def _latencies(items: Sequence[str]) -> dict[str, int]:
+    from sam.blocks.registry import BLOCK_TYPES
+
     out: dict[str, int] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not value.strip().lstrip("-").isdigit():
             raise ToolkitError(f"--latency {item!r}: write TYPE=CYCLES, e.g. arrayvals=2 "
                                "(TYPE is a DOT node type, or 'default')")
-        out[key.strip()] = int(value)
+        key = key.strip()
+        if key != "default" and key not in BLOCK_TYPES:
+            raise ToolkitError(f"--latency {item!r}: unknown block type {key!r}; use a DOT node "
+                               f"type ({', '.join(sorted(BLOCK_TYPES))}) or 'default'")
+        out[key] = int(value)
+        if out[key] < 1:
+            raise ToolkitError(f"--latency {item!r}: a latency is at least 1 cycle")
     return out
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o", "--output"),
+                    expr: bool = True) -> None:
+    """The simulation options of ``sam-sim run`` (also ``custard compile --run``): ``output``
+    spells the option that writes the result, ``expr`` adds ``--expr``."""
+    p.add_argument("-t", "--tensor", action="append", metavar="NAME=SPEC",
+                   help="bind an input tensor (repeat for each input; specs below)")
+    p.add_argument("--check", action="store_true",
+                   help="compute the expression with numpy/scipy and print PASS or FAIL")
+    if expr:
+        p.add_argument("--expr", help="the graph's expression, for --check when the graph does "
+                       "not record it (e.g. 'x(i)=B(i,j)*c(j)')")
+    p.add_argument(*output, dest="output", metavar=output[-1].lstrip("-").upper(),
+                   help="write the result (.mtx, .tns, .npz, .npy)")
+    p.set_defaults(output_option=output[0])
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--report", metavar="FILE", help="also save the JSON report to FILE (for "
+                   "`sam-sim draw --stats` and `sam-sim plot`)")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast: block kernels compiled with numba (default); reference: the "
+                   "same kernels in plain Python")
+    p.add_argument("--fifo-depth", type=int, metavar="N",
+                   help="bound every FIFO to N tokens (default: unbounded, as in the paper)")
+    p.add_argument("--latency", action="append", metavar="TYPE=CYCLES",
+                   help="latency of a block type, e.g. arrayvals=2 (default 1 for all)")
+    p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
+              prog: str = "sam-sim") -> int:
+    """Simulate ``graph`` with the options of :func:`add_run_options` in ``args`` and print the
+    report; return the exit status (0, :data:`EXIT_CHECK_FAILED`, :data:`EXIT_INTERRUPTED`).
+
+    ``graph_path`` names the graph in messages and the report; ``prog`` starts the line printed
+    when the run is interrupted. User errors raise :class:`ToolkitError`."""
     from sam.bind import bind_tensors, parse_bindings
-    from sam.graph.dot import load
     from sam.report import build_report, format_text
     from sam.sim.engine import simulate
 
-    graph = load(args.graph)
     specs = parse_bindings(args.tensor or [])
     tensors = bind_tensors(graph, specs, seed=args.seed)
     latencies = _latencies(args.latency or [])
-    expression = args.expr or graph.attrs.get("expression")
+    expression = getattr(args, "expr", None) or graph.attrs.get("expression")
+    output = getattr(args, "output", None)
+    output_option = getattr(args, "output_option", "-o")
+    if output:
+        from formats.io import SUFFIXES
+
+        suffix = Path(output).suffix.lower()
+        if suffix not in SUFFIXES:  # before a long simulation, not after it
+            raise ToolkitError(f"{output_option} {output}: unknown file type "
+                               f"{suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}")
 
     bar = None
     progress = None
@@ -103,7 +157,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         if not expression:
             raise ToolkitError(
-                f"{args.graph} does not record its expression; give it with --expr, e.g. "
+                f"{graph_path} does not record its expression; give it with --expr, e.g. "
                 "--expr \"x(i)=B(i,j)*c(j)\""
             )
         out_name = next(iter(result.outputs), None)
@@ -115,21 +169,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
                  "max_abs_value": verdict.max_abs_value, "line": verdict.line()}
         status = 0 if verdict.passed else EXIT_CHECK_FAILED
 
-    report = build_report(result, graph_path=str(args.graph), expression=expression,
+    report = build_report(result, graph_path=graph_path, expression=expression,
                           inputs=tensors, sources=specs, latencies=latencies, check=check)
-    if args.output and not result.interrupted:
+    if output and not result.interrupted:
         from formats.io import save_tensor
 
         if len(result.outputs) != 1:
-            raise ToolkitError(f"-o writes one result; the graph writes {len(result.outputs)}")
-        save_tensor(next(iter(result.outputs.values())), args.output)
+            raise ToolkitError(f"{output_option} writes one result; the graph writes "
+                               f"{len(result.outputs)}")
+        save_tensor(next(iter(result.outputs.values())), output)
     if args.report:
-        Path(args.report).write_text(json.dumps(report, indent=1))
+        try:
+            Path(args.report).write_text(json.dumps(report, indent=1))
+        except OSError as err:
+            raise ToolkitError(f"{args.report}: {err.strerror or err}") from None
     print(json.dumps(report, indent=1) if args.json else format_text(report))
     if result.interrupted:
-        print("sam-sim: interrupted; the statistics above are partial", file=sys.stderr)
+        print(f"{prog}: interrupted; the statistics above are partial", file=sys.stderr)
         return EXIT_INTERRUPTED
     return status
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from sam.graph.dot import load
+
+    graph = load(args.graph)
+    return run_graph(graph, args, graph_path=str(args.graph))
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
@@ -171,25 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and nonzeros, the cycle count, wall time, tokens per second and a per-block table.",
         epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("graph", help="SAM graph in the Custard DOT schema (.gv/.dot)")
-    p.add_argument("-t", "--tensor", action="append", metavar="NAME=SPEC",
-                   help="bind an input tensor (repeat for each input; specs below)")
-    p.add_argument("--check", action="store_true",
-                   help="compute the expression with numpy/scipy and print PASS or FAIL")
-    p.add_argument("--expr", help="the graph's expression, for --check when the graph does not "
-                   "record it (e.g. 'x(i)=B(i,j)*c(j)')")
-    p.add_argument("-o", "--output", help="write the result (.mtx, .tns, .npz, .npy)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--report", metavar="FILE", help="also save the JSON report to FILE (for "
-                   "`sam-sim draw --stats` and `sam-sim plot`)")
-    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
-                   help="fast: block kernels compiled with numba (default); reference: the "
-                   "same kernels in plain Python")
-    p.add_argument("--fifo-depth", type=int, metavar="N",
-                   help="bound every FIFO to N tokens (default: unbounded, as in the paper)")
-    p.add_argument("--latency", action="append", metavar="TYPE=CYCLES",
-                   help="latency of a block type, e.g. arrayvals=2 (default 1 for all)")
-    p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_options(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("draw", help="draw a graph (SVG/PNG), optionally with token counts",
