@@ -5,8 +5,14 @@ command lines of the standard kernel suite (``dot_graphs/kernel-suite.tsv``) run
 :func:`graph_from_command_line` is the one parsing path used by the command and by
 ``scripts/compile_suite.py``.
 
+``custard compile ... --run -t B=west0479 -t C=B --check`` also simulates the compiled graph,
+as ``sam-sim run`` does (:func:`sam.cli.run_graph`), and prints its report instead of the DOT
+text (which goes to ``-o FILE`` when given).
+
 Every user error prints one line ``custard: error: ...`` on stderr and exits 1; usage errors
-(unknown option, missing argument) exit 2 as argparse does.
+(unknown option, missing argument) exit 2 as argparse does; with ``--run``, a wrong result under
+``--check`` exits 3 and Ctrl-C 130 (partial statistics), as in ``sam-sim``; a bug in the toolkit
+exits 4.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 from custard.expr import CompileError
 from formats.errors import ToolkitError
 from formats.format import Format
+from sam.cli import TENSOR_SPECS, add_run_options, run_graph
 
 _SYNTAX = """\
 expression (tensor index notation, quote it for the shell):
@@ -49,6 +56,7 @@ examples:
   custard compile "X(i,j)=B(i,k)*C(k,j)" -f=X:ss -f=B:ss:1,0 -f=C:ss -s="reorder(k,i,j)" \\
       -o matmul.dot
   custard compile "x(i)=B(i,j)*c(j)" --draw spmv.svg --counts > spmv.dot
+  custard compile "x(i)=B(i,j)*c(j)" --run -t B=west0479 -t c=random:0.1 --check
   custard counts "X(i,j)=B(i,j)*C(i,k)*D(j,k)" -s="reorder(i,j,k)"
   custard table1
 """
@@ -90,13 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
-        "compile", help="compile an expression to a SAM graph (DOT)",
+        "compile", help="compile an expression to a SAM graph (DOT), optionally simulate it",
         description="Compile an expression to a SAM graph and write it as DOT (to stdout "
-        "without -o).", epilog=_SYNTAX + "\n" + _EXAMPLES,
+        "without -o).", epilog=_SYNTAX + "\n" + TENSOR_SPECS + "\n" + _EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_compile_options(p)
-    p.add_argument("-o", "--output", metavar="FILE",
+    p.add_argument("-o", "--output", dest="output_dot", metavar="FILE",
                    help="write the DOT graph to FILE (default: stdout; '-' is stdout)")
     p.add_argument("--draw", metavar="FILE.svg|FILE.png",
                    help="also render the graph as a picture; the suffix picks the format "
@@ -105,7 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also print the SAM paper Table 1 primitive counts (to stdout with -o, "
                    "else to stderr, after the DOT)")
     p.add_argument("--name", help="graph name in the DOT file (default: SAM, as Custard writes)")
-    p.set_defaults(func=_cmd_compile)
+    run = p.add_argument_group(
+        "simulating (--run)", "With --run, simulate the compiled graph as `sam-sim run` does "
+        "and print its report instead of the DOT text (which then goes only to -o FILE). Exit "
+        "status 3 when --check finds a wrong result, 130 when interrupted.")
+    run.add_argument("--run", action="store_true",
+                     help="simulate the graph on the tensors bound with -t")
+    add_run_options(run, output=("--result",), output_metavar="FILE", expr=False)
+    p.set_defaults(func=_cmd_compile, compile_parser=p)
 
     p = sub.add_parser(
         "counts", help="print an expression's SAM primitive counts (a Table 1 row)",
@@ -232,24 +247,49 @@ def draw(graph, path: str) -> None:
         raise CompileError(f"graphviz dot could not draw {path}: {detail}")
 
 
+#: ``compile`` options that only mean something with ``--run`` (dest -> option).
+_RUN_ONLY = {"tensor": "-t", "check": "--check", "json": "--json", "report": "--report",
+             "engine": "--engine", "fifo_depth": "--fifo-depth", "latency": "--latency",
+             "seed": "--seed", "no_progress": "--no-progress", "output": "--result"}
+
+
+def _check_run_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Simulation options without ``--run`` are a usage error (they would do nothing)."""
+    if args.run:
+        if args.output_dot == "-":
+            raise UsageError(parser, "-o - (the DOT text on stdout) cannot be combined with "
+                             "--run, which prints the report there; give -o FILE")
+        return
+    given = [opt for dest, opt in _RUN_ONLY.items()
+             if getattr(args, dest, None) != parser.get_default(dest)]
+    if given:
+        raise UsageError(parser, f"{', '.join(given)}: simulation options, they need --run "
+                         "(simulate the compiled graph)")
+
+
 def _cmd_compile(args: argparse.Namespace) -> int:
     from custard.counts import format_table, row
     from sam.graph.dot import dumps
 
+    _check_run_options(args.compile_parser, args)
     if args.draw:
         _picture_format(args.draw)
     graph = graph_from_args(args)
     text = dumps(graph)
-    to_stdout = args.output in (None, "-")
+    # with --run, stdout carries the simulation report: the DOT text goes only to -o FILE
+    to_stdout = args.output_dot in (None, "-") and not args.run
     if to_stdout:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        _write(args.output, text, "the graph to")
+    elif args.output_dot not in (None, "-"):
+        _write(args.output_dot, text, "the graph to")
     if args.draw:
         draw(graph, args.draw)
     if args.counts:
         table = format_table([(" ".join(args.expression), row(graph))])
-        print(table, file=sys.stderr if to_stdout else sys.stdout)
+        print(table, file=sys.stderr if to_stdout or args.run else sys.stdout)
+    if args.run:
+        where = args.output_dot if args.output_dot not in (None, "-") else "the compiled graph"
+        return run_graph(graph, args, graph_path=where, prog="custard")
     return 0
 
 
@@ -296,6 +336,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
+    except UsageError as err:
+        err.parser.print_usage(sys.stderr)
+        print(f"{err.parser.prog}: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("custard: interrupted", file=sys.stderr)
+        return 130
     except ToolkitError as err:
         print(f"custard: error: {_one_line(err)}", file=sys.stderr)
         return 1
@@ -314,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"custard: internal error (please report it; CUSTARD_DEBUG=1 shows the "
               f"traceback): {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
-        return 3
+        return 4
 
 
 if __name__ == "__main__":

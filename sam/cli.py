@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERRUPTED = 1, 2, 3, 130
 
-RUN_EPILOG = """\
+TENSOR_SPECS = """\
 tensor specs (-t NAME=SPEC):
   FILE.mtx | FILE.tns | FILE.npy | FILE.npz   a file (by extension)
   west0479 | splatt-small | ...               a shipped data file (see `sam-sim data`)
@@ -31,7 +31,9 @@ tensor specs (-t NAME=SPEC):
   runs:LEN[:NNZ[:SEED[:SIZE]]]                SAM paper Sec. 6.3 vector pairs: the first tensor
   blocks:LEN[:NNZ[:SEED[:SIZE]]]              bound to a spec gets b, the second c
   B | B^T | transpose(B)                      another bound tensor, or its transpose
+"""
 
+RUN_EPILOG = TENSOR_SPECS + """
 examples:
   sam-sim run dot_graphs/matmul_ikj.gv -t B=bcsstm02 -t C=B^T --check
   sam-sim run dot_graphs/mat_vecmul_ij.gv -t B=west0479 -t c=random:0.5 --json > report.json
@@ -80,7 +82,7 @@ def _latencies(items: Sequence[str]) -> dict[str, int]:
 
 
 def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o", "--output"),
-                    expr: bool = True) -> None:
+                    output_metavar: str | None = None, expr: bool = True) -> None:
     """The simulation options of ``sam-sim run`` (also ``custard compile --run``): ``output``
     spells the option that writes the result, ``expr`` adds ``--expr``."""
     p.add_argument("-t", "--tensor", action="append", metavar="NAME=SPEC",
@@ -90,7 +92,7 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
     if expr:
         p.add_argument("--expr", help="the graph's expression, for --check when the graph does "
                        "not record it (e.g. 'x(i)=B(i,j)*c(j)')")
-    p.add_argument(*output, dest="output", metavar=output[-1].lstrip("-").upper(),
+    p.add_argument(*output, dest="output", metavar=output_metavar or output[-1].lstrip("-").upper(),
                    help="write the result (.mtx, .tns, .npz, .npy)")
     p.set_defaults(output_option=output[0])
     p.add_argument("--json", action="store_true", help="print the report as JSON")
