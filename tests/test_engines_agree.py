@@ -24,7 +24,8 @@ Cases:
 3. random Custard expressions (the generators of ``tests/test_custard_random.py``);
 4. bounded FIFOs (depths 1, 2, 3, 8) with random block latencies, deadlocks included;
 5. SpMV and SpM*SpM on bigger real matrices (west0479, lp_scsd1, bcsstm02);
-6. the simulator's ring capacity changes nothing (either engine).
+6. the simulator's ring capacity changes nothing (either engine);
+7. the ALUs on IEEE special values (NaN, infinities, signed zeros, subnormals, overflows).
 """
 
 from __future__ import annotations
@@ -54,12 +55,18 @@ from test_dot_graphs import (
     real_matrix,
     real_tensor,
 )
-from test_timing import _accumulate_then_intersect, elemmul_graph
+from test_timing import _accumulate_then_intersect, elemmul_graph, scanner
 
 import custard
 from custard.expr import CompileError
 from formats.errors import ToolkitError
+from formats.format import Format
 from formats.tensor import Tensor
+from sam.blocks.alus import ALU_TYPES, BINARY_OPS, UNARY_OPS
+from sam.blocks.arrays import ArrayLoad
+from sam.blocks.base import Block
+from sam.blocks.merges import Intersecter, Unioner
+from sam.blocks.writers import LevelWriter
 from sam.graph.model import Graph
 from sam.sim import wires as W
 from sam.sim.engine import BlockRun, Deadlock, SimResult, Simulation
@@ -513,3 +520,87 @@ def test_small_graph_capacity_and_engines():
         assert_same(outs[0], o, "elemmul", calls=False)
     assert_same(outs[0], outs[2], "elemmul, capacity 16")
     assert np.array_equal(outs[0].result.outputs["x"].to_dense(), b * c)
+
+
+# --------------------------------------------------------------------------- 7: special values
+#: IEEE special values and extremes, as value operands of the ALUs.
+SPECIAL = [1000.0, -1000.0, np.nan, np.inf, -np.inf, -0.0, 0.0, 5e-324, 1e308, -1e308, -3.0,
+           2.0]
+
+
+def unary_graph(op: str) -> Graph:
+    """x(i) = op(b(i)): scanner -> crd writer; scanner ref -> array -> ALU -> value writer."""
+    g = Graph()
+    s = g.add(scanner("0", "b"))
+    w = g.add(LevelWriter("1", {"tensor": "x", "mode": "0", "format": "compressed",
+                                "index": "i"}))
+    a = g.add(ArrayLoad("2", {"tensor": "b"}))
+    alu = g.add(ALU_TYPES[op]("3", {}))
+    v = g.add(LevelWriter("4", {"tensor": "x", "mode": "vals"}))
+    g.connect(s, "crd", w, "crd")
+    g.connect(s, "ref", a, "ref")
+    g.connect(a, "val", alu, "val")
+    g.connect(alu, "val", v, "val")
+    g.formats = {"x": Format.parse("s"), "b": Format.parse("s")}
+    return g
+
+
+def binary_graph(op: str, merge: type[Block]) -> Graph:
+    """x(i) = b(i) op c(i) over the intersection or union of b and c."""
+    g = Graph()
+    sb, sc = g.add(scanner("0", "b")), g.add(scanner("1", "c"))
+    m = g.add(merge("2", {"index": "i"}, operands=["b", "c"]))
+    w = g.add(LevelWriter("3", {"tensor": "x", "mode": "0", "format": "compressed",
+                                "index": "i"}))
+    ab, ac = g.add(ArrayLoad("4", {"tensor": "b"})), g.add(ArrayLoad("5", {"tensor": "c"}))
+    alu = g.add(ALU_TYPES[op]("6", {}))
+    v = g.add(LevelWriter("7", {"tensor": "x", "mode": "vals"}))
+    for s, t in ((sb, "b"), (sc, "c")):
+        g.connect(s, "crd", m, f"crd:in-{t}")
+        g.connect(s, "ref", m, f"ref:in-{t}")
+    g.connect(m, "crd", w, "crd")
+    g.connect(m, "ref:out-b", ab, "ref")
+    g.connect(m, "ref:out-c", ac, "ref")
+    g.connect(ab, "val", alu, "val:in0")
+    g.connect(ac, "val", alu, "val:in1")
+    g.connect(alu, "val", v, "val")
+    g.formats = {"x": Format.parse("s"), "b": Format.parse("s"), "c": Format.parse("s")}
+    return g
+
+
+def _vector(values: list[float], first: int = 0, extra: int = 0) -> Tensor:
+    n = len(values)
+    return Tensor.from_coo([list(range(first, first + n))], values, (first + n + extra,), "s")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy scalars overflow to inf, loudly
+@pytest.mark.parametrize("merge", [Intersecter, Unioner], ids=["intersect", "union"])
+@pytest.mark.parametrize("op", sorted(BINARY_OPS))
+def test_binary_alus_on_special_values(op, merge):
+    """Every pair of special values (NaN, infinities, signed zeros, subnormals, overflowing
+    products), overlapping or (shifted, so the union pairs them with empty tokens) not."""
+    pairs = [(x, y) for x in SPECIAL for y in SPECIAL]
+    b = _vector([x for x, _ in pairs], extra=5)
+    for c in (_vector([y for _, y in pairs], extra=5), _vector([y for _, y in pairs], first=5)):
+        ref = compare_engines(binary_graph(op, merge), {"b": b, "c": c}, f"{op} ({merge})")
+        assert ref.error is None
+
+
+@pytest.mark.parametrize("op", sorted(UNARY_OPS))
+def test_unary_alus_on_special_values(op):
+    values = [x for x in SPECIAL if op != "exp" or not x > 709]  # exp: see the xfail below
+    ref = compare_engines(unary_graph(op), {"b": _vector(values)}, op)
+    assert ref.error is None
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError, reason=(
+    "engines disagree: the exp ALU's kernel calls math.exp, which raises OverflowError in "
+    "Python for an argument above ~709.78 (the reference engine crashes with a traceback; "
+    "sam-sim run --engine reference does too) while numba's math.exp returns inf (the fast "
+    "engine gives inf)"))
+def test_exp_overflow_same_on_both_engines():
+    fast = run_engine(unary_graph("exp"), {"b": _vector([1000.0])}, "fast")
+    assert fast.error is None
+    assert np.array(fast.summary["outputs"]["x"]["vals"]).view(np.float64).tolist() == [np.inf]
+    ref = run_engine(unary_graph("exp"), {"b": _vector([1000.0])}, "reference")
+    assert_same(ref, fast, "exp(1000)")
