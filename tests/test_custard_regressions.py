@@ -1,8 +1,9 @@
 """Minimal reproducers of the compiler/simulator bugs that tests/test_custard_random.py found.
 
 Each test compiles one expression with explicit formats and loop order, simulates it on tiny
-inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). They were
-strict xfails while the bugs were open; all are fixed now and guard against regressions.
+inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). Open bugs are
+strict xfails (when one starts passing, remove its marker and its exclusion in ``known_bug`` of
+tests/test_custard_random.py); the others are fixed and guard against regressions.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 import custard
 from custard.reference import evaluate
 from formats.tensor import Tensor
-from sam.sim.engine import simulate
+from sam.sim.engine import SimulationError, simulate
 
 
 def check(expr: str, formats: dict[str, str], order: str, engine: str = "reference",
@@ -60,4 +61,32 @@ def test_dense_level_of_size_zero(expr, formats, order, arrays):
      {"B": [0.0], "C": [[0.0]], "D": [[0.0]]}),
 ])
 def test_union_operand_absent_at_an_outer_union(expr, formats, order, arrays):
+    check(expr, formats, order, **arrays)
+
+
+@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
+    "open: with no sum to zero-fill, a variable of size 0 (j) still counts as never empty "
+    "(dense iteration / level), so no dropper removes i's coordinate; its lone empty j fiber "
+    "streams as 'S1 D', which the writer reads as an empty outer fiber: 'the writer of mode 1 "
+    "received 0 fibers but the level above has 1 coordinates'"))
+@pytest.mark.parametrize("formats", [
+    {"B": "s", "D": "s", "X": "ss"},
+    {"B": "s", "D": "d", "X": "sd"},
+])
+def test_broadcast_over_a_variable_of_size_zero(formats):
+    check("X(i,j) = B(i) + D(j)", formats, "ij", B=[1.0], D=np.zeros(0))
+
+
+@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
+    "open: an unguarded root-sum vector reducer (spaccumulator empty=keep) under an outer "
+    "variable with several coordinates whose reduced fibers are all empty, next to a "
+    "zero-filled inner sum: the crddrop that _drop_zeros puts on its output gets 'D' on the "
+    "kept variable while the outer variable still has coordinates ('unexpected token')"))
+@pytest.mark.parametrize("expr, formats, order, arrays", [
+    ("X(l,i) = B(m,l) + C(m,i,j)", {"B": "ss", "C": "sss:1,0,2", "X": "ss:1,0"}, "imlj",
+     {"B": np.zeros((1, 1)), "C": np.zeros((1, 2, 1))}),
+    ("X(i,k) = B(i,j) + C(i,j,k,l)", {"B": "ss:1,0", "C": "ssss:2,1,0,3", "X": "ss:1,0"},
+     "kjil", {"B": np.zeros((2, 2)), "C": np.zeros((2, 2, 2, 2))}),
+])
+def test_empty_reductions_under_several_outer_coordinates(expr, formats, order, arrays):
     check(expr, formats, order, **arrays)
