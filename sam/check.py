@@ -54,6 +54,10 @@ def _dense_size(assign: Assignment, tensors: Mapping[str, Tensor]) -> int:
 def expected(expression: str, tensors: Mapping[str, Tensor]) -> np.ndarray | sp.spmatrix:
     """The gold result: a dense array, or a scipy sparse matrix/column for large inputs."""
     assign = parse_expression(expression)
+    unbound = [a.name for a in assign.rhs.accesses() if a.name not in tensors]
+    if unbound:
+        raise CheckError(f"cannot check {expression}: it reads {unbound[0]}, which is not an "
+                         f"input of the graph (inputs: {', '.join(tensors) or 'none'})")
     if _dense_size(assign, tensors) <= DENSE_LIMIT:
         return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()})
     placed = place_reductions(assign)
@@ -122,6 +126,9 @@ def compare(result: Tensor, gold: np.ndarray | sp.spmatrix, rtol: float = 1e-9) 
     if sp.issparse(gold):
         got = result.to_scipy() if result.order == 2 else sp.csr_matrix(
             result.to_dense().reshape(-1, 1))
+        if result.order > 2 or got.shape != gold.shape:
+            want = gold.shape if result.order == 2 or gold.shape[1] != 1 else gold.shape[:1]
+            raise CheckError(f"result shape {result.shape} differs from the expected {want}")
         diff = abs(got - gold)
         max_diff = float(diff.max()) if diff.nnz else 0.0
         scale = float(abs(gold).max()) if gold.nnz else 0.0
