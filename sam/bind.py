@@ -75,9 +75,12 @@ def _derived(spec: str) -> tuple[str, bool] | None:
 
 def _number(spec: str) -> float | None:
     try:
-        return float(spec)
+        value = float(spec)
     except ValueError:
         return None
+    if not np.isfinite(value):
+        raise BindError(f"scalar {spec!r}: a scalar must be a finite number")
+    return value
 
 
 def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> dict[str, Tensor]:
