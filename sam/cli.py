@@ -1,13 +1,15 @@
 """The ``sam-sim`` command line: run, draw and plot SAM graphs, inspect tensors.
 
 Exit codes: 0 success, 1 user error (one line on stderr), 2 command-line usage error,
-3 ``--check`` found a wrong result, 130 interrupted (Ctrl-C; partial statistics are printed).
+3 ``--check`` found a wrong result, 4 internal error (a bug; one line, ``SAM_SIM_DEBUG=1`` shows
+the traceback), 130 interrupted (Ctrl-C; partial statistics are printed).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +20,7 @@ from formats.errors import ToolkitError
 if TYPE_CHECKING:
     from sam.graph.model import Graph
 
-EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 TENSOR_SPECS = """\
 tensor specs (-t NAME=SPEC):
@@ -38,6 +40,9 @@ examples:
   sam-sim run dot_graphs/matmul_ikj.gv -t B=bcsstm02 -t C=B^T --check
   sam-sim run dot_graphs/mat_vecmul_ij.gv -t B=west0479 -t c=random:0.5 --json > report.json
   sam-sim run graph.gv -t B=lp_scsd1 -t C=B^T --fifo-depth 4 --latency arrayvals=2
+
+exit status: 0 ok, 1 error (one line on stderr), 2 usage, 3 --check found a wrong result,
+  4 internal error, 130 interrupted (Ctrl-C; the statistics printed are partial)
 """
 
 
@@ -227,8 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sam-sim",
         description="Simulate SAM dataflow graphs (Custard DOT files) on real and synthetic "
         "tensors, token by token, counting cycles.",
-        epilog="Run `sam-sim COMMAND --help` for each command. Exit codes: 0 ok, 1 error, "
-        "2 usage, 3 --check failed, 130 interrupted.",
+        epilog="Run `sam-sim COMMAND --help` for each command (`sam-sim run --help` lists the "
+        "tensor specs of -t NAME=SPEC). Exit codes: 0 ok, 1 error, 2 usage, 3 --check failed, "
+        "4 internal error, 130 interrupted.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -279,6 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -288,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ToolkitError as err:
-        print(f"sam-sim: error: {err}", file=sys.stderr)
+        print(f"sam-sim: error: {_one_line(err)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("sam-sim: interrupted", file=sys.stderr)
@@ -298,8 +308,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
-        print(f"sam-sim: error: {where}{err.strerror or err}", file=sys.stderr)
+        print(f"sam-sim: error: {where}{err.strerror or _one_line(err)}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as err:  # a bug in the toolkit, not a user error: still one line
+        if os.environ.get("SAM_SIM_DEBUG"):
+            raise
+        print(f"sam-sim: internal error (please report it; SAM_SIM_DEBUG=1 shows the "
+              f"traceback): {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":
