@@ -90,3 +90,14 @@ def test_broadcast_over_a_variable_of_size_zero(formats):
 ])
 def test_empty_reductions_under_several_outer_coordinates(expr, formats, order, arrays):
     check(expr, formats, order, **arrays)
+
+
+@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
+    "open: a variable of size 0 (i, a dense level of D) below two root sums: the matrix "
+    "reducer of k (spaccumulator order 2, kept i and m) gets an m stream whose stops do not "
+    "line up with i's ('the kept coordinate streams' stop tokens do not line up'); with i of "
+    "size 1 it passes"))
+def test_matrix_reduction_over_a_variable_of_size_zero():
+    check("X(m,i) = B(l,k) * D(m,i) * E(l,k,m)",
+          {"B": "ss:1,0", "D": "dd", "E": "sss:1,2,0", "X": "ss"}, "kmli",
+          B=np.ones((1, 1)), D=np.ones((2, 0)), E=np.ones((1, 1, 2)))
