@@ -156,6 +156,11 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     finally:
         if bar is not None:
             bar.close()
+    if bar is not None and result.interrupted:
+        # Ctrl-C can land while tqdm draws the bar, before it notes that it drew it; then
+        # close() leaves the bar on the line. Clear the line ourselves.
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
     check = None
     status = 0
