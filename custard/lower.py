@@ -187,13 +187,17 @@ class Lowering:
         return fmt.levels[fmt.mode_order.index(acc.indices.index(var))]
 
     def structurally_empty(self, acc: Access | DenseIter, var: str) -> bool:
-        """Can a fiber of this access's level at ``var`` be empty (not counting absence)?"""
+        """Can a fiber of this access's level at ``var`` be empty (not counting absence)?
+
+        A compressed fiber can be empty at the root or below a dense level; a dense fiber (or a
+        dense iteration) only when the dimension has size 0, which the compiler cannot rule out.
+        """
         if isinstance(acc, DenseIter):
-            return False
+            return True
         fmt = self.formats[acc.name]
         lvl = fmt.mode_order.index(acc.indices.index(var))
         if fmt.levels[lvl] != "s":
-            return False
+            return True
         return lvl == 0 or fmt.levels[lvl - 1] == "d"
 
     def path(self, acc: Access) -> list[str]:
@@ -388,6 +392,7 @@ class Lowering:
 
         # Reducers for the root sums, innermost first.
         produced: dict[str, Out] = {}
+        groups_of_cleaned: set[str] = set()  # parents whose empty groups a reducer drops
         for r in sorted(self.root_sums, key=self.pos.__getitem__, reverse=True):
             kept = [v for v in reversed(root_vars) if v in self.out_vars
                     and self.pos[v] > self.pos[r]]
@@ -408,6 +413,8 @@ class Lowering:
             attrs = {f"in{d}": v for d, v in enumerate(kept)}
             if not guarded and parent is not None:
                 attrs["empty"] = "keep"
+            elif parent is not None:
+                groups_of_cleaned.add(parent)
             acc = b.block("spaccumulator", order=len(kept), **attrs)
             b.link(vals, acc, "val")
             for v in kept:
@@ -427,7 +434,9 @@ class Lowering:
             # Streams with the structure the values have: one value per innermost coordinate
             # (a sum below the last level already dropped its empty fibers), every coordinate
             # of an outer level holding one fiber of the level below.
-            writer_stream = {v: produced.get(v) or raw(v) for v in level_vars}
+            writer_stream = {v: produced.get(v) or
+                             (cleaned(v) if v in groups_of_cleaned else raw(v))
+                             for v in level_vars}
             last = level_vars[-1]
             writer_stream[last] = produced.get(last) or cleaned(last)
             vals = self._drop_zeros(level_vars, writer_stream, vals)

@@ -14,6 +14,7 @@ from sam.blocks.arrays import ArrayLoad
 from sam.blocks.base import GraphError
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.writers import LevelWriter
+from sam.sim.assemble import level_segments
 from sam.sim.engine import SimulationError
 from sam.sim.harness import run_block
 from sam.sim.wires import RC_IN
@@ -25,13 +26,24 @@ def writer(mode: str) -> LevelWriter:
     return LevelWriter(f"write_{mode}", {"tensor": "X", "mode": mode})
 
 
-def write(mode: str, stream: str, engine: str = "reference") -> dict[str, list]:
-    """Run a writer; return what it recorded (as lists)."""
+def record(mode: str, stream: str, engine: str = "reference") -> dict[str, np.ndarray]:
+    """Run a writer; return what it recorded."""
     block = writer(mode)
     port = "val" if mode == "vals" else "crd"
     res = run_block(block, {port: stream}, engine=engine)
     assert dict(res) == {}  # a writer has no output streams
-    return {k: v.tolist() for k, v in block.recorded(res.st, res.mem).items()}
+    return block.recorded(res.st, res.mem)
+
+
+def write(mode: str, stream: str, engine: str = "reference", parent: str | None = None
+          ) -> dict[str, list]:
+    """Run a writer; return its coordinates and segment array (the fibers read against the
+    ``parent`` level's stream, as the simulator assembles an output), or its values."""
+    rec = record(mode, stream, engine)
+    if mode == "vals":
+        return {"vals": rec["vals"].tolist()}
+    up = record(str(int(mode) - 1), parent) if parent is not None else None
+    return {"crd": rec["crd"].tolist(), "seg": level_segments(rec, up).tolist()}
 
 
 def test_ports():
@@ -44,8 +56,9 @@ def test_ports():
 def test_figure1c_dcsr_from_figure1d_streams():
     """Figure 1: writing the streams of Figure 1d rebuilds the DCSR arrays of Figure 1c."""
     assert write("0", "0, 1, 3, S0, D") == {"crd": [0, 1, 3], "seg": [0, 3]}
-    assert write("1", "1, S0, 0, 2, S0, 1, 3, S1, D") == {"crd": [1, 0, 2, 1, 3],
-                                                          "seg": [0, 1, 3, 5]}
+    assert write("1", "1, S0, 0, 2, S0, 1, 3, S1, D", parent="0, 1, 3, S0, D") == {
+        "crd": [1, 0, 2, 1, 3], "seg": [0, 1, 3, 5]}
+    assert record("1", "1, S0, 0, 2, S0, 1, 3, S1, D")["stop_level"].tolist() == [0, 0, 1]
     assert write("vals", "1, S0, 2, 3, S0, 4, 5, S1, D") == {"vals": [1, 2, 3, 4, 5]}
     B = Tensor.from_dense(FIG1, "ss01")
     assert B.levels[1].seg.tolist() == [0, 1, 3, 5]
@@ -53,30 +66,39 @@ def test_figure1c_dcsr_from_figure1d_streams():
 
 def test_empty_fibers_are_recorded():
     """An empty fiber (S0 after S0) is a fiber of its own: row 2 of a dense-row traversal."""
-    assert write("1", "1, S0, 0, 2, S0, S0, 1, 3, S1, D") == {"crd": [1, 0, 2, 1, 3],
-                                                              "seg": [0, 1, 3, 3, 5]}
-    assert write("1", "S0, 4, S1, D") == {"crd": [4], "seg": [0, 0, 1]}
-    assert write("1", "4, S0, S1, D") == {"crd": [4], "seg": [0, 1, 1]}
+    rows = "0, 1, 2, 3, S0, D"
+    assert write("1", "1, S0, 0, 2, S0, S0, 1, 3, S1, D", parent=rows) == {
+        "crd": [1, 0, 2, 1, 3], "seg": [0, 1, 3, 3, 5]}
+    assert write("1", "S0, 4, S1, D", parent="0, 1, S0, D") == {"crd": [4], "seg": [0, 0, 1]}
+    assert write("1", "4, S0, S1, D", parent="0, 1, S0, D") == {"crd": [4], "seg": [0, 1, 1]}
 
 
 def test_empty_root():
     assert write("0", "S0, D") == {"crd": [], "seg": [0, 0]}
-    assert write("0", "D") == {"crd": [], "seg": [0]}
+    assert write("0", "D") == {"crd": [], "seg": [0, 0]}
     assert write("vals", "D") == {"vals": []}
     assert write("vals", "S0, D") == {"vals": []}
 
 
 def test_empty_outer_fibers_hold_no_fiber():
-    """A stop S(n >= 1) right after a stop of level >= 1, or first in the stream, marks an
-    empty outer fiber (a coordinate dropper emptied it): no fiber of this level."""
+    """A lone stop (no coordinate before it) in a stream that droppers cleaned marks an empty
+    fiber of a level above: no fiber of this level."""
     # An all-zero matrix result: i holds no coordinate, so j holds no fiber.
     assert write("0", "S0, D") == {"crd": [], "seg": [0, 0]}
-    assert write("1", "S1, D") == {"crd": [], "seg": [0]}
+    assert write("1", "S1, D", parent="S0, D") == {"crd": [], "seg": [0]}
     # Figure 8 after the dropper, one level down: k fibers only under the surviving j's.
-    assert write("2", "S1, 3, S2, D") == {"crd": [3], "seg": [0, 1]}
-    assert write("2", "3, S1, S1, 4, S2, D") == {"crd": [3, 4], "seg": [0, 1, 2]}
-    assert write("2", "3, S1, S2, D") == {"crd": [3], "seg": [0, 1]}
-    assert write("1", "S2, D") == {"crd": [], "seg": [0]}
+    assert write("2", "S1, 3, S2, D", parent="7, S1, D") == {"crd": [3], "seg": [0, 1]}
+    assert write("2", "3, S1, S1, 4, S2, D", parent="5, S0, 6, S1, D") == {
+        "crd": [3, 4], "seg": [0, 1, 2]}
+    assert write("2", "3, S1, S2, D", parent="5, S1, D") == {"crd": [3], "seg": [0, 1]}
+
+
+def test_empty_fibers_read_against_the_level_above():
+    """Where a level keeps empty fibers, the level above tells a lone S1 that closes an empty
+    fiber from one that marks an empty outer fiber."""
+    # j under i = (0: [4], 1: [], 2: []) with i's fiber (0, 1, 2): three fibers, two empty.
+    assert write("1", "4, S0, S0, S1, D", parent="0, 1, 2, S0, D") == {
+        "crd": [4], "seg": [0, 1, 1, 1]}
 
 
 def test_values_with_empty_tokens_store_zero():
@@ -87,7 +109,7 @@ def test_memory_grows():
     crd = ", ".join(str(c) for c in range(200))
     assert write("0", f"{crd}, S0, D") == {"crd": list(range(200)), "seg": [0, 200]}
     fibers = ", ".join(f"{c}, S0" for c in range(100))
-    rec = write("1", f"{fibers[:-4]}, S1, D")
+    rec = write("1", f"{fibers[:-4]}, S1, D", parent=f"{', '.join(map(str, range(100)))}, S0")
     assert rec == {"crd": list(range(100)), "seg": list(range(101))}
     assert write("vals", f"{crd}, S0, D") == {"vals": list(range(200))}
 
@@ -125,7 +147,7 @@ def test_scan_then_write_round_trip(arr):
     tensor = Tensor.from_dense(arr, "s" * arr.ndim)
     outs = scan_chain(tensor)
     for lvl, out in enumerate(outs):
-        rec = write(str(lvl), out["crd"])
+        rec = write(str(lvl), out["crd"], parent=outs[lvl - 1]["crd"] if lvl else None)
         assert rec["seg"] == tensor.levels[lvl].seg.tolist()
         assert rec["crd"] == tensor.levels[lvl].crd.tolist()
     loaded = bench(ArrayLoad("v", {"tensor": "B"}), {"ref": outs[-1]["ref"]}, {"B": tensor})
@@ -175,12 +197,14 @@ def test_write_dropper_cleaned_streams(tree):
     streams = [ij["crd:outer-i"], ij["crd:inner-j"], jk["crd:inner-k"]]
     expected = _arrays(_clean(tree, 3), 3)
     for lvl in range(3):
-        assert write(str(lvl), streams[lvl]) == expected[lvl], (lvl, streams)
+        got = write(str(lvl), streams[lvl], parent=streams[lvl - 1] if lvl else None)
+        assert got == expected[lvl], (lvl, streams)
 
 
 def test_fast_engine_agrees():
     for mode, stream in [("1", "1, S0, 0, 2, S0, S0, 1, 3, S1, D"), ("2", "3, S1, S1, 4, S2, D"),
                          ("vals", "1, N, 2.5, S0, N, S1, D")]:
-        assert write(mode, stream, "fast") == write(mode, stream)
+        fast, ref = record(mode, stream, "fast"), record(mode, stream)
+        assert {k: v.tolist() for k, v in fast.items()} == {k: v.tolist() for k, v in ref.items()}
     with pytest.raises(SimulationError):
         write("0", "0, N, S0, D", "fast")

@@ -306,17 +306,8 @@ STRUCTURAL = ("fibers but the level above has", "values were written but the las
 
 
 def known_bug(case: Case, arrays: dict[str, np.ndarray], err: Exception) -> str | None:
-    """Which open bug of tests/test_custard_regressions.py (a strict xfail there) a simulation
-    error is, else None. These exclusions go by the error message and the case's shape, so
-    they are coarse: remove each one when its bug is fixed."""
-    msg = str(err)
-    if os.environ.get("CUSTARD_RANDOM_STRICT"):
-        return None
-    if "received 0 fibers but the level above has" in msg and \
-            any(0 in a.shape for a in arrays.values()):
-        return "broadcast over a variable of size 0"
-    if "(crddrop " in msg and "unexpected token" in msg and "token D on input" in msg:
-        return "empty reductions under several outer coordinates"
+    """Which open bug a simulation error is, else None. Every bug this test has found is fixed
+    and kept as a regression test in tests/test_custard_regressions.py; none is open."""
     return None
 
 

@@ -1,9 +1,8 @@
 """Minimal reproducers of the compiler/simulator bugs that tests/test_custard_random.py found.
 
 Each test compiles one expression with explicit formats and loop order, simulates it on tiny
-inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). Open bugs are
-strict xfails (when one starts passing, remove its marker and its exclusion in ``known_bug`` of
-tests/test_custard_random.py); the others are fixed and guard against regressions.
+inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). All are fixed;
+the tests guard against regressions.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import pytest
 import custard
 from custard.reference import evaluate
 from formats.tensor import Tensor
-from sam.sim.engine import SimulationError, simulate
+from sam.sim.engine import simulate
 
 
 def check(expr: str, formats: dict[str, str], order: str, engine: str = "reference",
@@ -64,11 +63,6 @@ def test_union_operand_absent_at_an_outer_union(expr, formats, order, arrays):
     check(expr, formats, order, **arrays)
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
-    "open: with no sum to zero-fill, a variable of size 0 (j) still counts as never empty "
-    "(dense iteration / level), so no dropper removes i's coordinate; its lone empty j fiber "
-    "streams as 'S1 D', which the writer reads as an empty outer fiber: 'the writer of mode 1 "
-    "received 0 fibers but the level above has 1 coordinates'"))
 @pytest.mark.parametrize("formats", [
     {"B": "s", "D": "s", "X": "ss"},
     {"B": "s", "D": "d", "X": "sd"},
@@ -77,11 +71,6 @@ def test_broadcast_over_a_variable_of_size_zero(formats):
     check("X(i,j) = B(i) + D(j)", formats, "ij", B=[1.0], D=np.zeros(0))
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
-    "open: an unguarded root-sum vector reducer (spaccumulator empty=keep) under an outer "
-    "variable with several coordinates whose reduced fibers are all empty, next to a "
-    "zero-filled inner sum: the crddrop that _drop_zeros puts on its output gets 'D' on the "
-    "kept variable while the outer variable still has coordinates ('unexpected token')"))
 @pytest.mark.parametrize("expr, formats, order, arrays", [
     ("X(l,i) = B(m,l) + C(m,i,j)", {"B": "ss", "C": "sss:1,0,2", "X": "ss:1,0"}, "imlj",
      {"B": np.zeros((1, 1)), "C": np.zeros((1, 2, 1))}),
@@ -92,11 +81,6 @@ def test_empty_reductions_under_several_outer_coordinates(expr, formats, order, 
     check(expr, formats, order, **arrays)
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError, reason=(
-    "open: a variable of size 0 (i, a dense level of D) below two root sums: the matrix "
-    "reducer of k (spaccumulator order 2, kept i and m) gets an m stream whose stops do not "
-    "line up with i's ('the kept coordinate streams' stop tokens do not line up'); with i of "
-    "size 1 it passes"))
 def test_matrix_reduction_over_a_variable_of_size_zero():
     check("X(m,i) = B(l,k) * D(m,i) * E(l,k,m)",
           {"B": "ss:1,0", "D": "dd", "E": "sss:1,2,0", "X": "ss"}, "kmli",

@@ -596,11 +596,6 @@ def test_unary_alus_on_special_values(op):
     assert ref.error is None
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason=(
-    "engines disagree: the exp ALU's kernel calls math.exp, which raises OverflowError in "
-    "Python for an argument above ~709.78 (the reference engine crashes with a traceback; "
-    "sam-sim run --engine reference does too) while numba's math.exp returns inf (the fast "
-    "engine gives inf)"))
 def test_exp_overflow_same_on_both_engines():
     fast = run_engine(unary_graph("exp"), {"b": _vector([1000.0])}, "fast")
     assert fast.error is None

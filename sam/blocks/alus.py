@@ -98,7 +98,8 @@ def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             elif op == 1:
                 r = abs(x)
             elif op == 2:
-                r = math.exp(x)
+                # math.exp raises OverflowError in Python where numba returns inf
+                r = math.inf if x > 709.782712893384 else math.exp(x)
             else:
                 r = x if x > 0.0 else 0.0
             pushv(w, optr, ochan, 0, DATA, r, a)

@@ -1,16 +1,14 @@
 """Level writers (SAM paper Def. 3.8, Sec. 3.7): store result streams back to memory.
 
-A coordinate level writer appends each coordinate to its coordinate array and closes a fiber
-(appends to its segment array) at each stop token, except a stop ``Sn`` (n >= 1) that directly
-follows a stop of level >= 1 or starts the stream: that one marks an *empty outer fiber* (as a
-coordinate dropper emits, Figure 8), which holds no fiber of this level. (A stream cannot tell
-that apart from an outer fiber holding a single empty fiber; writers take cleaned streams,
-Sec. 3.7.) A value writer appends each value (an empty token ``N`` stores 0). Both generate
-their references internally, in order. One token per cycle; the cycle in which a writer takes
-its done token ends the simulation when it is the last writer to do so.
+A coordinate level writer appends each coordinate to its coordinate array and records each stop
+token (where it came and its level); a value writer appends each value (an empty token ``N``
+stores 0). Both generate their references internally, in order. One token per cycle; the cycle
+in which a writer takes its done token ends the simulation when it is the last writer to do so.
 
-The simulator reads the recorded arrays back as a compressed fibertree and converts it to the
-output tensor's format (dense levels included), see :mod:`sam.sim.assemble`.
+Which stops close a fiber of this level is settled when the output is assembled, level by level
+against the level above (:mod:`sam.sim.assemble`): a stream alone cannot tell an outer fiber
+holding one empty fiber (``S1``) from an empty outer fiber (also ``S1``). The simulator then
+converts the compressed fibertree to the output tensor's format (dense levels included).
 """
 
 from __future__ import annotations
@@ -25,14 +23,14 @@ from sam.sim.kernel import NOT_YET, arrive, fail, fire, kernel, need_memory
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop
 
-NCRD, NSEG = P, P + 1
-LAST = P + 2  # level of the previous token if a stop, -1 after a coordinate (start: 1)
+NCRD, NSTOP = P, P + 1
 ERR_EMPTY = 1
 
 
 @kernel
-def write_crd(w, st, fst, ins, optr, ochan, crd, seg, m2, m3, f0, f1):
-    """Coordinate level writer: coordinates into ``crd``, fiber ends into ``seg``."""
+def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1):
+    """Coordinate level writer: coordinates into ``crd``; each stop token's position (the
+    number of coordinates before it) into ``stop_at`` and its level into ``stop_level``."""
     c = ins[0]
     while st[STATUS] == 0:
         t_in = arrive(w, st, c, st[T])
@@ -45,16 +43,13 @@ def write_crd(w, st, fst, ins, optr, ochan, crd, seg, m2, m3, f0, f1):
                 return need_memory(st, 0)
             crd[n] = hdata(w, c)
             st[NCRD] = n + 1
-            st[LAST] = -1
         elif k == STOP:
-            level = hdata(w, c)
-            if level == 0 or st[LAST] < 1:  # else: an empty outer fiber, no fiber here
-                n = st[NSEG]
-                if n >= seg.shape[0]:
-                    return need_memory(st, 1)
-                seg[n] = st[NCRD]
-                st[NSEG] = n + 1
-            st[LAST] = level
+            n = st[NSTOP]
+            if n >= stop_at.shape[0]:
+                return need_memory(st, 1)
+            stop_at[n] = st[NCRD]
+            stop_level[n] = hdata(w, c)
+            st[NSTOP] = n + 1
         elif k == EMPTY:
             return fail(st, ERR_EMPTY, w, c, 0)
         fire(st, t_in, t_in)
@@ -118,7 +113,7 @@ class LevelWriter(Block):
         return [Port("val" if self.writes_values else "crd")]
 
     def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
-        return [0, 1, 1]  # no coordinates yet; seg starts with its leading 0; stream start
+        return [0, 0]  # no coordinates, no stops yet
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
         mem = Memories()
@@ -127,14 +122,22 @@ class LevelWriter(Block):
         else:
             mem.m[0] = np.zeros(64, np.int64)
             mem.m[1] = np.zeros(64, np.int64)
+            mem.m[2] = np.zeros(64, np.int64)
         return mem
 
+    def grow_memory(self, mem: Memories, which: int) -> None:
+        """Stop positions and stop levels grow together."""
+        for k in ((1, 2) if which in (1, 2) else (which,)):
+            mem.grow(k)
+
     def recorded(self, st: np.ndarray, mem: Memories) -> dict[str, np.ndarray]:
-        """What the writer stored: ``crd`` and ``seg`` arrays, or ``vals``."""
+        """What the writer stored: ``crd``, ``stop_at`` and ``stop_level``, or ``vals``."""
         n = int(st[NCRD])
         if self.writes_values:
             return {"vals": mem.f[0][:n].copy()}
-        return {"crd": mem.m[0][:n].copy(), "seg": mem.m[1][: int(st[NSEG])].copy()}
+        k = int(st[NSTOP])
+        return {"crd": mem.m[0][:n].copy(), "stop_at": mem.m[1][:k].copy(),
+                "stop_level": mem.m[2][:k].copy()}
 
     def label(self) -> str:
         if self.writes_values:

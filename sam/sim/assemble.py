@@ -54,11 +54,11 @@ def assemble_outputs(
         shape = _output_shape(graph, name, fmt, inputs, parts)
         levels = []
         n_parents = 1
-        for lvl, mode in enumerate(fmt.mode_order):
+        parent: dict[str, np.ndarray] | None = None
+        for mode in fmt.mode_order:
             rec = parts[str(mode)]
-            seg, crd = rec["seg"], rec["crd"]
-            if lvl == 0 and len(seg) == 1:
-                seg = np.array([0, len(crd)], np.int64)  # a root stream with no stop token
+            crd = rec["crd"]
+            seg = level_segments(rec, parent, name, mode)
             if len(seg) - 1 != n_parents:
                 raise SimulationError(
                     f"output {name}: the writer of mode {mode} received {len(seg) - 1} fibers "
@@ -70,6 +70,7 @@ def assemble_outputs(
                     f"output {name}: the writer of mode {mode} received coordinates after its "
                     "last stop token"
                 )
+            parent = rec
             _check_sorted(name, mode, seg, crd, shape[mode])
             levels.append(CompressedLevel(shape[mode], seg, crd))
             n_parents = len(crd)
@@ -89,6 +90,61 @@ def assemble_outputs(
         raw = Tensor(shape, Format(("s",) * fmt.order, fmt.mode_order), levels, vals, name)
         outputs[name] = raw if all(x == "s" for x in fmt.levels) else raw.with_format(fmt)
     return outputs
+
+
+def level_segments(rec: dict[str, np.ndarray], parent: dict[str, np.ndarray] | None,
+                   name: str = "X", mode: int = 0) -> np.ndarray:
+    """The segment array of one written level: which of its stop tokens close a fiber.
+
+    There is one fiber per coordinate of the level above. A stop that follows a coordinate
+    closes one; a stop with no coordinate before it (a *lone* stop) is, in the streams a graph
+    cleans with coordinate droppers (Sec. 3.7), the mark of an empty fiber of some level above,
+    and closes nothing here (Custard's writers read them so). Where a level legitimately holds
+    empty fibers (no dropper cleaned it), ``S1`` reads the same whether it closes an empty fiber
+    or marks an empty outer fiber; then the level is read against the level above, as a
+    coordinate dropper does: a fresh stop ``Sm`` above is marked by a lone ``S(m+1)`` here, and
+    every other stop closes a fiber.
+    """
+    from sam.sim.engine import SimulationError
+
+    stop_at, stop_level = rec["stop_at"], rec["stop_level"]
+    if parent is None:  # the root level: one fiber
+        if len(stop_at) == 0:
+            return np.array([0, len(rec["crd"])], np.int64)
+        return np.concatenate([[0], stop_at[:1]]).astype(np.int64)
+    n_parent = len(parent["crd"])
+    if len(stop_at) == n_parent:
+        return np.concatenate([[0], stop_at]).astype(np.int64)
+    after_data = np.empty(len(stop_at), dtype=bool)
+    if len(stop_at):
+        after_data[0] = stop_at[0] > 0
+        after_data[1:] = stop_at[1:] > stop_at[:-1]
+    if int(after_data.sum()) == n_parent:
+        return np.concatenate([[0], stop_at[after_data]]).astype(np.int64)
+    p_at, p_level = parent["stop_at"], parent["stop_level"]
+    seg = [0]
+    child = 0
+    pstop = 0
+    fresh = True
+    for pc in range(n_parent + 1):
+        while pstop < len(p_at) and p_at[pstop] == pc:
+            if fresh and child < len(stop_at) and stop_level[child] == p_level[pstop] + 1 \
+                    and not (child < len(after_data) and after_data[child]):
+                child += 1  # the mark of an empty fiber above
+            fresh = True
+            pstop += 1
+        if pc == n_parent or child >= len(stop_at):
+            break
+        seg.append(int(stop_at[child]))
+        child += 1
+        fresh = False
+    if child == len(stop_at) and len(seg) == n_parent + 1:
+        return np.array(seg, np.int64)
+    raise SimulationError(
+        f"output {name}: the stop tokens the writer of mode {mode} received do not match "
+        f"the {n_parent} coordinates of the level above; the graph is missing a coordinate "
+        "dropper (Def. 3.9) or drops too much"
+    )
 
 
 def _check_sorted(name: str, mode: int, seg: np.ndarray, crd: np.ndarray, size: int) -> None:
