@@ -18,7 +18,7 @@ variables must agree; anything else is one clear :class:`BindError`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -33,6 +33,10 @@ from sam.graph.validate import input_tensors
 
 class BindError(ToolkitError):
     """A tensor binding that cannot be satisfied."""
+
+
+class _SizeUnknown(BindError):
+    """A synthetic tensor's shape is not known (yet) from the other operands."""
 
 
 def index_modes(graph: Graph) -> dict[str, dict[int, str]]:
@@ -126,15 +130,36 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
             finish(name, Tensor.scalar(value, name))
         else:  # in its own format first: finish() names a tensor of the wrong order
             finish(name, load_tensor(spec))
-    # 2. tensors derived from others
-    for name in needed:
-        spec = specs[name]
-        d = _derived(spec)
-        if name in out or d is None or d[0] not in specs:
-            continue
+    # 2. tensors derived from others, and synthetic tensors sized by their index variables
+    #    (in rounds: a synthetic tensor can size another, a derived one can copy a synthetic)
+    pending = [n for n in needed if n not in out]
+    pairs: dict[str, list[Tensor]] = {}
+    while pending:
+        done = [name for name in pending
+                if _resolve(name, specs, out, orders, modes, pairs, seed, finish)]
+        if not done:  # stuck: say why (a synthetic tensor's size is more telling than a cycle)
+            first = next((n for n in pending if _synthetic_kind(specs[n])), pending[0])
+            _resolve(first, specs, out, orders, modes, pairs, seed, finish, last=True)
+        pending = [n for n in pending if n not in done]
+    check_sizes(out, modes)
+    return out
+
+
+def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
+             orders: dict[str, int], modes: dict[str, dict[int, str]],
+             pairs: dict[str, list[Tensor]], seed: int, finish: Callable[[str, Tensor], None],
+             last: bool = False) -> bool:
+    """Bind a derived or synthetic tensor if what it needs is known; False to try later (with
+    ``last``, raise the reason instead)."""
+    spec = specs[name]
+    d = _derived(spec)
+    if d is not None and _synthetic_kind(spec) is None:
         src, transposed = d
         if src not in out:
-            raise BindError(f"{name}={spec}: {src} must be bound to a file or number")
+            if last:
+                raise BindError(f"{name}={spec} and {src}={specs[src]} refer to each other; bind "
+                                "one of them to a file, a number or a random/runs/blocks spec")
+            return False
         tensor = out[src]
         if transposed:
             if tensor.order != 2:
@@ -143,27 +168,25 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
             coords, vals = tensor.to_coo()
             tensor = Tensor.from_coo(coords[:, ::-1], vals, tensor.shape[::-1], None)
         finish(name, tensor)
-    # 3. synthetic tensors, sized by their index variables
+        return True
+    kind = _synthetic_kind(spec)
+    parts = spec.split(":")[1:]
     sizes = _index_sizes(out, modes)
-    pairs: dict[str, list[Tensor]] = {}
-    for name in needed:
-        if name in out:
-            continue
-        spec = specs[name]
-        kind = _synthetic_kind(spec)
-        parts = spec.split(":")[1:]
+    try:
         if kind == "random":
             finish(name, _random(name, parts, orders[name], modes.get(name, {}), sizes, seed))
-        else:
-            key = spec
-            if key not in pairs:
-                pairs[key] = list(_pair(name, kind, parts, modes.get(name, {}), sizes, seed))
-            if not pairs[key]:
-                raise BindError(f"{kind} spec {spec!r} makes a pair of vectors; bind it to at "
-                                "most two tensors")
-            finish(name, pairs[key].pop(0))
-    check_sizes(out, modes)
-    return out
+            return True
+        if spec not in pairs:
+            pairs[spec] = list(_pair(name, kind, parts, modes.get(name, {}), sizes, seed))
+    except _SizeUnknown:
+        if last:
+            raise
+        return False
+    if not pairs[spec]:
+        raise BindError(f"{kind} spec {spec!r} makes a pair of vectors; bind it to at most two "
+                        "tensors")
+    finish(name, pairs[spec].pop(0))
+    return True
 
 
 def _index_sizes(tensors: Mapping[str, Tensor], modes: dict[str, dict[int, str]]
@@ -208,7 +231,7 @@ def _shape_for(name: str, order: int, modes: dict[int, str], sizes: dict[str, in
     for mode in range(order):
         var = modes.get(mode)
         if var not in sizes:
-            raise BindError(
+            raise _SizeUnknown(
                 f"cannot tell the size of mode {mode} (index {var}) of {name} from the other "
                 f"tensors; give a shape, e.g. {name}=random:0.1:0:" + "x".join(["100"] * order)
             )
