@@ -184,6 +184,18 @@ def test_seed_option_seeds_random_specs(tmp_path: Path) -> None:
     np.testing.assert_array_equal(np.load(tmp_path / "x.npy"), -3 * c)
 
 
+def test_random_operands_size_and_feed_each_other(tmp_path: Path) -> None:
+    """A random tensor with a shape sizes the others; B^T of a random tensor."""
+    run = ok(sam_sim(tmp_path, "run", MATMUL, "-t", "B=random:0.3:4:6x9", "-t", "C=B^T",
+                     "--engine", "reference", "--check", "-o", "X.npy", "--json"))
+    b = random_tensor((6, 9), 0.3, 4).to_dense()
+    np.testing.assert_array_equal(np.load(tmp_path / "X.npy"), b @ b.T)
+    assert json.loads(run.stdout)["inputs"]["C"]["shape"] == [9, 6]
+    ok(sam_sim(tmp_path, "run", SPMV, "-t", "B=random:0.5:1:5x0", "-t", "c=random:0.5",
+               "--engine", "reference", "--check", "-o", "x.npy"))  # j has size 0
+    np.testing.assert_array_equal(np.load(tmp_path / "x.npy"), np.zeros(5))
+
+
 def test_blocks_pair_elemmul(tmp_path: Path) -> None:
     spec = "blocks:8:400:0:2000"
     run = ok(sam_sim(tmp_path, "run", GRAPHS / "vec_elemmul.gv", "-t", f"b={spec}",
@@ -464,8 +476,10 @@ ERRORS = {
                               "cannot tell the size of mode 0 (index i) of B"),
     "runs spec": (["run", str(GRAPHS / "vec_elemmul.gv"), "-t", "b=runs:x", "-t", "c=runs:x"],
                   "b: write runs:LENGTH[:NNZ[:SEED[:SIZE]]]"),
-    "transpose of an unbound": (["run", G, "-t", "B=c^T", "-t", "c=random:0.5"],
-                                "B=c^T: c must be bound to a file or number"),
+    "transpose of a random of unknown size": (["run", G, "-t", "B=c^T", "-t", "c=random:0.5"],
+                                              "cannot tell the size of mode 0 (index j) of c"),
+    "bindings that refer to each other": (["run", str(MATMUL), "-t", "B=C", "-t", "C=B^T"],
+                                          "B=C and C=B^T refer to each other"),
     "scalar not finite": (["run", str(GRAPHS / "vec_scalar_mul.gv"), "-t", "b=nan", "-t",
                            "c=random:0.5:1:10"], "scalar 'nan': a scalar must be a finite number"),
     "latency without value": (["run", G, *SPMV_OK, "--latency", "arrayvals"],
