@@ -48,6 +48,7 @@ def build_report(
         "interrupted": result.interrupted,
         "cycles": result.cycles,
         "wall_time_s": wall,
+        "jit_time_s": result.jit_time,
         "tokens": result.tokens,
         "tokens_per_s": result.tokens / wall if wall > 0 else None,
         "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
@@ -103,6 +104,9 @@ def format_text(report: Mapping[str, Any]) -> str:
         f"{_fmt_count(report['tokens'])} tokens"
         + (f", {rate / 1e6:.2f} M tokens/s" if rate else "")
     )
+    if report.get("jit_time_s"):
+        lines.append(f"JIT: {report['jit_time_s']:.2f} s to compile the block kernels or load "
+                     "them from the disk cache (not in the wall time)")
     if report.get("fifo_depth"):
         lines.append(f"FIFO depth: {report['fifo_depth']}")
     if report.get("interrupted"):
