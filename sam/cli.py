@@ -209,6 +209,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return run_graph(graph, args, graph_path=str(args.graph))
 
 
+def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: str) -> None:
+    """A report of another graph would label the edges with unrelated counts: refuse it."""
+    blocks = report.get("blocks") or []
+    got = {str(b.get("id")): b.get("type") for b in blocks if isinstance(b, dict)}
+    want = {bid: b.dot_type for bid, b in graph.blocks.items() if b.dot_type != "broadcast"}
+    if got == want:
+        return
+    where = f" (a report of {report['graph']})" if isinstance(report.get("graph"), str) else ""
+    diff = sorted(set(got) ^ set(want)) or sorted(k for k in want if got[k] != want[k])
+    node = diff[0]
+    detail = (f"node {node} is {got[node]!r} in the report and {want[node]!r} in the graph"
+              if node in got and node in want else
+              f"node {node} is only in the {'report' if node in got else 'graph'}")
+    raise ToolkitError(f"--stats {report_path}{where} does not fit {graph_path}: {detail}")
+
+
 def _cmd_draw(args: argparse.Namespace) -> int:
     from sam.graph.dot import load
     from sam.graph.draw import render
@@ -216,6 +232,8 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
     graph = load(args.graph)
     stats = load_report(args.stats) if args.stats else None
+    if stats is not None:
+        _check_stats_fit(graph, stats, args.stats, args.graph)
     render(graph, args.output, stats=stats)
     print(f"wrote {args.output}")
     return 0
