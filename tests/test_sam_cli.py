@@ -488,6 +488,12 @@ ERRORS = {
                                    "--latency 'arrayval=2': unknown block type 'arrayval'"),
     "latency below 1": (["run", G, *SPMV_OK, "--latency", "union=0"],
                         "--latency 'union=0': a latency is at least 1 cycle"),
+    "deadlock with bounded FIFOs": (["run", str(GRAPHS / "mat_residual.gv"), "-t",
+                                     "b=random:0.4:1:7", "-t", "C=random:0.4:2:7x7", "-t",
+                                     "d=random:0.4:3:7", "--fifo-depth", "1", "--engine",
+                                     "reference"],
+                                    "simulation cannot progress: node 0 (scan i: b0 "
+                                    "(compressed)) waits for room on output crd (FIFO full)"),
     "fifo depth 0": (["run", G, *SPMV_OK, "--fifo-depth", "0"],
                      "FIFO depth must be at least 1, got 0"),
     "check without expression": (["run", str(ROOT / "tests/data/custard/mat_vecmul_ij.gv"),
@@ -605,6 +611,10 @@ def test_draw_with_stats_shows_report_counts(tmp_path: Path, spmv_run: dict) -> 
         assert label in texts, (s, label)
     ok(sam_sim(tmp_path, "draw", SPMV, "-o", "g.png", "--stats", report_path))
     png_size(tmp_path / "g.png")
+    # a report of another graph would label the edges with unrelated counts
+    wrong = sam_sim(tmp_path, "draw", MATMUL, "-o", "wrong.svg", "--stats", report_path)
+    one_line_error(wrong, f"--stats {report_path} (a report of {SPMV}) does not fit {MATMUL}")
+    assert not (tmp_path / "wrong.svg").exists()
 
 
 def test_plot_tokens_and_timeline(tmp_path: Path, spmv_run: dict) -> None:
