@@ -138,6 +138,12 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         if suffix not in SUFFIXES:  # before a long simulation, not after it
             raise ToolkitError(f"{output_option} {output}: unknown file type "
                                f"{suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}")
+        written = sorted({b.tensor for b in graph.blocks.values()
+                          if b.family == "write" and b.tensor})
+        fmt = graph.formats.get(written[0]) if len(written) == 1 else None
+        if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
+            raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
+                               f"result {written[0]} has order {fmt.order}; write .tns or .npy")
 
     bar = None
     progress = None
