@@ -184,6 +184,19 @@ def test_seed_option_seeds_random_specs(tmp_path: Path) -> None:
     np.testing.assert_array_equal(np.load(tmp_path / "x.npy"), -3 * c)
 
 
+def test_scalar_result_tns_and_npy(tmp_path: Path) -> None:
+    """x = B(i,j,k) * C(i,j,k) on splatt-small with C = B: the sum of squares."""
+    b = load_tensor("splatt-small").to_dense()
+    gold = float((b * b).sum())
+    run = ok(sam_sim(tmp_path, "run", GRAPHS / "tensor3_innerprod.gv", "-t", "B=splatt-small",
+                     "-t", "C=B", "--engine", "reference", "--check", "-o", "x.npy"))
+    assert "result x: shape scalar, 1 nonzeros" in run.stdout
+    assert np.load(tmp_path / "x.npy").shape == () and float(np.load(tmp_path / "x.npy")) == gold
+    ok(sam_sim(tmp_path, "run", GRAPHS / "tensor3_innerprod.gv", "-t", "B=splatt-small",
+               "-t", "C=B", "--engine", "reference", "-o", "x.tns"))
+    assert load_tensor(tmp_path / "x.tns", shape=()).to_dense() == gold
+
+
 def test_random_operands_size_and_feed_each_other(tmp_path: Path) -> None:
     """A random tensor with a shape sizes the others; B^T of a random tensor."""
     run = ok(sam_sim(tmp_path, "run", MATMUL, "-t", "B=random:0.3:4:6x9", "-t", "C=B^T",
@@ -510,6 +523,12 @@ ERRORS = {
                               "expected a tensor access"),
     "output of unknown type": (["run", G, *SPMV_OK, "-o", "x.xyz"],
                                "-o x.xyz: unknown file type '.xyz'; use .mtx, .tns, .npy, .npz"),
+    "vector result to .npz": (["run", str(GRAPHS / "vec_identity.gv"), "-t",
+                               "b=random:0.5:1:6", "-o", "x.npz"],
+                              "-o x.npz: .npz files hold matrices and the result x has order 1"),
+    "scalar result to .mtx": (["run", str(GRAPHS / "tensor3_innerprod.gv"), "-t",
+                               "B=splatt-small", "-t", "C=B", "-o", "x.mtx"],
+                              "-o x.mtx: .mtx files hold matrices and the result x has order 0"),
     "report in a missing directory": (["run", G, *SMALL_OK, "--report", "nodir/r.json"],
                                       "nodir/r.json: No such file or directory"),
     "draw stats not JSON": (["draw", G, "-o", "g.svg", "--stats", "garbage.json"],
