@@ -346,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     except ToolkitError as err:
         print(f"custard: error: {_one_line(err)}", file=sys.stderr)
         return 1
+    except MemoryError as err:  # --run on tensors too large for this machine
+        print(f"custard: error: out of memory ({_one_line(err)}); try smaller tensors or a "
+              "smaller --fifo-depth", file=sys.stderr)
+        return 1
     except RecursionError:  # the compiler recurses over the expression tree
         print("custard: error: the expression is nested too deeply to compile (Python's "
               "recursion limit); split it into smaller expressions", file=sys.stderr)

@@ -251,6 +251,8 @@ def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
                         "SEED an integer") from None
     if not 0.0 <= density <= 1.0:
         raise BindError(f"{name}: density {density} is not in [0, 1]")
+    if rseed < 0:
+        raise BindError(f"{name}: random:{':'.join(parts)}: SEED is a non-negative integer")
     shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
     return random_tensor(shape, density, rseed, name=name)
 
@@ -265,6 +267,8 @@ def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: 
         pseed = int(parts[2]) if len(parts) > 2 and parts[2] else seed
     except (ValueError, IndexError):
         raise BindError(f"{name}: write {usage}") from None
+    if pseed < 0:
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer")
     make = runs if kind == "runs" else blocks
     return make(size, nnz, length, pseed)
 

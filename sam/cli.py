@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from sam.graph.model import Graph
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+MAX_COUNT = 2**31 - 1  # the largest --latency and --fifo-depth (the simulator counts in int64)
 
 TENSOR_SPECS = """\
 tensor specs (-t NAME=SPEC):
@@ -81,8 +82,8 @@ def _latencies(items: Sequence[str]) -> dict[str, int]:
             raise ToolkitError(f"--latency {item!r}: unknown block type {key!r}; use a DOT node "
                                f"type ({', '.join(sorted(BLOCK_TYPES))}) or 'default'")
         out[key] = int(value)
-        if out[key] < 1:
-            raise ToolkitError(f"--latency {item!r}: a latency is at least 1 cycle")
+        if not 1 <= out[key] <= MAX_COUNT:
+            raise ToolkitError(f"--latency {item!r}: a latency is 1 to {MAX_COUNT} cycles")
     return out
 
 
@@ -125,6 +126,11 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     from sam.report import build_report, format_text
     from sam.sim.engine import simulate
 
+    if args.fifo_depth is not None and not 1 <= args.fifo_depth <= MAX_COUNT:
+        raise ToolkitError(f"--fifo-depth {args.fifo_depth}: a FIFO holds 1 to {MAX_COUNT} "
+                           "tokens (leave it out for unbounded FIFOs)")
+    if args.seed < 0:
+        raise ToolkitError(f"--seed {args.seed}: a seed is a non-negative integer")
     specs = parse_bindings(args.tensor or [])
     tensors = bind_tensors(graph, specs, seed=args.seed)
     latencies = _latencies(args.latency or [])
@@ -335,6 +341,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`
         sys.stderr.close()
         return 0
+    except MemoryError as err:
+        print(f"sam-sim: error: out of memory ({_one_line(err)}); try smaller tensors or a "
+              "smaller --fifo-depth", file=sys.stderr)
+        return EXIT_ERROR
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
         print(f"sam-sim: error: {where}{err.strerror or _one_line(err)}", file=sys.stderr)
