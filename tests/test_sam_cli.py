@@ -500,7 +500,7 @@ ERRORS = {
     "latency of an unknown type": (["run", G, *SPMV_OK, "--latency", "arrayval=2"],
                                    "--latency 'arrayval=2': unknown block type 'arrayval'"),
     "latency below 1": (["run", G, *SPMV_OK, "--latency", "union=0"],
-                        "--latency 'union=0': a latency is at least 1 cycle"),
+                        "--latency 'union=0': a latency is 1 to 2147483647 cycles"),
     "deadlock with bounded FIFOs": (["run", str(GRAPHS / "mat_residual.gv"), "-t",
                                      "b=random:0.4:1:7", "-t", "C=random:0.4:2:7x7", "-t",
                                      "d=random:0.4:3:7", "--fifo-depth", "1", "--engine",
@@ -508,7 +508,18 @@ ERRORS = {
                                     "simulation cannot progress: node 0 (scan i: b0 "
                                     "(compressed)) waits for room on output crd (FIFO full)"),
     "fifo depth 0": (["run", G, *SPMV_OK, "--fifo-depth", "0"],
-                     "FIFO depth must be at least 1, got 0"),
+                     "--fifo-depth 0: a FIFO holds 1 to 2147483647 tokens"),
+    "fifo depth beyond int64": (["run", G, *SPMV_OK, "--fifo-depth", "99999999999999999999"],
+                                "--fifo-depth 99999999999999999999: a FIFO holds 1 to"),
+    "latency beyond int64": (["run", G, *SPMV_OK, "--latency", "default=99999999999999999999"],
+                             "a latency is 1 to 2147483647 cycles"),
+    "negative seed in a spec": (["run", G, "-t", "B=west0479", "-t", "c=random:0.5:-1"],
+                                "c: random:0.5:-1: SEED is a non-negative integer"),
+    "negative --seed": (["run", G, *SPMV_OK, "--seed", "-3"],
+                        "--seed -3: a seed is a non-negative integer"),
+    "negative seed in a pair": (["run", str(GRAPHS / "vec_elemmul.gv"), "-t",
+                                 "b=runs:5:10:-2:100", "-t", "c=runs:5:10:-2:100"],
+                                "b: runs:5:10:-2:100: SEED is a non-negative integer"),
     "check without expression": (["run", str(ROOT / "tests/data/custard/mat_vecmul_ij.gv"),
                                   "-t", "B=west0067", "-t", "c=random:0.5", "--check",
                                   "--engine", "reference"],
@@ -896,3 +907,23 @@ def test_custard_run_ctrl_c_json_without_terminal(tmp_path: Path) -> None:
     assert report["interrupted"] is True and report["check"] is None
     assert report["cycles"] > 0 and report["tokens"] > 0
     assert report["tokens"] == sum(sum(b["tokens_out"].values()) for b in report["blocks"])
+
+
+# ------------------------------------------------------------------------------------------
+# bugs found outside the command line (sam/sim is not ours to change): strict reproducers
+# ------------------------------------------------------------------------------------------
+@pytest.mark.xfail(strict=True, raises=(MemoryError, ValueError),
+                   reason="sam/sim/wires.allocate sizes every ring to --fifo-depth up front, "
+                   "so a deep bound (sam-sim run --fifo-depth 1000000000: 152 GiB) runs out of "
+                   "memory although a bound deeper than the run's tokens equals no bound")
+def test_deep_fifo_bound_behaves_like_no_bound() -> None:
+    from sam.bind import bind_tensors
+    from sam.graph.dot import load
+    from sam.sim.engine import simulate
+
+    graph = load(GRAPHS / "vec_identity.gv")
+    tensors = bind_tensors(graph, {"b": "random:0.5:1:6"})
+    free = simulate(graph, tensors, engine="reference")
+    deep = simulate(graph, tensors, engine="reference", fifo_depth=2**50)
+    assert deep.cycles == free.cycles
+    np.testing.assert_array_equal(deep.outputs["x"].to_dense(), free.outputs["x"].to_dense())
