@@ -51,6 +51,9 @@ def load_tensor(source: str | Path, fmt: Format | str | None = None, **kw: Any) 
         raise ReadError(str(file), "is a directory, not a tensor file")
     suffix = file.suffix.lower()
     if suffix == ".mtx":
+        extra = set(kw) - {"name", "sum_duplicates"}
+        if extra:  # .tns options (zero_based=, shape=): a Matrix Market file records both
+            raise ToolkitError(f".mtx files take no option {', '.join(sorted(extra))}")
         return read_mtx(file, fmt, **kw)
     if suffix == ".tns":
         return read_tns(file, fmt, **kw)
