@@ -83,7 +83,43 @@ def load_report(path: str | Path) -> dict[str, Any]:
         raise ToolkitError(f"{path}: not a JSON report ({err})") from None
     if not isinstance(data, dict) or "blocks" not in data or "streams" not in data:
         raise ToolkitError(f"{path}: not a sam-sim report (write one with sam-sim run --json)")
+    problem = _report_problem(data)
+    if problem:
+        raise ToolkitError(f"{path}: not a valid sam-sim report: {problem}")
     return data
+
+
+_BLOCK_FIELDS = {"id": str, "type": str, "label": str, "family": str, "tokens_in": dict,
+                 "tokens_out": dict, "busy": int, "idle": int, "stalled": int, "started": int,
+                 "finished": int}
+_STREAM_FIELDS = {"src": str, "src_port": str, "dst": str, "dst_port": str, "kind": str,
+                  "tokens": dict}
+
+
+def _report_problem(data: Mapping[str, Any]) -> str | None:
+    """The first field that ``sam-sim draw --stats`` and ``sam-sim plot`` cannot use."""
+    def count(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if not count(data.get("cycles")):
+        return "'cycles' must be a count"
+    for what, rows, fields in (("blocks", data["blocks"], _BLOCK_FIELDS),
+                               ("streams", data["streams"], _STREAM_FIELDS)):
+        if not isinstance(rows, list):
+            return f"'{what}' must be a list"
+        for k, row in enumerate(rows):
+            if not isinstance(row, dict):
+                return f"{what}[{k}] must be an object"
+            for field, kind in fields.items():
+                value = row.get(field)
+                ok = count(value) if kind is int else isinstance(value, kind)
+                if ok and kind is dict:
+                    ok = all(count(value.get(t)) for t in KIND_NAMES)
+                if not ok:
+                    want = {int: "a count", str: "a string",
+                            dict: "token counts by kind (" + ", ".join(KIND_NAMES) + ")"}[kind]
+                    return f"{what}[{k}].{field} must be {want}"
+    return None
 
 
 def _fmt_count(n: int) -> str:
