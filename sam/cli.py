@@ -54,7 +54,11 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
     if args.zero_based:
         kw["zero_based"] = True
     if args.shape:
-        kw["shape"] = tuple(int(x) for x in args.shape.lower().split("x"))
+        try:
+            kw["shape"] = tuple(int(x) for x in args.shape.lower().split("x"))
+        except ValueError:
+            raise ToolkitError(f"--shape {args.shape!r}: write the size of every mode, e.g. "
+                               "10x20x30") from None
     tensor = load_tensor(args.source, args.format, **kw)
     print(tensor.describe())
     return 0
