@@ -436,6 +436,9 @@ def bad_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "garbage.json").write_text("garbage\n")
     (d / "not_a_report.json").write_text('{"a": 1}\n')
     (d / "minimal_report.json").write_text('{"cycles": 1, "blocks": [], "streams": []}\n')
+    (d / "bad_cycles_report.json").write_text('{"cycles": "a", "blocks": [], "streams": []}\n')
+    (d / "bad_block_report.json").write_text(
+        '{"cycles": 5, "blocks": [{"id": 1}], "streams": [{"src": "0"}]}\n')
     return d
 
 
@@ -556,6 +559,16 @@ ERRORS = {
                                     "t.bmp: write a .png, .svg or .pdf picture"),
     "tensor of the wrong format": (["tensor", "splatt-small", "-f", "ss"],
                                    "format ss01 describes"),
+    "tensor with a bad --shape": (["tensor", "splatt-small", "--shape", "2xb"],
+                                  "--shape '2xb': write the size of every mode"),
+    "tensor .mtx with --zero-based": (["tensor", "west0479", "--zero-based"],
+                                      ".mtx files take no option zero_based"),
+    "plot report with bad cycles": (["plot", "bad_cycles_report.json", "-o", "t.png"],
+                                    "bad_cycles_report.json: not a valid sam-sim report: "
+                                    "'cycles' must be a count"),
+    "draw report with a bad block": (["draw", G, "-o", "g.svg", "--stats",
+                                      "bad_block_report.json"],
+                                     "not a valid sam-sim report: blocks[0].id must be a string"),
 }
 
 
