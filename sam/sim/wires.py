@@ -9,7 +9,8 @@ simulator detail, not part of the timing model; a ring that fills up makes the p
 
 The *modeled* FIFO depth (``depth[c]``; 0 = unbounded, the paper's Sec. 6 assumption) is part
 of the timing model: token k may be pushed only in a cycle after token k-depth was popped, so a
-producer facing a full FIFO stalls (backpressure).
+producer facing a full FIFO stalls (backpressure). Rings grow to the depth only when a stream
+gets that long (a bound deeper than the stream is no bound).
 
 Every function here is plain Python that numba can also compile inline (``register_jitable``),
 so the one definition of each block (see :mod:`sam.sim.kernel`) serves both engines.
@@ -124,6 +125,8 @@ def room(w, optr, ochan, port):
             return -1
         d = w.depth[c]
         if d > 0 and w.tail[c] >= d:
+            if d > cap:
+                return -1  # the ring must hold the last d tokens' pop cycles: grow it first
             k = w.tail[c] - d
             if w.head[c] <= k:
                 return -2
@@ -169,8 +172,6 @@ def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -
     """Fresh, empty rings; ``capacity`` is rounded up to a power of two."""
     cap = 1 << max(4, int(capacity - 1).bit_length())
     depth = np.zeros(n_channels, np.int64) if depths is None else np.asarray(depths, np.int64)
-    if depth.size and depth.max() > cap:
-        cap = 1 << int(depth.max() - 1).bit_length()
     data = np.zeros((n_channels, cap), np.int64)
     bounded = bool(depth.size and depth.max() > 0)
     return Wires(
