@@ -369,9 +369,12 @@ def test_fifo_depth_and_latency_change_cycles(tmp_path: Path, spmv_run: dict,
     nnz = base["outputs"]["x"]["nnz"]
     assert all(b["stalled"] == 0 for b in base["blocks"])
 
-    depth1, slow = concurrently(
+    depth1, slow, deepest = concurrently(
         partial(_json_run, tmp_path, "--fifo-depth", "1"),
-        partial(_json_run, tmp_path, "--latency", "arrayvals=3", "--latency", "default=2"))
+        partial(_json_run, tmp_path, "--latency", "arrayvals=3", "--latency", "default=2"),
+        partial(_json_run, tmp_path, "--fifo-depth", "2147483647"))
+    assert deepest["fifo_depth"] == 2**31 - 1  # deeper than any stream here: no bound at all
+    assert deepest["cycles"] == base["cycles"]
     assert depth1["fifo_depth"] == 1
     assert depth1["cycles"] > base["cycles"]
     assert any(b["stalled"] > 0 for b in depth1["blocks"])  # a full FIFO stalls its producer
