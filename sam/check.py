@@ -1,9 +1,9 @@
 """``--check``: compute a graph's expression with numpy/scipy and compare the simulated result.
 
-Small problems are evaluated densely (:func:`custard.reference.evaluate`). Real matrices are too
-big for that, so expressions over matrices and vectors whose sums contract two operands (SpMV,
-SpM*SpM in any order, element-wise sums and products, transposes) are evaluated with
-scipy.sparse instead.
+Small problems are evaluated densely (:func:`custard.reference.evaluate`). For real matrices
+that is slow or too big, so expressions over matrices and vectors whose sums contract two
+operands (SpMV, SpM*SpM in any order, element-wise sums and products, transposes) are evaluated
+with scipy.sparse instead.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from formats.errors import ToolkitError
 from formats.tensor import Tensor
 
 DENSE_LIMIT = 20_000_000  # elements of the largest dense intermediate we are willing to build
+SPARSE_FROM = 1_000_000  # from this many dense elements on, prefer scipy.sparse when it applies
 
 
 class CheckError(ToolkitError):
@@ -58,8 +59,18 @@ def expected(expression: str, tensors: Mapping[str, Tensor]) -> np.ndarray | sp.
     if unbound:
         raise CheckError(f"cannot check {expression}: it reads {unbound[0]}, which is not an "
                          f"input of the graph (inputs: {', '.join(tensors) or 'none'})")
-    if _dense_size(assign, tensors) <= DENSE_LIMIT:
-        return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()})
+    size = _dense_size(assign, tensors)
+    if size > SPARSE_FROM:
+        try:
+            return _expected_sparse(expression, assign, tensors)
+        except CheckError:
+            if size > DENSE_LIMIT:
+                raise
+    return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()})
+
+
+def _expected_sparse(expression: str, assign: Assignment,
+                     tensors: Mapping[str, Tensor]) -> sp.spmatrix:
     placed = place_reductions(assign)
     mat, idx = _sparse(placed.rhs, tensors)
     out = placed.lhs.indices
