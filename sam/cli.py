@@ -66,9 +66,28 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
 
 def _cmd_data(args: argparse.Namespace) -> int:
     from formats import data
+    from formats.io import load_tensor
 
+    if args.names:
+        for name in data.names():
+            print(name)
+        return 0
+    rows = []
     for name in data.names():
-        print(name)
+        file = data.path(name)
+        t = load_tensor(name)
+        shape = "x".join(map(str, t.shape))
+        rows.append((name, file.parent.name, shape, f"{t.nnz:,}",
+                     f"{file.stat().st_size / 1024:,.0f} KiB"))
+    head = ("name", "kind", "shape", "nonzeros", "file")
+    widths = [max(len(r[i]) for r in (head, *rows)) for i in range(len(head))]
+    for i, row in enumerate((head, *rows)):
+        print("  ".join(c.ljust(w) if j < 3 else c.rjust(w)
+                        for j, (c, w) in enumerate(zip(row, widths, strict=True))))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print("\nUse a name wherever a file goes: sam-sim run G.gv -t B=west0479; sources: "
+          f"{data.ROOT / 'README.md'}")
     return 0
 
 
@@ -319,7 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shape", help="shape of a .tns tensor, e.g. 10x20x30")
     p.set_defaults(func=_cmd_tensor)
 
-    p = sub.add_parser("data", help="list the shipped matrices and tensors")
+    p = sub.add_parser("data", help="list the shipped matrices and tensors",
+                       description="List the shipped SuiteSparse matrices and FROSTT tensors "
+                       "with their shapes and stored nonzeros.")
+    p.add_argument("--names", action="store_true", help="print the names only, one per line")
     p.set_defaults(func=_cmd_data)
     return parser
 

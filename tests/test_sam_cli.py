@@ -709,10 +709,25 @@ def test_tensor_prints_level_arrays(tmp_path: Path) -> None:
 
 
 def test_data_lists_shipped_names(tmp_path: Path) -> None:
-    run = ok(sam_sim(tmp_path, "data"))
+    run = ok(sam_sim(tmp_path, "data", "--names"))
     names = run.stdout.split()
     assert names == list(data.names())
     assert "west0479" in names and "splatt-small" in names and "bcsstk13" in names
+
+
+def test_data_table_has_shapes_and_nonzeros(tmp_path: Path) -> None:
+    lines = ok(sam_sim(tmp_path, "data")).stdout.splitlines()
+    assert lines[0].split() == ["name", "kind", "shape", "nonzeros", "file"]
+    rows = {line.split()[0]: line.split() for line in lines[2:] if line.strip()
+            and line.split()[0] in data.names()}
+    assert sorted(rows) == list(data.names())
+    for name in ("west0479", "lp_scsd1", "LFAT5"):
+        gold = scipy.io.mmread(data.path(name))
+        assert rows[name][1] == "suitesparse"
+        assert rows[name][2] == f"{gold.shape[0]}x{gold.shape[1]}"
+        assert int(rows[name][3].replace(",", "")) == np.count_nonzero(gold.toarray())
+    assert rows["splatt-small"][1:4] == ["frostt", "2x3x2", "6"]
+    assert rows["splatt-small4_zeroidx"][2] == "3x3x4x3"  # read 0-based by name
 
 
 def test_help_mentions_specs_and_exit_codes(tmp_path: Path) -> None:

@@ -52,5 +52,10 @@ def path(name: str) -> Path:
 
 
 def zero_based(name: str) -> bool:
-    """Whether a shipped ``.tns`` data set is written with 0-based coordinates."""
-    return path(name).stem.endswith("-zerobased")
+    """Whether a shipped ``.tns`` data set is written with 0-based coordinates.
+
+    The ``-zerobased`` sttid tensors and SPLATT's ``_zeroidx`` test tensor (SPLATT reads a file
+    holding a 0 as 0-based; as 1-based FROSTT it is invalid).
+    """
+    stem = path(name).stem
+    return stem.endswith("-zerobased") or stem.endswith("_zeroidx")
