@@ -168,10 +168,14 @@ def test_compressed_parent_out_of_range():
 
 def test_configuration_errors():
     tensors = {"c": Tensor.from_dense(VEC, "s")}
-    with pytest.raises(GraphError, match="order 1"):
+    with pytest.raises(GraphError, match="node locate_c locates into mode 1 of c, which has "
+                       "order 1"):
         bench(locator("c", 1), {"crd": "0, S0, D"}, tensors)
     with pytest.raises(GraphError, match="lacks attribute"):
         Locator("l", {"tensor": "c"})
+    bad = Locator("l", {"tensor": "c", "mode": "j", "index": "j"})
+    with pytest.raises(GraphError, match=r"node l \(locate\): mode='j' is not a tensor mode"):
+        bench(bad, {"crd": "0, S0, D"}, tensors)
 
 
 # --------------------------------------------------------------------------- properties

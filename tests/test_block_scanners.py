@@ -212,8 +212,11 @@ def test_root_reference_out_of_range(dcsr):
 def test_configuration_errors(dcsr):
     with pytest.raises(GraphError, match="stored dense"):
         bench(scanner(1), {"ref": "0, S0, D"}, {"B": Tensor.from_dense(FIG1, "dd01")})
-    with pytest.raises(GraphError, match="order 2"):
+    with pytest.raises(GraphError, match="scans mode 2 of B, which has order 2"):
         bench(scanner(2), {"ref": "0, S0, D"}, dcsr)
+    bad = LevelScanner("s", {"tensor": "B", "mode": "i"})
+    with pytest.raises(GraphError, match=r"node s \(fiberlookup\): mode='i' is not a tensor mode"):
+        bench(bad, {"ref": "0, S0, D"}, dcsr)
     with pytest.raises(GraphError, match="lacks attribute"):
         LevelScanner("s", {"tensor": "B"})
     with pytest.raises(SimulationError, match="no input"):

@@ -101,10 +101,8 @@ class ArrayLoad(Block):
     required_attrs = ("tensor",)
     errors = {ERR_RANGE: "reference out of range of the value array"}
 
-    @property
-    def is_root(self) -> bool:
-        """A scalar's array reads the root reference ``0, D`` (``root=true``, our extension)."""
-        return self.attrs.get("root", "false") == "true"
+    #: A scalar's array reads the root reference ``0, D`` (``root=true``, our extension).
+    reads_root = True
 
     def inputs(self) -> list[Port]:
         return [Port("ref", optional=self.is_root)]

@@ -26,6 +26,7 @@ from formats.errors import ToolkitError
 from sam.sim.kernel import Kernel
 
 if TYPE_CHECKING:
+    from formats.levels import Level
     from formats.tensor import Tensor
 
 
@@ -80,6 +81,8 @@ class Block:
     errors: ClassVar[dict[int, str]] = {}
     #: Attributes this block type requires in the DOT file.
     required_attrs: ClassVar[tuple[str, ...]] = ()
+    #: Whether ``root=true`` may replace the ``ref`` input with the root stream ``0, D``.
+    reads_root: ClassVar[bool] = False
 
     def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
         self.id = str(node_id)
@@ -113,6 +116,11 @@ class Block:
     def port_alias(self, direction: str, kind: str, comment: str) -> str:
         """Another spelling of a port comment (hook for blocks with legacy edge comments)."""
         return comment
+
+    @property
+    def is_root(self) -> bool:
+        """Reads the root reference stream ``0, D`` instead of an input edge (``root=true``)."""
+        return self.reads_root and self.attrs.get("root", "false") == "true"
 
     # -- simulation ----------------------------------------------------------------------------
     @property
@@ -149,3 +157,31 @@ class Block:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}: {self.label()}>"
+
+
+class LevelBlock(Block):
+    """A block bound to one level of a tensor by its ``tensor`` and ``mode`` attributes (level
+    scanners, locators, level writers)."""
+
+    required_attrs: ClassVar[tuple[str, ...]] = ("tensor", "mode")
+    #: What the ``mode`` attribute may be, for the error message.
+    mode_hint: ClassVar[str] = "a tensor mode number"
+    #: How the error message says this block uses its level ("scans", "locates into").
+    level_verb: ClassVar[str] = "uses"
+
+    @property
+    def mode(self) -> int:
+        """The tensor mode this block's level stores."""
+        try:
+            return int(self.attrs["mode"])
+        except ValueError:
+            raise GraphError(f"node {self.id} ({self.dot_type}): mode={self.attrs['mode']!r} "
+                             f"is not {self.mode_hint}") from None
+
+    def level_of(self, tensor: Tensor) -> Level:
+        """The level of ``tensor`` that stores this block's mode."""
+        mode = self.mode
+        if not 0 <= mode < tensor.order:
+            raise GraphError(f"node {self.id} {self.level_verb} mode {mode} of {self.tensor}, "
+                             f"which has order {tensor.order}")
+        return tensor.level_of_mode(mode)

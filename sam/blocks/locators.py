@@ -21,7 +21,7 @@ import numpy as np
 
 from formats.levels import CompressedLevel
 from formats.tensor import Tensor
-from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.blocks.base import LevelBlock, Memories, Port
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
@@ -114,13 +114,13 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
     return RC_DONE
 
 
-class Locator(Block):
+class Locator(LevelBlock):
     """Iterate-locate into one level of a tensor (Def. 4.1); DOT type ``locate``."""
 
     dot_type = "locate"
     family = "merge"
     kernel = locate
-    required_attrs = ("tensor", "mode")
+    level_verb = "locates into"
     errors = {
         ERR_ALIGN: "coordinate, reference and parent streams are not aligned",
         ERR_RANGE: "parent reference out of range of the located level",
@@ -134,20 +134,12 @@ class Locator(Block):
         return [Port("crd", optional=True), Port("ref", "out", optional=True),
                 Port("ref", f"out-{self.tensor}", optional=True)]
 
-    def _level(self, tensors: Mapping[str, Tensor]):
-        tensor = tensors[self.tensor]
-        mode = int(self.attrs["mode"])
-        if not 0 <= mode < tensor.order:
-            raise GraphError(f"node {self.id} locates into mode {mode} of {self.tensor}, "
-                             f"which has order {tensor.order}")
-        return tensor.level_of_mode(mode)
-
     def params(self, tensors) -> list[int]:
-        level = self._level(tensors)
+        level = self.level_of(tensors[self.tensor])
         return [0 if isinstance(level, CompressedLevel) else 1, level.size]
 
     def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        level = self._level(tensors)
+        level = self.level_of(tensors[self.tensor])
         mem = Memories()
         if isinstance(level, CompressedLevel):
             mem.m[0], mem.m[1] = level.seg, level.crd

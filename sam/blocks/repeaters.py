@@ -159,9 +159,7 @@ class Repeater(Block):
         ERR_SIGNAL: "a malformed repeat-signal token",
     }
 
-    @property
-    def is_root(self) -> bool:
-        return self.attrs.get("root", "false") == "true"
+    reads_root = True
 
     def inputs(self) -> list[Port]:
         return [Port("ref", optional=self.is_root), Port("repsig")]

@@ -19,7 +19,7 @@ import numpy as np
 
 from formats.levels import CompressedLevel, DenseLevel
 from formats.tensor import Tensor
-from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.blocks.base import GraphError, LevelBlock, Memories, Port
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
@@ -121,13 +121,14 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
     return RC_DONE
 
 
-class LevelScanner(Block):
+class LevelScanner(LevelBlock):
     """Level scanner over one level of a tensor (Def. 3.1); DOT type ``fiberlookup``."""
 
     dot_type = "fiberlookup"
     family = "scan"
     kernel = scan
-    required_attrs = ("tensor", "mode")
+    reads_root = True
+    level_verb = "scans"
     errors = {
         ERR_RANGE: "reference out of range for the level being scanned",
     }
@@ -138,28 +139,6 @@ class LevelScanner(Block):
 
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True), Port("ref", optional=True)]
-
-    @property
-    def is_root(self) -> bool:
-        return self.attrs.get("root", "false") == "true"
-
-    @property
-    def mode(self) -> int:
-        try:
-            return int(self.attrs["mode"])
-        except ValueError:
-            raise GraphError(
-                f"node {self.id} (fiberlookup): mode={self.attrs['mode']!r} is not a tensor mode "
-                "number"
-            ) from None
-
-    def level_of(self, tensor: Tensor):
-        if not 0 <= self.mode < tensor.order:
-            raise GraphError(
-                f"node {self.id} scans mode {self.mode} of {self.tensor}, which has order "
-                f"{tensor.order}"
-            )
-        return tensor.level_of_mode(self.mode)
 
     def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
         fmt = self.attrs.get("format", "compressed")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.blocks.base import LevelBlock, Memories, Port
 from sam.sim.kernel import NOT_YET, arrive, fail, fire, kernel, need_memory
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop
@@ -83,12 +83,12 @@ def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     return RC_DONE
 
 
-class LevelWriter(Block):
+class LevelWriter(LevelBlock):
     """A level writer; DOT type ``fiberwrite`` with ``mode`` a mode number or ``vals``."""
 
     dot_type = "fiberwrite"
     family = "write"
-    required_attrs = ("tensor", "mode")
+    mode_hint = "a tensor mode number or vals"
     errors = {ERR_EMPTY: "an empty token (N) reached a coordinate level writer"}
 
     @property
@@ -98,16 +98,6 @@ class LevelWriter(Block):
     @property
     def kernel(self):  # type: ignore[override]
         return write_vals if self.writes_values else write_crd
-
-    @property
-    def mode(self) -> int:
-        try:
-            return int(self.attrs["mode"])
-        except ValueError:
-            raise GraphError(
-                f"node {self.id} (fiberwrite): mode={self.attrs['mode']!r}; use a mode number or "
-                "vals"
-            ) from None
 
     def inputs(self) -> list[Port]:
         return [Port("val" if self.writes_values else "crd")]

@@ -199,8 +199,7 @@ class Simulation:
         for bid in self.order:
             block = graph.blocks[bid]
             for port in block.inputs():
-                if (bid, port.name) not in by_input and getattr(block, "is_root", False) \
-                        and port.kind == "ref":
+                if (bid, port.name) not in by_input and block.is_root and port.kind == "ref":
                     ch = Channel(len(self.channels), "ref", None, None, bid, port)
                     self.channels.append(ch)
                     by_input[(bid, port.name)] = ch.index

@@ -48,7 +48,7 @@ def run_block(
             raw = inputs[port.name]
             toks = parse_stream(raw, port.kind) if isinstance(raw, str) else list(raw)
             feeds.append((k, toks, port.name))
-        elif port.kind == "ref" and getattr(block, "is_root", False):
+        elif port.kind == "ref" and block.is_root:
             feeds.append((k, parse_stream("0, D"), port.name))
     unknown = set(inputs) - {p.name for p in in_ports}
     if unknown:
