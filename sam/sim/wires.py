@@ -137,16 +137,23 @@ def room(w, optr, ochan, port):
 
 
 @register_jitable
+def _append(w, c, kind, t):
+    """Append a token of ``kind`` arriving in cycle t to channel ``c``; its slot (for the
+    payload)."""
+    s = _slot(w, c, w.tail[c])
+    w.kind[c, s] = kind
+    w.time[c, s] = t
+    w.tail[c] += 1
+    w.count[c, kind] += 1
+    return s
+
+
+@register_jitable
 def push(w, optr, ochan, port, kind, data, t):
     """Emit a token with integer payload on ``port`` (all its channels), arriving in cycle t."""
     for j in range(optr[port], optr[port + 1]):
         c = ochan[j]
-        s = _slot(w, c, w.tail[c])
-        w.kind[c, s] = kind
-        w.data[c, s] = data
-        w.time[c, s] = t
-        w.tail[c] += 1
-        w.count[c, kind] += 1
+        w.data[c, _append(w, c, kind, t)] = data
 
 
 @register_jitable
@@ -154,12 +161,7 @@ def pushv(w, optr, ochan, port, kind, value, t):
     """Emit a token with a value payload on ``port``, arriving in cycle t."""
     for j in range(optr[port], optr[port + 1]):
         c = ochan[j]
-        s = _slot(w, c, w.tail[c])
-        w.kind[c, s] = kind
-        w.fdata[c, s] = value
-        w.time[c, s] = t
-        w.tail[c] += 1
-        w.count[c, kind] += 1
+        w.fdata[c, _append(w, c, kind, t)] = value
 
 
 @register_jitable
