@@ -67,25 +67,19 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
 def _cmd_data(args: argparse.Namespace) -> int:
     from formats import data
     from formats.io import load_tensor
+    from sam.report import text_table
 
     if args.names:
         for name in data.names():
             print(name)
         return 0
-    rows = []
+    rows = [["name", "kind", "shape", "nonzeros", "file"]]
     for name in data.names():
         file = data.path(name)
         t = load_tensor(name)
-        shape = "x".join(map(str, t.shape))
-        rows.append((name, file.parent.name, shape, f"{t.nnz:,}",
-                     f"{file.stat().st_size / 1024:,.0f} KiB"))
-    head = ("name", "kind", "shape", "nonzeros", "file")
-    widths = [max(len(r[i]) for r in (head, *rows)) for i in range(len(head))]
-    for i, row in enumerate((head, *rows)):
-        print("  ".join(c.ljust(w) if j < 3 else c.rjust(w)
-                        for j, (c, w) in enumerate(zip(row, widths, strict=True))))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+        rows.append([name, file.parent.name, "x".join(map(str, t.shape)), f"{t.nnz:,}",
+                     f"{file.stat().st_size / 1024:,.0f} KiB"])
+    print("\n".join(text_table(rows, left=3)))
     print("\nUse a name wherever a file goes: sam-sim run G.gv -t B=west0479; sources: "
           f"{data.ROOT / 'README.md'}")
     return 0

@@ -6,14 +6,16 @@ The JSON report is what ``sam-sim draw --stats`` and ``sam-sim plot`` read back.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
-from sam.sim.engine import SimResult
 from sam.sim.tokens import KIND_NAMES
+
+if TYPE_CHECKING:
+    from sam.sim.engine import SimResult
 
 REPORT_VERSION = 1
 
@@ -126,6 +128,20 @@ def _fmt_count(n: int) -> str:
     return f"{n:,}"
 
 
+def text_table(rows: Sequence[Sequence[str]], left: int = 1) -> list[str]:
+    """Lines of a plain-text table: the first row is the header, underlined with dashes; the
+    first ``left`` columns are left-aligned, the others right-aligned."""
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    lines = []
+    for k, row in enumerate(rows):
+        cells = [v.ljust(widths[c]) if c < left else v.rjust(widths[c])
+                 for c, v in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
 def format_text(report: Mapping[str, Any]) -> str:
     """The human-readable report: summary lines, then one table row per block."""
     lines = []
@@ -152,20 +168,14 @@ def format_text(report: Mapping[str, Any]) -> str:
     rows = [header]
     for b in report["blocks"]:
         rows.append([
-            b["id"], b["label"],
+            str(b["id"]), str(b["label"]),
             *[_fmt_count(b["tokens_in"][k]) for k in KIND_NAMES],
             *[_fmt_count(b["tokens_out"][k]) for k in KIND_NAMES],
             _fmt_count(b["busy"]), _fmt_count(b["idle"]), _fmt_count(b["stalled"]),
             f"{100 * b['utilisation']:.1f}",
         ])
-    widths = [max(len(str(r[c])) for r in rows) for c in range(len(header))]
     lines.append("")
-    for k, row in enumerate(rows):
-        cells = [str(v).ljust(widths[c]) if c < 2 else str(v).rjust(widths[c])
-                 for c, v in enumerate(row)]
-        lines.append("  ".join(cells).rstrip())
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines += text_table(rows, left=2)
     if report.get("check"):
         lines.append("")
         lines.append(report["check"]["line"])

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from custard.parser import parse_expression
 from formats.synthetic import random_tensor
 from formats.tensor import Tensor
 from sam import check
@@ -39,7 +40,7 @@ def test_sparse_gold_equals_dense_gold(expr: str, n: int, density: float, seed: 
     ops = _operands(expr, n, density, seed)
     dense = check.expected(expr, ops)
     assert isinstance(dense, np.ndarray)
-    gold = check._expected_sparse(expr, check.parse_expression(expr), ops)
+    gold = check._expected_sparse(expr, parse_expression(expr), ops)
     assert sp.issparse(gold)
     want = dense.reshape(gold.shape)
     np.testing.assert_allclose(gold.toarray(), want, rtol=1e-12, atol=1e-12)
