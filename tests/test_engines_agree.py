@@ -58,7 +58,7 @@ from test_dot_graphs import (
     real_matrix,
     real_tensor,
 )
-from test_timing import _accumulate_then_intersect, elemmul_graph, scanner
+from test_timing import _accumulate_then_intersect, binary_graph, elemmul_graph, scanner
 
 import custard
 from custard.expr import CompileError
@@ -67,7 +67,6 @@ from formats.format import Format
 from formats.tensor import Tensor
 from sam.blocks.alus import ALU_TYPES, BINARY_OPS, UNARY_OPS
 from sam.blocks.arrays import ArrayLoad
-from sam.blocks.base import Block
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.writers import LevelWriter
 from sam.graph.model import Edge, Graph
@@ -545,29 +544,6 @@ def unary_graph(op: str) -> Graph:
     g.connect(a, "val", alu, "val")
     g.connect(alu, "val", v, "val")
     g.formats = {"x": Format.parse("s"), "b": Format.parse("s")}
-    return g
-
-
-def binary_graph(op: str, merge: type[Block]) -> Graph:
-    """x(i) = b(i) op c(i) over the intersection or union of b and c."""
-    g = Graph()
-    sb, sc = g.add(scanner("0", "b")), g.add(scanner("1", "c"))
-    m = g.add(merge("2", {"index": "i"}, operands=["b", "c"]))
-    w = g.add(LevelWriter("3", {"tensor": "x", "mode": "0", "format": "compressed",
-                                "index": "i"}))
-    ab, ac = g.add(ArrayLoad("4", {"tensor": "b"})), g.add(ArrayLoad("5", {"tensor": "c"}))
-    alu = g.add(ALU_TYPES[op]("6", {}))
-    v = g.add(LevelWriter("7", {"tensor": "x", "mode": "vals"}))
-    for s, t in ((sb, "b"), (sc, "c")):
-        g.connect(s, "crd", m, f"crd:in-{t}")
-        g.connect(s, "ref", m, f"ref:in-{t}")
-    g.connect(m, "crd", w, "crd")
-    g.connect(m, "ref:out-b", ab, "ref")
-    g.connect(m, "ref:out-c", ac, "ref")
-    g.connect(ab, "val", alu, "val:in0")
-    g.connect(ac, "val", alu, "val:in1")
-    g.connect(alu, "val", v, "val")
-    g.formats = {"x": Format.parse("s"), "b": Format.parse("s"), "c": Format.parse("s")}
     return g
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from formats import Format, Tensor
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad
+from sam.blocks.base import Block
 from sam.blocks.merges import Intersecter
 from sam.blocks.reducers import SparseAccumulator
 from sam.blocks.scanners import LevelScanner
@@ -38,26 +39,31 @@ def identity_graph() -> Graph:
     return g
 
 
-def elemmul_graph() -> Graph:
-    """x(i) = b(i) * c(i): two root scanners, an intersecter, arrays, a multiplier."""
+def binary_graph(op: str = "mul", merge: type[Block] = Intersecter) -> Graph:
+    """x(i) = b(i) op c(i): two root scanners, an intersecter (or unioner), arrays, an ALU."""
     g = Graph()
     sb, sc = g.add(scanner("0", "b")), g.add(scanner("1", "c"))
-    x = g.add(Intersecter("2", {"index": "i"}, operands=["b", "c"]))
+    m = g.add(merge("2", {"index": "i"}, operands=["b", "c"]))
     w = g.add(LevelWriter("3", {"tensor": "x", "mode": "0", "format": "compressed", "index": "i"}))
     ab, ac = g.add(ArrayLoad("4", {"tensor": "b"})), g.add(ArrayLoad("5", {"tensor": "c"}))
-    mul = g.add(ALU_TYPES["mul"]("6", {}))
+    alu = g.add(ALU_TYPES[op]("6", {}))
     v = g.add(LevelWriter("7", {"tensor": "x", "mode": "vals"}))
     for s, t in ((sb, "b"), (sc, "c")):
-        g.connect(s, "crd", x, f"crd:in-{t}")
-        g.connect(s, "ref", x, f"ref:in-{t}")
-    g.connect(x, "crd", w, "crd")
-    g.connect(x, "ref:out-b", ab, "ref")
-    g.connect(x, "ref:out-c", ac, "ref")
-    g.connect(ab, "val", mul, "val:in0")
-    g.connect(ac, "val", mul, "val:in1")
-    g.connect(mul, "val", v, "val")
+        g.connect(s, "crd", m, f"crd:in-{t}")
+        g.connect(s, "ref", m, f"ref:in-{t}")
+    g.connect(m, "crd", w, "crd")
+    g.connect(m, "ref:out-b", ab, "ref")
+    g.connect(m, "ref:out-c", ac, "ref")
+    g.connect(ab, "val", alu, "val:in0")
+    g.connect(ac, "val", alu, "val:in1")
+    g.connect(alu, "val", v, "val")
     g.formats = {"x": Format.parse("s"), "b": Format.parse("s"), "c": Format.parse("s")}
     return g
+
+
+def elemmul_graph() -> Graph:
+    """x(i) = b(i) * c(i)."""
+    return binary_graph("mul", Intersecter)
 
 
 B_VEC = Tensor.from_coo([[1], [4]], [3.0, 5.0], (6,), "s")
