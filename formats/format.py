@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 
 from formats.errors import FormatError
+from formats.levels import LEVEL_TYPES, Level, level_type
 
-#: Level-format letters understood today. New level formats (bitvector, ragged) register a
-#: letter in :data:`formats.levels.LEVEL_TYPES`; this tuple only drives parsing.
-LEVEL_LETTERS = ("d", "s")
+#: Level-format letters understood (the keys of :data:`formats.levels.LEVEL_TYPES`).
+LEVEL_LETTERS = tuple(LEVEL_TYPES)
 
 
 @dataclass(frozen=True)
@@ -39,15 +39,21 @@ class Format:
                 f"{len(self.mode_order)}; give one mode per level"
             )
         for letter in self.levels:
-            if letter not in LEVEL_LETTERS:
-                raise FormatError(
-                    f"unknown level format {letter!r}; use one of {', '.join(LEVEL_LETTERS)}"
-                )
+            level_type(letter)
         if sorted(self.mode_order) != list(range(len(self.mode_order))):
             raise FormatError(
                 f"mode order {','.join(map(str, self.mode_order))} is not a permutation of "
                 f"0..{len(self.mode_order) - 1}"
             )
+
+    @property
+    def level_types(self) -> tuple[type[Level], ...]:
+        """The level class of each level, root first (ask these for capabilities)."""
+        return tuple(LEVEL_TYPES[x] for x in self.levels)
+
+    def level_type_of_mode(self, mode: int) -> type[Level]:
+        """The level class that stores tensor mode ``mode``."""
+        return LEVEL_TYPES[self.levels[self.level_of_mode(mode)]]
 
     @property
     def order(self) -> int:
@@ -63,14 +69,16 @@ class Format:
         m = re.fullmatch(r"([a-z]+)(?::([0-9, ]*))?([0-9]*)", spec)
         if m is None:
             raise FormatError(
-                f"cannot parse format {text!r}: expected level letters (d, s) then an optional "
+                f"cannot parse format {text!r}: expected level letters ({', '.join(LEVEL_TYPES)}) "
+                "then an optional "
                 "mode order, e.g. 'ss', 'ss10' or 'ds:1,0'"
             )
         letters, taco_order, digits = m.group(1), m.group(2), m.group(3)
         bad = [c for c in letters if c not in LEVEL_LETTERS]
         if bad:
             raise FormatError(
-                f"format {text!r}: unknown level format {bad[0]!r}; use d (dense) or s (compressed)"
+                f"format {text!r}: unknown level format {bad[0]!r}; use "
+                + ", ".join(f"{k} ({cls.name})" for k, cls in LEVEL_TYPES.items())
             )
         if taco_order is not None and digits:
             raise FormatError(f"format {text!r}: give the mode order once, as ':1,0' or as '10'")

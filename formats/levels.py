@@ -9,8 +9,24 @@ which is the reference the next level (or the value array) is indexed by.
 * :class:`CompressedLevel` (letter ``s``): a segment array and a coordinate array; the fiber of
   parent position p holds ``crd[seg[p]:seg[p+1]]`` at positions ``seg[p]..seg[p+1]-1``.
 
-New level formats (bitvector, ragged) subclass :class:`Level` and register their letter in
+Every level class declares its *capabilities* (TACO's mode-format properties) and how a SAM
+scanner, locator or writer uses it; code outside ``formats/`` asks these, never the letter or the
+class. New level formats (bitvector, ragged) subclass :class:`Level` and register their letter in
 :data:`LEVEL_TYPES`; callers only use the interface below.
+
+========================  =========  ============  =============================================
+property                  dense      compressed    meaning
+========================  =========  ============  =============================================
+``full``                  yes        no            every coordinate 0..N-1 of a fiber is present
+``ordered``               yes        yes           coordinates of a fiber ascend
+``unique``                yes        yes           no coordinate repeats within a fiber
+``branchless``            no         no            one coordinate per parent position
+``compact``               yes        yes           positions are 0..n-1 with no gaps
+``has_locate``            yes        no            position of coordinate c found in O(1)
+``has_append``            no         yes           built by appending coordinates in order
+``positions``             stride     segment       fiber p's positions: p*N.., seg[p]..seg[p+1]
+``coordinates``           offset     stored        coordinate at position q: q - start, crd[q]
+========================  =========  ============  =============================================
 """
 
 from __future__ import annotations
@@ -31,6 +47,30 @@ class Level(ABC):
     letter: ClassVar[str]
     #: The name used by the Custard DOT schema's ``format`` attribute.
     name: ClassVar[str]
+
+    # Capabilities (TACO mode-format properties; see the module docstring's table).
+    #: Every coordinate 0..N-1 is present in every fiber (a counter; empty only when N = 0).
+    full: ClassVar[bool] = False
+    #: Coordinates within a fiber ascend.
+    ordered: ClassVar[bool] = True
+    #: No coordinate repeats within a fiber.
+    unique: ClassVar[bool] = True
+    #: Exactly one coordinate per parent position.
+    branchless: ClassVar[bool] = False
+    #: Positions are numbered 0..n-1 without gaps.
+    compact: ClassVar[bool] = True
+    #: The position of a coordinate can be computed in O(1) (Def. 4.1, locate).
+    has_locate: ClassVar[bool] = False
+    #: The level is built by appending coordinates in order (a level writer, Def. 3.8).
+    has_append: ClassVar[bool] = False
+
+    # How a level scanner / locator walks it (the scanner kernel's two rules).
+    #: Positions of fiber p: ``"stride"`` (p*N .. p*N+N-1), ``"segment"`` (seg[p] .. seg[p+1]-1)
+    #: or ``"single"`` (p only).
+    positions: ClassVar[str]
+    #: Coordinate at position q: ``"offset"`` (q minus the fiber's first position) or
+    #: ``"stored"`` (crd[q]).
+    coordinates: ClassVar[str]
 
     def __init__(self, size: int) -> None:
         self.size = int(size)
@@ -56,6 +96,10 @@ class Level(ABC):
     @abstractmethod
     def arrays(self) -> dict[str, np.ndarray | int]:
         """The level's storage, as named arrays (for printing and writers)."""
+
+    def memories(self) -> dict[str, np.ndarray]:
+        """The arrays a scanner or locator reads (``seg``, ``crd``; none for a dense level)."""
+        return {k: v for k, v in self.arrays().items() if isinstance(v, np.ndarray)}
 
     def fiber(self, parent: int) -> tuple[np.ndarray, np.ndarray]:
         """Coordinates and positions of the fiber of one parent position."""
@@ -83,6 +127,10 @@ class DenseLevel(Level):
 
     letter = "d"
     name = "dense"
+    full = True
+    has_locate = True
+    positions = "stride"
+    coordinates = "offset"
 
     @classmethod
     def build(cls, parent, crd, n_parents, size):
@@ -107,6 +155,9 @@ class CompressedLevel(Level):
 
     letter = "s"
     name = "compressed"
+    has_append = True
+    positions = "segment"
+    coordinates = "stored"
 
     def __init__(self, size: int, seg: np.ndarray, crd: np.ndarray) -> None:
         super().__init__(size)
@@ -146,3 +197,23 @@ class CompressedLevel(Level):
 
 #: Level format letter -> class. A new level format is one class plus one line here.
 LEVEL_TYPES: dict[str, type[Level]] = {"d": DenseLevel, "s": CompressedLevel}
+#: DOT ``format`` attribute (``dense``, ``compressed``) -> class.
+LEVEL_NAMES: dict[str, type[Level]] = {cls.name: cls for cls in LEVEL_TYPES.values()}
+
+
+def level_type(letter: str) -> type[Level]:
+    """The level class of a format letter (``FormatError`` naming the known letters)."""
+    try:
+        return LEVEL_TYPES[letter]
+    except KeyError:
+        raise FormatError(f"unknown level format {letter!r}; use one of "
+                          f"{', '.join(LEVEL_TYPES)}") from None
+
+
+def level_named(name: str) -> type[Level]:
+    """The level class of a DOT ``format`` attribute (``FormatError`` naming the known ones)."""
+    try:
+        return LEVEL_NAMES[name]
+    except KeyError:
+        raise FormatError(f"unknown level format {name!r}; use one of "
+                          f"{', '.join(LEVEL_NAMES)}") from None
