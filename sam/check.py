@@ -3,7 +3,10 @@
 Small problems are evaluated densely (:func:`custard.reference.evaluate`). For real matrices
 that is slow or too big, so expressions over matrices and vectors whose sums contract two
 operands (SpMV, SpM*SpM in any order, element-wise sums and products, transposes) are evaluated
-with scipy.sparse instead.
+with scipy.sparse, and everything else (any order, any expression) by following the nonzeros
+(:mod:`sam.gold`), which never builds an array of the operands' full size. Operands with NaN or
+inf values always take the sparse route: a structural zero times inf is no entry in SAM, as
+there.
 """
 
 from __future__ import annotations
@@ -19,13 +22,37 @@ from custard.parser import parse_expression
 from custard.reference import evaluate
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
+from sam.gold import Coo, Evaluator, GoldError
 
-DENSE_LIMIT = 20_000_000  # elements of the largest dense intermediate we are willing to build
 SPARSE_FROM = 1_000_000  # from this many dense elements on, prefer scipy.sparse when it applies
 
 
 class CheckError(ToolkitError):
-    """The expression cannot be checked (too large to evaluate densely, unsupported shape)."""
+    """The expression cannot be checked (too large to evaluate, unsupported shape)."""
+
+
+class ExpressionMismatch(CheckError):
+    """The expression to check reads a tensor the graph does not (a mistake in ``--expr``)."""
+
+
+@dataclass
+class SparseGold:
+    """A gold result as coordinates (``crd[k]`` in output mode order) and values."""
+
+    shape: tuple[int, ...]
+    crd: np.ndarray
+    vals: np.ndarray
+
+    def to_dense(self) -> np.ndarray:
+        if not self.shape:
+            return np.array(self.vals.sum() if len(self.vals) else 0.0)
+        out = np.zeros(self.shape)
+        if len(self.vals):
+            np.add.at(out, tuple(self.crd.T), self.vals)
+        return out
+
+
+Gold = np.ndarray | sp.spmatrix | SparseGold
 
 
 @dataclass
@@ -52,21 +79,60 @@ def _dense_size(assign: Assignment, tensors: Mapping[str, Tensor]) -> int:
     return total
 
 
-def expected(expression: str, tensors: Mapping[str, Tensor]) -> np.ndarray | sp.spmatrix:
-    """The gold result: a dense array, or a scipy sparse matrix/column for large inputs."""
+def expected(expression: str, tensors: Mapping[str, Tensor]) -> Gold:
+    """The gold result: a dense array for small problems with finite values, a scipy sparse
+    matrix/column where scipy applies, else a sparse COO evaluation (:mod:`sam.gold`).
+
+    Raises :class:`CheckError` (one line) when it cannot be computed: call it before a long
+    simulation so that a run never ends in "cannot check"."""
     assign = parse_expression(expression)
     unbound = [a.name for a in assign.rhs.accesses() if a.name not in tensors]
     if unbound:
-        raise CheckError(f"cannot check {expression}: it reads {unbound[0]}, which is not an "
-                         f"input of the graph (inputs: {', '.join(tensors) or 'none'})")
+        raise ExpressionMismatch(f"cannot check {expression}: it reads {unbound[0]}, which is "
+                                 "not an input of the graph (inputs: "
+                                 f"{', '.join(tensors) or 'none'})")
     size = _dense_size(assign, tensors)
-    if size > SPARSE_FROM:
+    finite = all(np.isfinite(t.vals).all() for t in tensors.values())
+    if size <= SPARSE_FROM and finite:
+        return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()})
+    if finite:
         try:
             return _expected_sparse(expression, assign, tensors)
         except CheckError:
-            if size > DENSE_LIMIT:
-                raise
-    return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()})
+            pass
+    try:
+        return _expected_coo(assign, tensors)
+    except GoldError as err:
+        raise CheckError(f"cannot check {expression}: {err}") from None
+
+
+def _expected_coo(assign: Assignment, tensors: Mapping[str, Tensor]) -> SparseGold:
+    """Evaluate with :class:`sam.gold.Evaluator`, following the nonzeros."""
+    sizes: dict[str, int] = {}
+    for acc in assign.rhs.accesses():
+        for v, n in zip(acc.indices, tensors[acc.name].shape, strict=False):
+            sizes[v] = int(n)
+    ev = Evaluator(tensors, sizes)
+    placed = place_reductions(assign)
+
+    def walk(node: Node) -> Coo:
+        if isinstance(node, Access):
+            return ev.access(node.name, node.indices)
+        if isinstance(node, Neg):
+            return ev.neg(walk(node.child))
+        if isinstance(node, Sum):
+            return ev.sum(walk(node.child), tuple(node.vars_))
+        if isinstance(node, Mul):
+            return ev.mul(walk(node.left), walk(node.right))
+        if isinstance(node, Add):
+            return ev.add(walk(node.left), walk(node.right), node.sub)
+        raise GoldError(f"cannot evaluate {type(node).__name__} nodes")
+
+    out = walk(placed.rhs)
+    lhs = tuple(placed.lhs.indices)
+    out = ev.broadcast(out, lhs)
+    shape = tuple(sizes.get(v, 1) for v in lhs)
+    return SparseGold(shape, out.crd, out.vals)
 
 
 def _expected_sparse(expression: str, assign: Assignment,
@@ -132,25 +198,56 @@ def _sparse(node: Node, tensors: Mapping[str, Tensor]) -> tuple[sp.spmatrix, tup
     )
 
 
-def compare(result: Tensor, gold: np.ndarray | sp.spmatrix, rtol: float = 1e-9) -> CheckResult:
-    """Compare a simulated tensor with the gold result (relative to the largest value)."""
-    if sp.issparse(gold):
-        got = result.to_scipy() if result.order == 2 else sp.csr_matrix(
-            result.to_dense().reshape(-1, 1))
-        if result.order > 2 or got.shape != gold.shape:
-            want = gold.shape if result.order == 2 or gold.shape[1] != 1 else gold.shape[:1]
-            raise CheckError(f"result shape {result.shape} differs from the expected {want}")
-        diff = abs(got - gold)
-        max_diff = float(diff.max()) if diff.nnz else 0.0
-        scale = float(abs(gold).max()) if gold.nnz else 0.0
-        nnz = int((gold != 0).sum())
+def compare(result: Tensor, gold: Gold, rtol: float = 1e-9) -> CheckResult:
+    """Compare a simulated tensor with the gold result (relative to the largest finite value).
+
+    Entries compare on the union of both sides' nonzeros (a missing entry is 0). NaN equals NaN
+    and an infinity equals the same infinity; numpy never warns."""
+    if isinstance(gold, SparseGold):
+        shape = gold.shape
+        g_crd, g_vals = gold.crd, gold.vals
+    elif sp.issparse(gold):
+        shape = gold.shape if result.order == 2 or gold.shape[1] != 1 else gold.shape[:1]
+        coo = sp.coo_matrix(gold)
+        g_crd = np.stack([coo.row, coo.col], axis=1)[:, : len(shape)]
+        g_vals = coo.data
     else:
-        got = result.to_dense()
         gold = np.asarray(gold, dtype=np.float64)
-        if got.shape != gold.shape:
-            raise CheckError(f"result shape {got.shape} differs from the expected {gold.shape}")
-        max_diff = float(np.abs(got - gold).max()) if gold.size else 0.0
-        scale = float(np.abs(gold).max()) if gold.size else 0.0
-        nnz = int(np.count_nonzero(gold))
+        shape = gold.shape
+        g_crd = np.argwhere(gold != 0) if gold.ndim else np.zeros((1, 0), np.int64)
+        g_vals = gold[tuple(g_crd.T)] if gold.ndim else gold.reshape(1)
+    if tuple(result.shape) != tuple(shape):
+        raise CheckError(f"result shape {tuple(result.shape)} differs from the expected "
+                         f"{tuple(shape)}")
+    r_crd, r_vals = result.to_coo()
+    r_crd = np.asarray(r_crd, np.int64).reshape(len(r_vals), len(shape))
+    got, want = _aligned(shape, r_crd, np.asarray(r_vals, np.float64), g_crd,
+                         np.asarray(g_vals, np.float64))
+    with np.errstate(all="ignore"):
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        diff = np.where(same, 0.0, np.abs(got - want))
+        finite = want[np.isfinite(want)]
+        scale = float(np.abs(finite).max()) if finite.size else 0.0
+        max_diff = float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
+    nnz = int(np.count_nonzero(want))
     ok = max_diff <= rtol * max(scale, 1.0)
     return CheckResult(ok, max_diff, scale, nnz)
+
+
+def _aligned(shape: tuple[int, ...], a_crd: np.ndarray, a_vals: np.ndarray,
+             b_crd: np.ndarray, b_vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides' values on the union of their coordinates (duplicates summed, missing 0)."""
+    dims = tuple(max(int(n), 1) for n in shape)
+    if not shape:
+        return (np.array([a_vals.sum() if a_vals.size else 0.0]),
+                np.array([b_vals.sum() if b_vals.size else 0.0]))
+    ka = np.ravel_multi_index(tuple(a_crd.T), dims) if len(a_vals) else np.zeros(0, np.int64)
+    kb = np.ravel_multi_index(tuple(b_crd.T), dims) if len(b_vals) else np.zeros(0, np.int64)
+    keys, inverse = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+    inverse = inverse.ravel()
+    a = np.zeros(len(keys))
+    b = np.zeros(len(keys))
+    with np.errstate(all="ignore"):
+        np.add.at(a, inverse[: len(ka)], a_vals)
+        np.add.at(b, inverse[len(ka):], b_vals)
+    return a, b

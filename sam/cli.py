@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from sam.graph.model import Graph
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+PICTURE_FORMATS = ("svg", "png", "pdf")  # what `sam-sim draw -o` writes
 MAX_COUNT = 2**31 - 1  # the largest --latency and --fifo-depth (the simulator counts in int64)
 
 TENSOR_SPECS = """\
@@ -98,6 +99,9 @@ def _latencies(items: Sequence[str]) -> dict[str, int]:
         if key != "default" and key not in BLOCK_TYPES:
             raise ToolkitError(f"--latency {item!r}: unknown block type {key!r}; use a DOT node "
                                f"type ({', '.join(sorted(BLOCK_TYPES))}) or 'default'")
+        if key in out:
+            raise ToolkitError(f"--latency {item!r}: the latency of {key} is already given "
+                               f"({key}={out[key]}); give each block type once")
         out[key] = int(value)
         if not 1 <= out[key] <= MAX_COUNT:
             raise ToolkitError(f"--latency {item!r}: a latency is 1 to {MAX_COUNT} cycles")
@@ -140,6 +144,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     ``graph_path`` names the graph in messages and the report; ``prog`` starts the line printed
     when the run is interrupted. User errors raise :class:`ToolkitError`."""
     from sam.bind import bind_tensors, parse_bindings
+    from sam.outputs import check_outputs, input_files
     from sam.report import build_report, format_text
     from sam.sim.engine import simulate
 
@@ -149,11 +154,19 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     if args.seed < 0:
         raise ToolkitError(f"--seed {args.seed}: a seed is a non-negative integer")
     specs = parse_bindings(args.tensor or [])
-    tensors = bind_tensors(graph, specs, seed=args.seed)
     latencies = _latencies(args.latency or [])
     expression = getattr(args, "expr", None) or graph.attrs.get("expression")
     output = getattr(args, "output", None)
     output_option = getattr(args, "output_option", "-o")
+    check_outputs({output_option: output, "--report": args.report},
+                  [graph_path, *input_files(specs)])
+    if args.check and not expression:
+        raise ToolkitError(
+            f"{graph_path} does not record its expression; give it with --expr, e.g. "
+            "--expr \"x(i)=B(i,j)*c(j)\""
+        )
+    if args.check and not any(b.family == "write" for b in graph.blocks.values()):
+        raise ToolkitError("the graph writes no output tensor to check")
     if output:
         from formats.io import SUFFIXES
 
@@ -167,6 +180,20 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
             raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
                                f"result {written[0]} has order {fmt.order}; write .tns or .npy")
+
+    tensors = bind_tensors(graph, specs, seed=args.seed)
+    # Whether the result can be checked is decided before simulating, never after.
+    gold = skipped = None
+    if args.check:
+        from sam.check import CheckError, ExpressionMismatch, expected
+
+        try:
+            gold = expected(expression, tensors)
+        except ExpressionMismatch:
+            raise
+        except CheckError as err:
+            skipped = " ".join(str(err).split())
+            print(f"{prog}: check skipped: {skipped}", file=sys.stderr)
 
     bar = None
     progress = None
@@ -193,18 +220,14 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
 
     check = None
     status = 0
-    if args.check and not result.interrupted:
-        from sam.check import compare, expected
+    if skipped is not None:
+        check = {"skipped": skipped, "line": f"check skipped: {skipped}"}
+    elif gold is not None and not result.interrupted:
+        from sam.check import compare
 
-        if not expression:
-            raise ToolkitError(
-                f"{graph_path} does not record its expression; give it with --expr, e.g. "
-                "--expr \"x(i)=B(i,j)*c(j)\""
-            )
         out_name = next(iter(result.outputs), None)
         if out_name is None:
             raise ToolkitError("the graph writes no output tensor to check")
-        gold = expected(expression, tensors)
         verdict = compare(result.outputs[out_name], gold)
         check = {"passed": verdict.passed, "max_abs_diff": verdict.max_abs_diff,
                  "max_abs_value": verdict.max_abs_value, "line": verdict.line()}
@@ -257,8 +280,14 @@ def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: s
 def _cmd_draw(args: argparse.Namespace) -> int:
     from sam.graph.dot import load
     from sam.graph.draw import render
+    from sam.outputs import check_outputs
     from sam.report import load_report
 
+    suffix = Path(args.output).suffix.lower().lstrip(".")
+    if suffix not in PICTURE_FORMATS:
+        raise ToolkitError(f"-o {args.output}: unknown picture format {suffix!r}; draw writes "
+                           + ", ".join(f".{f}" for f in PICTURE_FORMATS))
+    check_outputs({"-o": args.output}, [args.graph, *([args.stats] if args.stats else [])])
     graph = load(args.graph)
     stats = load_report(args.stats) if args.stats else None
     if stats is not None:
@@ -269,9 +298,11 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    from sam.outputs import check_outputs
     from sam.plot import plot_report
     from sam.report import load_report
 
+    check_outputs({"-o": args.output, "--timeline": args.timeline}, [args.report])
     report = load_report(args.report)
     written = plot_report(report, args.output, streams=args.stream, timeline=args.timeline)
     for path in written:
@@ -303,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Draw a SAM graph: blocks coloured by family, stream kinds "
                        "by line style; with --stats, edges show their token counts.")
     p.add_argument("graph", help="SAM graph (.gv/.dot)")
-    p.add_argument("-o", "--output", required=True, help="picture to write (.svg or .png)")
+    p.add_argument("-o", "--output", required=True,
+                   help="picture to write (.svg, .png or .pdf)")
     p.add_argument("--stats", metavar="REPORT.json", help="report from `sam-sim run --report`")
     p.set_defaults(func=_cmd_draw)
 

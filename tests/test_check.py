@@ -55,14 +55,82 @@ def test_large_problems_use_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_allclose(gold.toarray(), want)
 
 
-def test_scipy_cannot_do_it_falls_back_to_dense(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scipy_cannot_do_it_follows_the_nonzeros(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past SPARSE_FROM, an expression scipy cannot evaluate takes the COO evaluation: no dense
+    array of the operands' size, and no "too large to check" any more."""
     monkeypatch.setattr(check, "SPARSE_FROM", 10)
     B = random_tensor((3, 4, 5), 0.5, 1)
     gold = check.expected("x(i)=B(i,j,k)", {"B": B})
-    np.testing.assert_allclose(gold, B.to_dense().sum(axis=(1, 2)))
-    monkeypatch.setattr(check, "DENSE_LIMIT", 10)
-    with pytest.raises(check.CheckError, match="too large to check densely"):
-        check.expected("x(i)=B(i,j,k)", {"B": B})
+    assert isinstance(gold, check.SparseGold)
+    np.testing.assert_allclose(gold.to_dense(), B.to_dense().sum(axis=(1, 2)))
+
+
+COO_EXPRESSIONS = [
+    "x(i)=B(i,j,k)",
+    "X(i,j)=B(i,j,k)*c(k)",
+    "X(i,l)=B(i,j,k)*C(j,k,l)",
+    "X(i,j)=B(i,k,l)*C(k,j)*D(l,j)",
+    "X(i,j,k)=B(i,j,k)+C(i,j,k)",
+    "X(i,j,k)=B(i,j,k)-c(k)",
+    "x=B(i,j,k)*C(i,j,k)",
+    "X(i,j)=B(i,j)+c(i)",
+    "X(k,i)=B(i,j,k)*c(j)+D(i,k)",
+]
+
+
+def _random_operands(expr: str, n: int, density: float, seed: int) -> dict[str, Tensor]:
+    assign = parse_expression(expr)
+    sizes = {v: n + ord(v) % 3 for a in assign.rhs.accesses() for v in a.indices}
+    ops: dict[str, Tensor] = {}
+    for k, acc in enumerate(assign.rhs.accesses()):
+        shape = tuple(sizes[v] for v in acc.indices)
+        ops[acc.name] = (random_tensor(shape, density, seed + k) if shape
+                         else Tensor.scalar(1.5 + k, acc.name))
+    return ops
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(COO_EXPRESSIONS), st.integers(0, 6), st.floats(0.0, 1.0),
+       st.integers(0, 10_000))
+def test_coo_gold_equals_dense_gold(expr: str, n: int, density: float, seed: int) -> None:
+    ops = _random_operands(expr, n, density, seed)
+    dense = check.expected(expr, ops)
+    assert isinstance(dense, np.ndarray)
+    coo = check._expected_coo(parse_expression(expr), ops)
+    np.testing.assert_allclose(coo.to_dense(), dense, rtol=1e-12, atol=1e-12)
+    # and the comparison agrees with itself on both forms
+    result = Tensor.from_dense(dense) if dense.ndim else Tensor.scalar(float(dense), "x")
+    assert check.compare(result, coo).passed
+    assert check.compare(result, dense).passed
+
+
+def test_coo_gold_refuses_too_many_products(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sam.gold
+
+    monkeypatch.setattr(sam.gold, "MAX_ENTRIES", 5)
+    monkeypatch.setattr(check, "SPARSE_FROM", 1)
+    ops = _random_operands("X(i,l)=B(i,j,k)*C(j,k,l)", 4, 1.0, 0)
+    with pytest.raises(check.CheckError, match="products"):
+        check.expected("X(i,l)=B(i,j,k)*C(j,k,l)", ops)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_values_compare_equal_to_themselves(bad: float, recwarn) -> None:
+    """A NaN or infinity in an operand gives the same one in the result: PASS, no warning."""
+    b = np.array([[1.0, 0.0, 2.0], [0.0, bad, 0.0]])
+    c = np.array([[0.0, 3.0], [1.0, 0.0], [0.0, 4.0]])
+    ops = {"B": Tensor.from_dense(b), "C": Tensor.from_dense(c)}
+    for expr in ("X(i,j)=B(i,j)+B(i,j)", "X(i,j)=B(i,k)*C(k,j)", "x(i)=B(i,j)"):
+        gold = check.expected(expr, ops)
+        assert isinstance(gold, check.SparseGold)
+        # what SAM computes: structural zeros never meet the non-finite value
+        want = gold.to_dense()
+        res = check.compare(Tensor.from_dense(want), gold)
+        assert res.passed, (expr, res.line())
+        wrong = want.copy()
+        wrong.flat[0] += 1.0
+        assert not check.compare(Tensor.from_dense(wrong), gold).passed
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 @pytest.mark.parametrize("sparse_gold", [False, True])

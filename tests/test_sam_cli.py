@@ -548,7 +548,7 @@ ERRORS = {
                                "B=splatt-small", "-t", "C=B", "-o", "x.mtx"],
                               "-o x.mtx: .mtx files hold matrices and the result x has order 0"),
     "report in a missing directory": (["run", G, *SMALL_OK, "--report", "nodir/r.json"],
-                                      "nodir/r.json: No such file or directory"),
+                                      "nodir/r.json: folder nodir does not exist"),
     "draw stats not JSON": (["draw", G, "-o", "g.svg", "--stats", "garbage.json"],
                             "garbage.json: not a JSON report"),
     "draw stats not a report": (["draw", G, "-o", "g.svg", "--stats", "not_a_report.json"],

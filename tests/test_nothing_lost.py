@@ -1,0 +1,154 @@
+"""Issue 11, the output side: a run's results are never thrown away and no file is clobbered.
+
+One test per row of the issue's table (the reader and DOT-parser rows are in
+``test_formats_io.py`` and ``test_dot_limits.py``): clobbering outputs refused before anything
+runs, missing folders found before simulating, the check decided before simulating (and a run
+that cannot be checked still writes its report and result), NaN/inf inputs check PASS without a
+numpy warning, repeated options refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from formats.io import load_tensor, save_tensor
+from formats.synthetic import random_tensor
+from sam import cli as sam_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+GRAPHS = ROOT / "dot_graphs"
+ELEMADD = GRAPHS / "mat_elemadd.gv"
+SPMV = GRAPHS / "mat_vecmul_ij.gv"
+
+
+def sam_sim(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sam.cli", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def refused(proc: subprocess.CompletedProcess, *words: str) -> str:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line, line
+    for w in words:
+        assert w in line, line
+    return line
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    save_tensor(random_tensor((6, 6), 0.5, 1), tmp_path / "in.mtx")
+    shutil.copy(SPMV, tmp_path / "g.gv")
+    return tmp_path
+
+
+def test_output_equal_to_an_input_is_refused(work: Path) -> None:
+    before = (work / "in.mtx").read_bytes()
+    refused(sam_sim(work, "run", "g.gv", "-t", "B=in.mtx", "-t", "c=random:0.5",
+                    "-o", "in.mtx"), "-o in.mtx", "input")
+    refused(sam_sim(work, "run", "g.gv", "-t", "B=in.mtx", "-t", "c=random:0.5",
+                    "--report", "./g.gv"), "--report", "input")
+    refused(sam_sim(work, "draw", "g.gv", "-o", "g.gv"), "g.gv")
+    assert (work / "in.mtx").read_bytes() == before
+    assert (work / "g.gv").read_bytes() == SPMV.read_bytes()
+
+
+def test_two_outputs_of_one_file_are_refused(work: Path) -> None:
+    refused(sam_sim(work, "run", "g.gv", "-t", "B=in.mtx", "-t", "c=random:0.5",
+                    "-o", "X.mtx", "--report", "X.mtx"), "same file")
+    assert not (work / "X.mtx").exists()
+
+
+def test_draw_writes_only_pictures(work: Path) -> None:
+    refused(sam_sim(work, "draw", "g.gv", "-o", "copy.gv"), "unknown picture format 'gv'")
+    assert not (work / "copy.gv").exists()
+
+
+def _args(**kw) -> argparse.Namespace:
+    base = dict(tensor=[], check=False, json=False, report=None, engine="fast",
+                fifo_depth=None, latency=[], seed=0, no_progress=True, output=None, expr=None)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_missing_output_folder_found_before_simulating(work: Path, monkeypatch) -> None:
+    from sam.graph.dot import load
+
+    def no_simulation(*a, **k):
+        raise AssertionError("simulated before finding the missing folder")
+
+    monkeypatch.setattr("sam.sim.engine.simulate", no_simulation)
+    graph = load(work / "g.gv")
+    for kw in ({"output": str(work / "nodir" / "X.mtx")},
+               {"report": str(work / "nodir" / "r.json")}):
+        with pytest.raises(sam_cli.ToolkitError, match="does not exist"):
+            sam_cli.run_graph(graph, _args(tensor=["B=in.mtx", "c=random:0.5"], **kw),
+                              graph_path="g.gv")
+
+
+def test_check_decided_before_simulating_and_results_kept(work: Path, monkeypatch,
+                                                          capsys) -> None:
+    """A check that cannot run is said before the simulation; the report and the result are
+    still written, with the reason in the report."""
+    import sam.gold
+    from sam.graph.dot import load
+
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(sam.gold, "MAX_ENTRIES", 1)
+    monkeypatch.setattr("sam.check.SPARSE_FROM", 0)
+    import sam.check
+
+    def no_scipy(expression, *a):
+        raise sam.check.CheckError("scipy cannot")
+
+    monkeypatch.setattr(sam.check, "_expected_sparse", no_scipy)
+    order: list[str] = []
+    import sam.sim.engine as engine
+
+    simulate = engine.simulate
+
+    def spy(*a, **k):
+        order.append("simulate")
+        return simulate(*a, **k)
+
+    monkeypatch.setattr(engine, "simulate", spy)
+    graph = load(work / "g.gv")
+    status = sam_cli.run_graph(
+        graph, _args(tensor=["B=in.mtx", "c=random:0.5:3"], check=True, output="X.tns",
+                     report="r.json", expr="x(i)=B(i,j)*c(j)"), graph_path="g.gv")
+    err = capsys.readouterr().err
+    assert status == 0 and order == ["simulate"]
+    assert "check skipped" in err
+    report = json.loads((work / "r.json").read_text())
+    assert "products" in report["check"]["skipped"]
+    x = load_tensor(str(work / "X.tns"), "s", shape=(6,)).to_dense().ravel()
+    b = load_tensor(str(work / "in.mtx")).to_dense()
+    assert x.shape == (6,) and np.isfinite(x).all()
+    assert report["cycles"] > 0 and b.shape == (6, 6)
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf"])
+def test_non_finite_inputs_check_pass_without_warnings(work: Path, bad: str) -> None:
+    b = random_tensor((6, 6), 0.5, 2).to_dense()
+    b[np.nonzero(b)[0][0], np.nonzero(b)[1][0]] = float(bad)
+    np.save(work / "b.npy", b)
+    proc = sam_sim(work, "run", ELEMADD, "-t", "B=b.npy", "-t", "C=random:0.5:5", "--check",
+                   "-o", "X.npy")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS" in proc.stdout
+    assert "Warning" not in proc.stderr and "warn" not in proc.stderr.lower()
+    got = np.load(work / "X.npy")
+    assert np.isnan(got).sum() + np.isinf(got).sum() == 1
+
+
+def test_repeated_latency_is_refused(work: Path) -> None:
+    refused(sam_sim(work, "run", "g.gv", "-t", "B=in.mtx", "-t", "c=random:0.5",
+                    "--latency", "mul=2", "--latency", "mul=3"), "mul", "already given")
