@@ -7,4 +7,13 @@
 from custard.api import compile, compile_einsum, default_order
 from custard.expr import CompileError
 
-__all__ = ["CompileError", "compile", "compile_einsum", "default_order"]
+__all__ = ["CompileError", "compile", "compile_einsum", "counts", "default_order"]
+
+
+def __getattr__(name: str):
+    """``custard.counts`` (Table 1 primitive counts) without an explicit import."""
+    if name == "counts":
+        import custard.counts
+
+        return custard.counts
+    raise AttributeError(f"module 'custard' has no attribute {name!r}")

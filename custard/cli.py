@@ -274,6 +274,13 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     _check_run_options(args.compile_parser, args)
     if args.draw:
         _picture_format(args.draw)
+    from sam.bind import parse_bindings
+    from sam.outputs import check_outputs, input_files
+
+    check_outputs({"-o": args.output_dot, "--draw": args.draw,
+                   "--result": getattr(args, "output", None),
+                   "--report": getattr(args, "report", None)},
+                  input_files(parse_bindings(getattr(args, "tensor", None) or [])))
     graph = graph_from_args(args)
     text = dumps(graph)
     # with --run, stdout carries the simulation report: the DOT text goes only to -o FILE
