@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from formats.errors import FormatError
 from formats.tensor import Tensor
-from sam.blocks.base import GraphError
+from sam.errors import GraphError
 from sam.graph.model import Graph
 
 
