@@ -1,6 +1,6 @@
 """Lowering concrete index notation to a SAM graph (SAM paper Sec. 5, Figure 10).
 
-Inputs: an assignment whose sums are placed (:func:`custard.expr.place_reductions`), a loop
+Inputs: an assignment whose sums are placed (:func:`sam.notation.expr.place_reductions`), a loop
 (dataflow) order over all index variables, and a format per tensor. Three sections are built in
 order, as Custard does:
 
@@ -26,11 +26,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from custard.expr import Access, Add, Assignment, CompileError, Mul, Neg, Node, Sum, children
 from formats.format import Format
 from sam.blocks.base import Block
 from sam.blocks.registry import make_block
+from sam.errors import CompileError
 from sam.graph.model import Graph
+from sam.notation.expr import (
+    Access,
+    Add,
+    Assignment,
+    Mul,
+    Neg,
+    Node,
+    Sum,
+    children,
+    encloses,
+    scope_of,
+)
 
 Out = tuple[str, str]  # (block id, output port name)
 ROOT: Out = ("", "root")
@@ -100,33 +112,6 @@ class _Builder:
         return self.graph
 
 
-def _scope_of(assign: Assignment) -> tuple[Node, list[str], dict[str, Node]]:
-    """Body below the root sums, the root-summed variables, and each variable's scope node."""
-    body: Node = assign.rhs
-    root_sums: list[str] = []
-    while isinstance(body, Sum):
-        root_sums += list(body.vars_)
-        body = body.child
-    scope: dict[str, Node] = dict.fromkeys([*assign.lhs.indices, *root_sums], body)
-
-    def visit(node: Node) -> None:
-        if isinstance(node, Sum):
-            for v in node.vars_:
-                scope[v] = node.child
-        for c in children(node):
-            visit(c)
-
-    visit(body)
-    return body, root_sums, scope
-
-
-def _under(node: Node, target: Node) -> bool:
-    """True when ``target`` is ``node`` or inside it."""
-    if node is target:
-        return True
-    return any(_under(c, target) for c in children(node))
-
-
 def _merge_tree(node: Node, var: str) -> Merge:
     if isinstance(node, Access):
         return Merge("leaf", node) if var in node.indices else UNIVERSE
@@ -161,7 +146,7 @@ class Lowering:
         self.pos = {v: k for k, v in enumerate(order)}
         self.formats = formats
         self.b = _Builder()
-        self.body, self.root_sums, self.scope = _scope_of(assign)
+        self.body, self.root_sums, self.scope = scope_of(assign)
         self.out_vars = list(assign.lhs.indices)
         self.accesses = assign.rhs.accesses()
         counts: dict[str, int] = {}
@@ -201,7 +186,7 @@ class Lowering:
         return lvl == 0 or fmt.levels[lvl - 1] == "d"
 
     def path(self, acc: Access) -> list[str]:
-        return [v for v in self.order if _under(self.scope[v], acc)]
+        return [v for v in self.order if encloses(self.scope[v], acc)]
 
     def repeat_signal(self, var: str) -> Out:
         if var not in self.repsig:
@@ -239,7 +224,7 @@ class Lowering:
             tree = _merge_tree(scope, var)
             if tree is UNIVERSE:
                 tree = Merge("dense")
-            users = [a for a in self.accesses if _under(scope, a)]
+            users = [a for a in self.accesses if encloses(scope, a)]
             streams: dict[int, tuple[Out, Out]] = {}
             for acc in users:
                 if var in acc.indices:
@@ -270,7 +255,7 @@ class Lowering:
             it = DenseIter(var, src.name, src.indices.index(var), label)
             ref = ROOT
             for outer in self.order[: self.pos[var]]:
-                if _under(self.scope[outer], self.scope[var]):
+                if encloses(self.scope[outer], self.scope[var]):
                     ref = self.repeat(ref, outer, src.name)
             scan = self.scanner(it, var, ref)
             streams[id(it)] = ((scan.id, "crd"), (scan.id, "ref"))
@@ -357,7 +342,7 @@ class Lowering:
     def _enclosing_var(self, r: str, node: Sum) -> str | None:
         """The innermost variable before ``r`` whose loop holds the sum ``node``'s result."""
         before = [v for v in self.order[: self.pos[r]]
-                  if v in node.vars_ or _under(self.scope[v], node)]
+                  if v in node.vars_ or encloses(self.scope[v], node)]
         return before[-1] if before else None
 
     # ------------------------------------------------------------------ section 3
