@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from formats.format import Format
+from formats.levels import DenseLevel, Level
 from sam.blocks.base import Block
 from sam.blocks.registry import make_block
 from sam.errors import CompileError
@@ -165,25 +166,27 @@ class Lowering:
         self.union_groups: list[tuple[Access | DenseIter, ...]] = []
 
     # ------------------------------------------------------------------ helpers
-    def level_letter(self, acc: Access | DenseIter, var: str) -> str:
+    def level_type(self, acc: Access | DenseIter, var: str) -> type[Level]:
+        """The level format ``acc`` stores ``var`` in (a dense iteration counts: a full level)."""
         if isinstance(acc, DenseIter):
-            return "d"
-        fmt = self.formats[acc.name]
-        return fmt.levels[fmt.mode_order.index(acc.indices.index(var))]
+            return DenseLevel
+        return self.formats[acc.name].level_type_of_mode(acc.indices.index(var))
 
     def structurally_empty(self, acc: Access | DenseIter, var: str) -> bool:
         """Can a fiber of this access's level at ``var`` be empty (not counting absence)?
 
-        A compressed fiber can be empty at the root or below a dense level; a dense fiber (or a
-        dense iteration) only when the dimension has size 0, which the compiler cannot rule out.
+        A fiber of a level that is not ``full`` (compressed) can be empty at the root or below a
+        full (dense) level, whose every coordinate has a fiber; below any other level a fiber
+        exists only for a stored point. A full fiber (or a dense iteration) is empty only when
+        the dimension has size 0, which the compiler cannot rule out.
         """
         if isinstance(acc, DenseIter):
             return True
         fmt = self.formats[acc.name]
-        lvl = fmt.mode_order.index(acc.indices.index(var))
-        if fmt.levels[lvl] != "s":
+        lvl = fmt.level_of_mode(acc.indices.index(var))
+        if fmt.level_types[lvl].full:
             return True
-        return lvl == 0 or fmt.levels[lvl - 1] == "d"
+        return lvl == 0 or fmt.level_types[lvl - 1].full
 
     def path(self, acc: Access) -> list[str]:
         return [v for v in self.order if encloses(self.scope[v], acc)]
@@ -210,7 +213,7 @@ class Lowering:
         else:
             mode = acc.indices.index(var)
             tensor = acc.name
-        fmt = "compressed" if self.level_letter(acc, var) == "s" else "dense"
+        fmt = self.level_type(acc, var).name
         scan = self.b.block("fiberlookup", index=var, tensor=tensor, mode=mode, format=fmt,
                             src="true", root="true" if ref == ROOT else "false")
         if ref != ROOT:
@@ -430,7 +433,7 @@ class Lowering:
         prefix: list[str] = []
         for lvl, v in enumerate(level_vars):
             mode = lhs.indices.index(v)
-            fmt = "compressed" if out_fmt.levels[lvl] == "s" else "dense"
+            fmt = out_fmt.level_types[lvl].name
             seg = "2" if lvl == 0 else "*".join(dims[p] for p in prefix) + "+1"
             prefix.append(v)
             writer = b.block("fiberwrite", index=v, tensor=lhs.name, mode=mode, format=fmt,

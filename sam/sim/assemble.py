@@ -44,7 +44,7 @@ def assemble_outputs(
             raise SimulationError(f"output {name} has no value writer (fiberwrite mode=vals)")
         modes = sorted(int(k) for k in parts if k != "vals")
         if fmt is None:
-            fmt = Format(("s",) * len(modes), tuple(modes))
+            fmt = Format((CompressedLevel.letter,) * len(modes), tuple(modes))
         if sorted(fmt.mode_order) != modes:
             raise SimulationError(
                 f"output {name} has format {fmt} but level writers for modes {modes}; "
@@ -86,8 +86,9 @@ def assemble_outputs(
                 f"output {name}: {len(vals)} values were written but the last level has "
                 f"{n_parents} coordinates; value and coordinate streams disagree"
             )
-        raw = Tensor(shape, Format(("s",) * fmt.order, fmt.mode_order), levels, vals, name)
-        outputs[name] = raw if all(x == "s" for x in fmt.levels) else raw.with_format(fmt)
+        written = Format((CompressedLevel.letter,) * fmt.order, fmt.mode_order)
+        raw = Tensor(shape, written, levels, vals, name)
+        outputs[name] = raw if written == fmt else raw.with_format(fmt)
     return outputs
 
 
