@@ -5,7 +5,7 @@
 """
 
 from custard.api import compile, compile_einsum, default_order
-from custard.expr import CompileError
+from sam.errors import CompileError
 
 __all__ = ["CompileError", "compile", "compile_einsum", "counts", "default_order"]
 

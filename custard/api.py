@@ -5,12 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
-from custard.expr import Access, Assignment, CompileError, Node, Sum, children, place_reductions
-from custard.lower import _scope_of, _under, lower
-from custard.parser import einsum_expression, parse_expression, parse_schedule
+from custard.lower import lower
+from custard.parser import parse_schedule
 from formats.errors import FormatError
 from formats.format import Format
+from sam.errors import CompileError
 from sam.graph.model import Graph
+from sam.notation.expr import (
+    Access,
+    Assignment,
+    Node,
+    Sum,
+    children,
+    encloses,
+    place_reductions,
+    scope_of,
+)
+from sam.notation.parse import einsum_expression, parse_expression
 
 
 def appearance_order(assign: Assignment) -> list[str]:
@@ -142,11 +153,11 @@ def _check_concordant(acc: Access, fmt: Format, pos: dict[str, int], order: list
 
 def _check_inner_sums(assign: Assignment, order: list[str]) -> None:
     pos = {v: k for k, v in enumerate(order)}
-    body, _, scope = _scope_of(assign)
+    body, _, scope = scope_of(assign)
 
     def visit(node: Node) -> None:
         if isinstance(node, Sum) and node is not assign.rhs:
-            outer = [v for v in order if v not in node.vars_ and _under(scope[v], node)]
+            outer = [v for v in order if v not in node.vars_ and encloses(scope[v], node)]
             late = [v for v in outer if pos[v] > min(pos[r] for r in node.vars_)]
             if late:
                 summed = ",".join(node.vars_)

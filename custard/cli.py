@@ -27,10 +27,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from custard.expr import CompileError
 from formats.errors import ToolkitError
 from formats.format import Format
 from sam.cli import TENSOR_SPECS, add_run_options, run_graph
+from sam.errors import CompileError
 
 _SYNTAX = """\
 expression (tensor index notation, quote it for the shell):

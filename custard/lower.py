@@ -1,6 +1,6 @@
 """Lowering concrete index notation to a SAM graph (SAM paper Sec. 5, Figure 10).
 
-Inputs: an assignment whose sums are placed (:func:`custard.expr.place_reductions`), a loop
+Inputs: an assignment whose sums are placed (:func:`sam.notation.expr.place_reductions`), a loop
 (dataflow) order over all index variables, and a format per tensor. Three sections are built in
 order, as Custard does:
 
@@ -26,11 +26,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from custard.expr import Access, Add, Assignment, CompileError, Mul, Neg, Node, Sum, children
 from formats.format import Format
+from formats.levels import DenseLevel, Level
 from sam.blocks.base import Block
 from sam.blocks.registry import make_block
+from sam.errors import CompileError
 from sam.graph.model import Graph
+from sam.notation.expr import (
+    Access,
+    Add,
+    Assignment,
+    Mul,
+    Neg,
+    Node,
+    Sum,
+    children,
+    encloses,
+    scope_of,
+)
 
 Out = tuple[str, str]  # (block id, output port name)
 ROOT: Out = ("", "root")
@@ -100,33 +113,6 @@ class _Builder:
         return self.graph
 
 
-def _scope_of(assign: Assignment) -> tuple[Node, list[str], dict[str, Node]]:
-    """Body below the root sums, the root-summed variables, and each variable's scope node."""
-    body: Node = assign.rhs
-    root_sums: list[str] = []
-    while isinstance(body, Sum):
-        root_sums += list(body.vars_)
-        body = body.child
-    scope: dict[str, Node] = dict.fromkeys([*assign.lhs.indices, *root_sums], body)
-
-    def visit(node: Node) -> None:
-        if isinstance(node, Sum):
-            for v in node.vars_:
-                scope[v] = node.child
-        for c in children(node):
-            visit(c)
-
-    visit(body)
-    return body, root_sums, scope
-
-
-def _under(node: Node, target: Node) -> bool:
-    """True when ``target`` is ``node`` or inside it."""
-    if node is target:
-        return True
-    return any(_under(c, target) for c in children(node))
-
-
 def _merge_tree(node: Node, var: str) -> Merge:
     if isinstance(node, Access):
         return Merge("leaf", node) if var in node.indices else UNIVERSE
@@ -161,7 +147,7 @@ class Lowering:
         self.pos = {v: k for k, v in enumerate(order)}
         self.formats = formats
         self.b = _Builder()
-        self.body, self.root_sums, self.scope = _scope_of(assign)
+        self.body, self.root_sums, self.scope = scope_of(assign)
         self.out_vars = list(assign.lhs.indices)
         self.accesses = assign.rhs.accesses()
         counts: dict[str, int] = {}
@@ -180,28 +166,30 @@ class Lowering:
         self.union_groups: list[tuple[Access | DenseIter, ...]] = []
 
     # ------------------------------------------------------------------ helpers
-    def level_letter(self, acc: Access | DenseIter, var: str) -> str:
+    def level_type(self, acc: Access | DenseIter, var: str) -> type[Level]:
+        """The level format ``acc`` stores ``var`` in (a dense iteration counts: a full level)."""
         if isinstance(acc, DenseIter):
-            return "d"
-        fmt = self.formats[acc.name]
-        return fmt.levels[fmt.mode_order.index(acc.indices.index(var))]
+            return DenseLevel
+        return self.formats[acc.name].level_type_of_mode(acc.indices.index(var))
 
     def structurally_empty(self, acc: Access | DenseIter, var: str) -> bool:
         """Can a fiber of this access's level at ``var`` be empty (not counting absence)?
 
-        A compressed fiber can be empty at the root or below a dense level; a dense fiber (or a
-        dense iteration) only when the dimension has size 0, which the compiler cannot rule out.
+        A fiber of a level that is not ``full`` (compressed) can be empty at the root or below a
+        full (dense) level, whose every coordinate has a fiber; below any other level a fiber
+        exists only for a stored point. A full fiber (or a dense iteration) is empty only when
+        the dimension has size 0, which the compiler cannot rule out.
         """
         if isinstance(acc, DenseIter):
             return True
         fmt = self.formats[acc.name]
-        lvl = fmt.mode_order.index(acc.indices.index(var))
-        if fmt.levels[lvl] != "s":
+        lvl = fmt.level_of_mode(acc.indices.index(var))
+        if fmt.level_types[lvl].full:
             return True
-        return lvl == 0 or fmt.levels[lvl - 1] == "d"
+        return lvl == 0 or fmt.level_types[lvl - 1].full
 
     def path(self, acc: Access) -> list[str]:
-        return [v for v in self.order if _under(self.scope[v], acc)]
+        return [v for v in self.order if encloses(self.scope[v], acc)]
 
     def repeat_signal(self, var: str) -> Out:
         if var not in self.repsig:
@@ -225,7 +213,7 @@ class Lowering:
         else:
             mode = acc.indices.index(var)
             tensor = acc.name
-        fmt = "compressed" if self.level_letter(acc, var) == "s" else "dense"
+        fmt = self.level_type(acc, var).name
         scan = self.b.block("fiberlookup", index=var, tensor=tensor, mode=mode, format=fmt,
                             src="true", root="true" if ref == ROOT else "false")
         if ref != ROOT:
@@ -239,7 +227,7 @@ class Lowering:
             tree = _merge_tree(scope, var)
             if tree is UNIVERSE:
                 tree = Merge("dense")
-            users = [a for a in self.accesses if _under(scope, a)]
+            users = [a for a in self.accesses if encloses(scope, a)]
             streams: dict[int, tuple[Out, Out]] = {}
             for acc in users:
                 if var in acc.indices:
@@ -270,7 +258,7 @@ class Lowering:
             it = DenseIter(var, src.name, src.indices.index(var), label)
             ref = ROOT
             for outer in self.order[: self.pos[var]]:
-                if _under(self.scope[outer], self.scope[var]):
+                if encloses(self.scope[outer], self.scope[var]):
                     ref = self.repeat(ref, outer, src.name)
             scan = self.scanner(it, var, ref)
             streams[id(it)] = ((scan.id, "crd"), (scan.id, "ref"))
@@ -357,7 +345,7 @@ class Lowering:
     def _enclosing_var(self, r: str, node: Sum) -> str | None:
         """The innermost variable before ``r`` whose loop holds the sum ``node``'s result."""
         before = [v for v in self.order[: self.pos[r]]
-                  if v in node.vars_ or _under(self.scope[v], node)]
+                  if v in node.vars_ or encloses(self.scope[v], node)]
         return before[-1] if before else None
 
     # ------------------------------------------------------------------ section 3
@@ -445,7 +433,7 @@ class Lowering:
         prefix: list[str] = []
         for lvl, v in enumerate(level_vars):
             mode = lhs.indices.index(v)
-            fmt = "compressed" if out_fmt.levels[lvl] == "s" else "dense"
+            fmt = out_fmt.level_types[lvl].name
             seg = "2" if lvl == 0 else "*".join(dims[p] for p in prefix) + "+1"
             prefix.append(v)
             writer = b.block("fiberwrite", index=v, tensor=lhs.name, mode=mode, format=fmt,

@@ -118,13 +118,13 @@ def write_mtx(tensor: Tensor, path: str | Path) -> None:
 
 
 def stored_points(tensor: Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """The tensor's stored points: all points if every level is compressed, else the nonzeros.
+    """The tensor's stored points: all points if no level is ``full``, else the nonzeros.
 
-    (Dense levels store every coordinate, so their zeros are not data; the same rule as
-    :meth:`Tensor.with_format`.)
+    (Full levels, such as dense ones, store every coordinate, so their zeros are not data; the
+    same rule as :meth:`Tensor.with_format`.)
     """
     coords, vals = tensor.to_coo()
-    if any(level.letter == "d" for level in tensor.levels):
+    if any(level.full for level in tensor.levels):
         keep = vals != 0
         coords, vals = coords[keep], vals[keep]
     return coords, vals

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from formats.errors import FormatError
 from formats.format import Format, as_format
-from formats.levels import IDX, LEVEL_TYPES, Level
+from formats.levels import IDX, Level
 
 VAL = np.float64
 
@@ -92,13 +92,13 @@ class Tensor:
         new = np.zeros(len(vals), dtype=bool)
         if len(vals):
             new[0] = True
-        for lvl, letter in enumerate(fmt.levels):
+        for lvl, level_cls in enumerate(fmt.level_types):
             if len(vals) > 1:
                 new[1:] |= perm[1:, lvl] != perm[:-1, lvl]
             group = np.cumsum(new) - 1  # id of each point's distinct prefix
             first = np.flatnonzero(new)
             size = shape[fmt.mode_order[lvl]]
-            level, prefix_pos = LEVEL_TYPES[letter].build(
+            level, prefix_pos = level_cls.build(
                 point_parent[first], perm[first, lvl], n_parents, size
             )
             levels.append(level)
@@ -175,7 +175,7 @@ class Tensor:
             raise FormatError(f"only order-2 tensors convert to scipy, this one has order "
                               f"{len(self.shape)}")
         coords, vals = self.to_coo()
-        if any(lv.letter == "d" for lv in self.levels):
+        if any(lv.full for lv in self.levels):
             keep = vals != 0
             coords, vals = coords[keep], vals[keep]
         return sp.csr_matrix((vals, (coords[:, 0], coords[:, 1])), shape=self.shape)
@@ -184,7 +184,7 @@ class Tensor:
         """The same tensor stored in another format."""
         coords, vals = self.to_coo()
         keep = np.ones(len(vals), dtype=bool)
-        if any(lv.letter == "d" for lv in self.levels):
+        if any(lv.full for lv in self.levels):
             keep = vals != 0
         return Tensor.from_coo(coords[keep], vals[keep], self.shape, fmt, name=self.name)
 

@@ -1,6 +1,6 @@
 """``--check``: compute a graph's expression with numpy/scipy and compare the simulated result.
 
-Small problems are evaluated densely (:func:`custard.reference.evaluate`). For real matrices
+Small problems are evaluated densely (:func:`sam.notation.reference.evaluate`). For real matrices
 that is slow or too big, so expressions over matrices and vectors whose sums contract two
 operands (SpMV, SpM*SpM in any order, element-wise sums and products, transposes) are evaluated
 with scipy.sparse, and everything else (any order, any expression) by following the nonzeros
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from custard.expr import Access, Add, Assignment, Mul, Neg, Node, Sum, place_reductions
-from custard.parser import parse_expression
-from custard.reference import evaluate
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.gold import Coo, Evaluator, GoldError
+from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, Sum, place_reductions
+from sam.notation.parse import parse_expression
+from sam.notation.reference import evaluate
 
 SPARSE_FROM = 1_000_000  # from this many dense elements on, prefer scipy.sparse when it applies
 

@@ -14,8 +14,7 @@ from streamtrees import bench, same_on_both_engines
 from formats import Tensor
 from sam.blocks.alus import ALU_TYPES, BinaryALU
 from sam.blocks.arrays import ArrayLoad, ArrayStore
-from sam.blocks.base import GraphError
-from sam.sim.engine import SimulationError
+from sam.errors import GraphError, SimulationError
 from sam.sim.harness import run_block
 from sam.sim.tokens import D, N, Stop, format_stream
 from sam.sim.wires import RC_IN

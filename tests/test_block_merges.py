@@ -14,7 +14,7 @@ from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.scanners import LevelScanner
-from sam.sim.engine import SimulationError
+from sam.errors import SimulationError
 from sam.sim.tokens import N
 
 

@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 from streamtrees import bench, level_stream, same_on_both_engines, trees
 from streamtrees import tree_from_dense as tree_of
 
-from sam.blocks.base import GraphError
 from sam.blocks.reducers import Reducer, SparseAccumulator
-from sam.sim.engine import SimulationError
+from sam.errors import GraphError, SimulationError
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 

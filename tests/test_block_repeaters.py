@@ -13,7 +13,7 @@ from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
-from sam.sim.engine import SimulationError
+from sam.errors import SimulationError
 from sam.sim.tokens import N
 
 #: Figure 6 / Sec. 4.3: vector b has nonzeros at coordinates 0, 2, 6, 8, 9.

@@ -12,9 +12,8 @@ from streamtrees import tree_from_dense as tree_of
 
 from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
-from sam.blocks.base import GraphError
 from sam.blocks.scanners import LevelScanner
-from sam.sim.engine import SimulationError
+from sam.errors import GraphError, SimulationError
 
 #: Figure 1a.
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)

@@ -11,11 +11,10 @@ from streamtrees import bench, level_stream, scan_chain, trees
 
 from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
-from sam.blocks.base import GraphError
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.writers import LevelWriter
+from sam.errors import GraphError, SimulationError
 from sam.sim.assemble import level_segments
-from sam.sim.engine import SimulationError
 from sam.sim.harness import run_block
 from sam.sim.wires import RC_IN
 

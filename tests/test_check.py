@@ -8,10 +8,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from custard.parser import parse_expression
 from formats.synthetic import random_tensor
 from formats.tensor import Tensor
 from sam import check
+from sam.notation.parse import parse_expression
 
 EXPRESSIONS = [
     "x(i)=B(i,j)*c(j)",

@@ -20,16 +20,13 @@ import custard
 from custard.api import default_order
 from custard.cli import graph_from_command_line, main
 from custard.counts import row
-from custard.expr import Add, CompileError, Mul, Neg, Sum, place_reductions
-from custard.parser import (
-    einsum_expression,
-    parse_expression,
-    parse_format_option,
-    parse_schedule,
-)
+from custard.parser import parse_format_option, parse_schedule
 from formats.errors import ToolkitError
 from formats.format import Format
+from sam.errors import CompileError
 from sam.graph.dot import load
+from sam.notation.expr import Add, Mul, Neg, Sum, place_reductions
+from sam.notation.parse import einsum_expression, parse_expression
 
 ROOT = Path(__file__).resolve().parents[1]
 FUZZ = settings(max_examples=300, deadline=None,

@@ -4,7 +4,7 @@ Random tensor index notation expressions (up to four operands of order 0..4, one
 sometimes used twice; ``+ - *`` trees with parentheses and unary minus; a result of order
 0..3), random formats (``d``/``s`` levels, random mode orders) and a random loop order are
 compiled with :func:`custard.compile` and simulated on random sparse integer inputs; the result
-must equal :func:`custard.reference.evaluate` exactly (and ``numpy.einsum`` when the expression
+must equal :func:`sam.notation.reference.evaluate` exactly (and ``numpy.einsum`` when the expression
 is one product). The loop order is drawn in one of four ways: first, with every format's mode
 order made concordant with it; as a random topological order of the formats' mode orders, with
 or without the inner-sum rule; or at random. An independent prediction of the two documented
@@ -34,12 +34,13 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 import custard
-from custard.expr import Access, CompileError, Node, Sum, children, place_reductions
-from custard.parser import parse_expression
-from custard.reference import evaluate
 from formats.errors import ToolkitError
 from formats.format import Format
 from formats.tensor import Tensor
+from sam.errors import CompileError
+from sam.notation.expr import Access, Node, Sum, children, place_reductions
+from sam.notation.parse import parse_expression
+from sam.notation.reference import evaluate
 from sam.sim.engine import simulate
 
 VARS = ("i", "j", "k", "l", "m")

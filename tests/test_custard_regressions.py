@@ -1,7 +1,7 @@
 """Minimal reproducers of the compiler/simulator bugs that tests/test_custard_random.py found.
 
 Each test compiles one expression with explicit formats and loop order, simulates it on tiny
-inputs and expects the numpy gold result (:func:`custard.reference.evaluate`). All are fixed;
+inputs and expects the numpy gold result (:func:`sam.notation.reference.evaluate`). All are fixed;
 the tests guard against regressions.
 """
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import custard
-from custard.reference import evaluate
 from formats.tensor import Tensor
+from sam.notation.reference import evaluate
 from sam.sim.engine import simulate
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pydot
 import pytest
 
-from sam.blocks.base import GraphError
 from sam.blocks.registry import make_block
+from sam.errors import GraphError
 from sam.graph.dot import dump, dumps, load, loads
 from sam.graph.model import Graph
 from sam.graph.validate import check_structure

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
-from sam.blocks.base import GraphError
+from sam.errors import GraphError
 from sam.graph.dot import dumps, loads
 from sam.graph.dotparse import parse
 from sam.graph.model import Graph

@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from custard.expr import Access, Assignment, Mul, Node
-from custard.parser import parse_expression
-from custard.reference import evaluate
 from formats.io import load_tensor
 from formats.tensor import Tensor
 from sam.graph.dot import load
+from sam.notation.expr import Access, Assignment, Mul, Node
+from sam.notation.parse import parse_expression
+from sam.notation.reference import evaluate
 from sam.sim.engine import simulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,7 +181,7 @@ def _product_only(node: Node) -> bool:
 
 def expected(assign: Assignment, values: dict) -> np.ndarray:
     """numpy's answer: ``np.einsum`` for a plain product (fast on big matrices), else
-    :func:`custard.reference.evaluate`."""
+    :func:`sam.notation.reference.evaluate`."""
     arrays = {k: _dense(v) for k, v in values.items()}
     if _product_only(assign.rhs):
         accs = assign.rhs.accesses()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from formats.tensor import Tensor
-from sam.blocks.base import GraphError
+from sam.errors import GraphError
 from sam.graph.dot import load
 from sam.graph.dotparse import parse
 from sam.graph.draw import FAMILY_COLORS, KIND_STYLES, render, to_dot

@@ -61,7 +61,7 @@ from test_dot_graphs import (
 from test_timing import _accumulate_then_intersect, binary_graph, elemmul_graph, scanner
 
 import custard
-from custard.expr import CompileError
+from custard import CompileError
 from formats.errors import ToolkitError
 from formats.format import Format
 from formats.tensor import Tensor
@@ -69,9 +69,10 @@ from sam.blocks.alus import ALU_TYPES, BINARY_OPS, UNARY_OPS
 from sam.blocks.arrays import ArrayLoad
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.writers import LevelWriter
+from sam.errors import Deadlock
 from sam.graph.model import Edge, Graph
 from sam.sim import wires as W
-from sam.sim.engine import BlockRun, Deadlock, SimResult, Simulation
+from sam.sim.engine import BlockRun, SimResult, Simulation
 
 ENGINES = ("reference", "fast")
 DEFAULT_CAPACITY = 1 << 12  # Simulation's default ring capacity

@@ -16,8 +16,9 @@ from sam.blocks.merges import Intersecter
 from sam.blocks.reducers import SparseAccumulator
 from sam.blocks.scanners import LevelScanner
 from sam.blocks.writers import LevelWriter
+from sam.errors import Deadlock, SimulationError
 from sam.graph.model import Graph
-from sam.sim.engine import Deadlock, Simulation, SimulationError, simulate
+from sam.sim.engine import Simulation, simulate
 
 
 def scanner(bid: str, tensor: str, mode: int = 0, root: bool = True) -> LevelScanner:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from sam.blocks.base import Block, GraphError, Port
+from sam.blocks.base import Block, Port
+from sam.errors import GraphError
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv

@@ -22,16 +22,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from formats.errors import ToolkitError
+from sam.errors import GraphError
 from sam.sim.kernel import Kernel
 
 if TYPE_CHECKING:
     from formats.levels import Level
     from formats.tensor import Tensor
-
-
-class GraphError(ToolkitError):
-    """A SAM graph is malformed or cannot be bound to its tensors."""
 
 
 @dataclass(frozen=True)

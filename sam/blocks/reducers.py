@@ -29,7 +29,8 @@ import numpy as np
 from numba.extending import register_jitable
 
 from formats.tensor import Tensor
-from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.blocks.base import Block, Memories, Port
+from sam.errors import GraphError
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, need_memory, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
-from sam.blocks.base import Block, GraphError
+from sam.blocks.base import Block
 from sam.blocks.broadcast import Broadcast
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.locators import Locator
@@ -13,6 +13,7 @@ from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
 from sam.blocks.writers import LevelWriter
+from sam.errors import GraphError
 
 BLOCK_TYPES: dict[str, type[Block]] = {
     "fiberlookup": LevelScanner,

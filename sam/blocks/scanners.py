@@ -19,7 +19,8 @@ import numpy as np
 
 from formats.levels import CompressedLevel, DenseLevel
 from formats.tensor import Tensor
-from sam.blocks.base import GraphError, LevelBlock, Memories, Port
+from sam.blocks.base import LevelBlock, Memories, Port
+from sam.errors import GraphError
 from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push

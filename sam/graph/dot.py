@@ -34,8 +34,9 @@ from pathlib import Path
 
 from formats.errors import FormatError
 from formats.format import Format
-from sam.blocks.base import Block, GraphError, Port
+from sam.blocks.base import Block, Port
 from sam.blocks.registry import make_block
+from sam.errors import GraphError
 from sam.graph.dotparse import DotGraph, DotNode, parse
 from sam.graph.model import Edge, Graph
 

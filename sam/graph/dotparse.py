@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sam.blocks.base import GraphError
+from sam.errors import GraphError
 
 MAX_DEPTH = 64
 

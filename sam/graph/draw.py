@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sam.blocks.base import Block, GraphError
+from sam.blocks.base import Block
+from sam.errors import GraphError
 from sam.graph.dot import _escape, _id, _label, _quote, edge_comment
 from sam.graph.model import Edge, Graph
 

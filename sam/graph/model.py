@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from formats.format import Format
-from sam.blocks.base import Block, GraphError, Port
+from sam.blocks.base import Block, Port
+from sam.errors import GraphError
 
 
 @dataclass

@@ -4,9 +4,9 @@
   none); stream kinds match at both ends of every edge;
 * the graph has no cycle (feedback edges, e.g. coordinate skipping, are not supported yet);
 * graph attributes ``shape_X`` are shapes of the order of ``X``'s format;
-* every tensor mode a block names exists in the tensor's format (graph comment), and no scanner
-  reads a level as compressed that the comment stores dense (a dense scan of a compressed
-  level is a counter over the dimension, which is fine);
+* every tensor mode a block names exists in the tensor's format (graph comment), and a scanner
+  reads each level as the level format the comment stores it in, or as a ``full`` one (a dense
+  scan of a compressed level is a counter over the dimension, which is fine);
 * every tensor the graph reads is bound, with the order its format says, and the tensors agree
   on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``).
 """
@@ -17,8 +17,9 @@ import re
 from collections.abc import Mapping
 
 from formats.errors import FormatError
+from formats.levels import LEVEL_NAMES
 from formats.tensor import Tensor
-from sam.blocks.base import GraphError
+from sam.errors import GraphError
 from sam.graph.model import Graph
 
 
@@ -91,12 +92,15 @@ def _check_modes(graph: Graph) -> None:
                 f"node {bid} ({block.label()}) uses mode {mode} of tensor {block.tensor}, but the "
                 f"graph comment gives {block.tensor} format {fmt or 'none'} (order {fmt.order})"
             )
-        level = fmt.levels[fmt.mode_order.index(mode)]
-        if block.dot_type == "fiberlookup" and block.attrs.get("format") == "compressed" \
-                and level == "d":
+        scanned_as = LEVEL_NAMES.get(block.attrs.get("format", ""))
+        if block.dot_type != "fiberlookup" or scanned_as is None:
+            continue  # no format, or an unknown one (the scanner names the known ones)
+        stored = fmt.level_type_of_mode(mode)
+        if scanned_as is not stored and not scanned_as.full:
             raise GraphError(
-                f"node {bid} ({block.label()}) scans mode {mode} of {block.tensor} as compressed, "
-                f"but the graph comment stores that level dense (format {fmt}); make them agree"
+                f"node {bid} ({block.label()}) scans mode {mode} of {block.tensor} as "
+                f"{scanned_as.name}, but the graph comment stores that level {stored.name} "
+                f"(format {fmt}); make them agree"
             )
 
 

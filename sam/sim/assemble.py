@@ -19,6 +19,7 @@ from formats.format import Format
 from formats.levels import CompressedLevel
 from formats.tensor import Tensor
 from sam.blocks.writers import LevelWriter
+from sam.errors import SimulationError
 
 if TYPE_CHECKING:
     from sam.graph.model import Graph
@@ -29,8 +30,6 @@ def assemble_outputs(
     graph: Graph, runs: Mapping[str, BlockRun], inputs: Mapping[str, Tensor]
 ) -> dict[str, Tensor]:
     """Output tensors by name, built from every tensor's level writers."""
-    from sam.sim.engine import SimulationError
-
     by_tensor: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     for run in runs.values():
         block = run.block
@@ -45,7 +44,7 @@ def assemble_outputs(
             raise SimulationError(f"output {name} has no value writer (fiberwrite mode=vals)")
         modes = sorted(int(k) for k in parts if k != "vals")
         if fmt is None:
-            fmt = Format(("s",) * len(modes), tuple(modes))
+            fmt = Format((CompressedLevel.letter,) * len(modes), tuple(modes))
         if sorted(fmt.mode_order) != modes:
             raise SimulationError(
                 f"output {name} has format {fmt} but level writers for modes {modes}; "
@@ -87,8 +86,9 @@ def assemble_outputs(
                 f"output {name}: {len(vals)} values were written but the last level has "
                 f"{n_parents} coordinates; value and coordinate streams disagree"
             )
-        raw = Tensor(shape, Format(("s",) * fmt.order, fmt.mode_order), levels, vals, name)
-        outputs[name] = raw if all(x == "s" for x in fmt.levels) else raw.with_format(fmt)
+        written = Format((CompressedLevel.letter,) * fmt.order, fmt.mode_order)
+        raw = Tensor(shape, written, levels, vals, name)
+        outputs[name] = raw if written == fmt else raw.with_format(fmt)
     return outputs
 
 
@@ -105,8 +105,6 @@ def level_segments(rec: dict[str, np.ndarray], parent: dict[str, np.ndarray] | N
     coordinate dropper does: a fresh stop ``Sm`` above is marked by a lone ``S(m+1)`` here, and
     every other stop closes a fiber.
     """
-    from sam.sim.engine import SimulationError
-
     stop_at, stop_level = rec["stop_at"], rec["stop_level"]
     if parent is None:  # the root level: one fiber
         if len(stop_at) == 0:
@@ -148,8 +146,6 @@ def level_segments(rec: dict[str, np.ndarray], parent: dict[str, np.ndarray] | N
 
 
 def _check_sorted(name: str, mode: int, seg: np.ndarray, crd: np.ndarray, size: int) -> None:
-    from sam.sim.engine import SimulationError
-
     if len(crd) and (crd.min() < 0 or crd.max() >= size):
         raise SimulationError(
             f"output {name}: coordinate {int(crd.max())} written to mode {mode} of size {size}"

@@ -20,20 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from formats.errors import ToolkitError
 from formats.tensor import Tensor
-from sam.blocks.base import Block, GraphError, Memories, Port
+from sam.blocks.base import Block, Memories, Port
+from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.model import Graph
 from sam.sim import wires as W
 from sam.sim.tokens import DATA, DONE, KIND_NAMES, describe_token
-
-
-class SimulationError(ToolkitError):
-    """The simulation cannot go on (malformed stream, deadlock, unbound tensor)."""
-
-
-class Deadlock(SimulationError):
-    """No block can progress; the message names the stuck blocks and what each waits for."""
 
 
 @dataclass

@@ -17,8 +17,8 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import Block
+from sam.errors import SimulationError
 from sam.sim import wires as W
-from sam.sim.engine import SimulationError
 from sam.sim.tokens import Token, decode, encode, format_stream, parse_stream
 
 

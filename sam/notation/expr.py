@@ -1,4 +1,4 @@
-"""Tensor index notation: the expression tree Custard compiles (SAM paper Sec. 2.1, 5).
+"""Tensor index notation: the expression tree (SAM paper Sec. 2.1; Sec. 5 compiles it).
 
 ``X(i,j) = B(i,k) * C(k,j)`` is an :class:`Assignment` of an :class:`Access` on the left to an
 expression tree of accesses, ``*`` (:class:`Mul`), ``+``/``-`` (:class:`Add`) on the right.
@@ -10,12 +10,6 @@ sum at the smallest subexpression holding every use of its variable, as TACO doe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from formats.errors import ToolkitError
-
-
-class CompileError(ToolkitError):
-    """An expression, format or schedule that Custard cannot compile (one clear line)."""
 
 
 @dataclass(eq=False)
@@ -117,11 +111,44 @@ def _wrap(child: Node, parent: Node) -> str:
 
 
 def children(node: Node) -> list[Node]:
+    """The operands of ``node`` (none for an access)."""
     if isinstance(node, (Mul, Add)):
         return [node.left, node.right]
     if isinstance(node, (Neg, Sum)):
         return [node.child]
     return []
+
+
+def scope_of(assign: Assignment) -> tuple[Node, list[str], dict[str, Node]]:
+    """Where each index variable ranges, in an assignment whose sums are placed.
+
+    Returns the body below the root sums, the root-summed variables, and each variable's *scope*:
+    the body for the output variables and the root-summed ones, and the child of its
+    :class:`Sum` for every other summed variable (the loop nest of concrete index notation).
+    """
+    body: Node = assign.rhs
+    root_sums: list[str] = []
+    while isinstance(body, Sum):
+        root_sums += list(body.vars_)
+        body = body.child
+    scope: dict[str, Node] = dict.fromkeys([*assign.lhs.indices, *root_sums], body)
+
+    def visit(node: Node) -> None:
+        if isinstance(node, Sum):
+            for v in node.vars_:
+                scope[v] = node.child
+        for c in children(node):
+            visit(c)
+
+    visit(body)
+    return body, root_sums, scope
+
+
+def encloses(node: Node, target: Node) -> bool:
+    """True when ``target`` is ``node`` or inside it."""
+    if node is target:
+        return True
+    return any(encloses(c, target) for c in children(node))
 
 
 def place_reductions(assign: Assignment) -> Assignment:

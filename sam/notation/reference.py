@@ -1,6 +1,6 @@
 """Evaluate tensor index notation with numpy: the gold result a simulation is checked against.
 
-Sums are placed as Custard places them (:func:`custard.expr.place_reductions`): each summed
+Sums are placed as Custard places them (:func:`sam.notation.expr.place_reductions`): each summed
 index variable is summed over the smallest subexpression that holds all its uses; an operand of
 a ``+`` that lacks an index variable is broadcast over it.
 """
@@ -11,18 +11,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from custard.expr import (
-    Access,
-    Add,
-    Assignment,
-    CompileError,
-    Mul,
-    Neg,
-    Node,
-    Sum,
-    place_reductions,
-)
-from custard.parser import parse_expression
+from sam.errors import CompileError
+from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, Sum, place_reductions
+from sam.notation.parse import parse_expression
 
 
 def _sizes(assign: Assignment, arrays: Mapping[str, np.ndarray]) -> dict[str, int]:
