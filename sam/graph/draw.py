@@ -23,27 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from sam.blocks.base import Block, GraphError
-from sam.graph.dot import _escape, _id, _label, _quote, edge_comment
+from sam.graph.dot import edge_comment
+from sam.graph.dottext import custard_label, dot_id, escape, quote
 from sam.graph.model import Edge, Graph
+from sam.style import FAMILY_COLORS, FAMILY_NAMES
 
-#: Fill colour by block family (``Block.family``).
-FAMILY_COLORS = {
-    "scan": "#b7e4c7",
-    "repeat": "#a9def9",
-    "merge": "#d0bfff",
-    "compute": "#ffd6a5",
-    "reduce": "#e6ccb2",
-    "drop": "#ffadad",
-    "write": "#74c69d",
-    "array": "#fdffb6",
-    "wire": "black",
-    "misc": "#e9ecef",
-}
-FAMILY_NAMES = {
-    "scan": "level scanner", "repeat": "repeater", "merge": "intersect / union / locate",
-    "compute": "ALU", "reduce": "reducer", "drop": "coordinate dropper", "write": "level writer",
-    "array": "array", "misc": "other",
-}
 #: DOT edge attributes by stream kind.
 KIND_STYLES = {
     "crd": {"style": "dashed"},
@@ -121,7 +105,7 @@ def _token_label(counts: Mapping[str, int]) -> str:
 # --------------------------------------------------------------------------- DOT text
 def _node_label(block: Block) -> str:
     """Two readable lines: the block and what it works on (DOT escapes, ``\\n`` breaks)."""
-    return _label(block).strip().replace(" \\n", "\\n")
+    return custard_label(block).strip().replace(" \\n", "\\n")
 
 
 def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True) -> str:
@@ -134,22 +118,22 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True) -> str:
         title += f" ({view.cycles} cycles)"
     lines = [
         "digraph SAM {",
-        f"    graph [label={_quote(title)} labelloc=t fontname=Helvetica fontsize=14 "
+        f"    graph [label={quote(title)} labelloc=t fontname=Helvetica fontsize=14 "
         "rankdir=TB nodesep=0.3 ranksep=0.45]",
         "    node [fontname=Helvetica fontsize=10 shape=box style=\"rounded,filled\" "
         "penwidth=0.8 margin=\"0.12,0.05\"]",
         "    edge [fontname=Helvetica fontsize=8 arrowsize=0.7 fontcolor=gray25]",
     ]
     for bid, block in graph.blocks.items():
-        tip = _quote(f"node {bid}: {block.label()}")
+        tip = quote(f"node {bid}: {block.label()}")
         if block.dot_type == "broadcast":
-            lines.append(f"    {_id(bid)} [shape=point width=0.09 label=\"\" tooltip={tip}]")
+            lines.append(f"    {dot_id(bid)} [shape=point width=0.09 label=\"\" tooltip={tip}]")
             continue
         label = _node_label(block)
         if view is not None and bid in view.busy:
             label += f"\\nbusy {view.busy[bid]}"
         color = FAMILY_COLORS.get(block.family, FAMILY_COLORS["misc"])
-        lines.append(f"    {_id(bid)} [label=\"{label}\" fillcolor=\"{color}\" tooltip={tip}]")
+        lines.append(f"    {dot_id(bid)} [label=\"{label}\" fillcolor=\"{color}\" tooltip={tip}]")
     for edge in graph.edges:
         attrs = dict(KIND_STYLES.get(edge.kind, {}))
         text = []
@@ -164,9 +148,9 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True) -> str:
             attrs["label"] = "\n".join(text)
         attrs["tooltip"] = f"{edge.kind} {edge.src}:{edge.src_port.name} -> " \
                            f"{edge.dst}:{edge.dst_port.name}"
-        body = " ".join(f"{k}={_quote(v) if k != 'label' else _label_text(v)}"
+        body = " ".join(f"{k}={quote(v) if k != 'label' else _label_text(v)}"
                         for k, v in attrs.items())
-        lines.append(f"    {_id(edge.src)} -> {_id(edge.dst)} [{body}]")
+        lines.append(f"    {dot_id(edge.src)} -> {dot_id(edge.dst)} [{body}]")
     if legend:
         lines += _legend(graph)
     lines.append("}")
@@ -174,7 +158,7 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True) -> str:
 
 
 def _label_text(text: str) -> str:
-    return '"' + "\\n".join(_escape(part) for part in text.split("\n")) + '"'
+    return '"' + "\\n".join(escape(part) for part in text.split("\n")) + '"'
 
 
 def _legend(graph: Graph) -> list[str]:
