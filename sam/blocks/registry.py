@@ -6,6 +6,7 @@ from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.blocks.base import Block, GraphError
 from sam.blocks.broadcast import Broadcast
+from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
@@ -28,6 +29,7 @@ BLOCK_TYPES: dict[str, type[Block]] = {
     "spaccumulator": SparseAccumulator,
     "crddrop": CoordinateDropper,
     "broadcast": Broadcast,
+    "scanload": ScanLoad,
     **ALU_TYPES,
 }
 
