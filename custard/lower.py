@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import sam.blocks.registry  # noqa: F401  (registers every block type for the builder)
 from formats.format import Format
 from formats.levels import DenseLevel, Level
 from sam.blocks.base import Block
-from sam.blocks.registry import make_block
 from sam.errors import CompileError
+from sam.graph.builder import GraphBuilder
 from sam.graph.model import Graph
 from sam.notation.expr import (
     Access,
@@ -78,39 +79,6 @@ class Merge:
 UNIVERSE = Merge("universe")
 
 
-class _Builder:
-    """Adds blocks and edges; fans out streams through ``broadcast`` nodes at the end."""
-
-    def __init__(self) -> None:
-        self.graph = Graph()
-        self.links: list[tuple[Out, str, str]] = []  # (source, dst block id, dst port)
-        self.next_id = 0
-
-    def block(self, dot_type: str, **attrs: str) -> Block:
-        block = make_block(str(self.next_id), dot_type, {k: str(v) for k, v in attrs.items()})
-        self.next_id += 1
-        return self.graph.add(block)
-
-    def link(self, src: Out, dst: Block, port: str) -> None:
-        if src == ROOT:
-            raise AssertionError("the root reference is implicit")
-        self.links.append((src, dst.id, port))
-
-    def finish(self) -> Graph:
-        consumers: dict[Out, list[tuple[str, str]]] = {}
-        for src, dst, port in self.links:
-            consumers.setdefault(src, []).append((dst, port))
-        for src, dsts in consumers.items():
-            if len(dsts) == 1:
-                self.graph.connect(src[0], src[1], dsts[0][0], dsts[0][1])
-                continue
-            kind = src[1].split(":")[0]
-            fan = self.block("broadcast")
-            fan.declare_port("in", kind, "")
-            self.graph.connect(src[0], src[1], fan.id, kind)
-            for dst, port in dsts:
-                self.graph.connect(fan.id, kind, dst, port)
-        return self.graph
 
 
 def _merge_tree(node: Node, var: str) -> Merge:
@@ -146,7 +114,7 @@ class Lowering:
         self.order = order
         self.pos = {v: k for k, v in enumerate(order)}
         self.formats = formats
-        self.b = _Builder()
+        self.b = GraphBuilder()
         self.body, self.root_sums, self.scope = scope_of(assign)
         self.out_vars = list(assign.lhs.indices)
         self.accesses = assign.rhs.accesses()

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from sam.graph.model import Graph
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
-PICTURE_FORMATS = ("svg", "png", "pdf")  # what `sam-sim draw -o` writes
+#: what `sam-sim draw -o` writes: pictures, or the Graphviz text of the picture (.gv/.dot)
+PICTURE_FORMATS = ("svg", "png", "pdf", "gv", "dot")
 MAX_COUNT = 2**31 - 1  # the largest --latency and --fifo-depth (the simulator counts in int64)
 
 TENSOR_SPECS = """\
@@ -87,6 +88,7 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 def _latencies(items: Sequence[str]) -> dict[str, int]:
+    from sam.blocks.compound import CompoundBlock
     from sam.blocks.registry import BLOCK_TYPES
 
     out: dict[str, int] = {}
@@ -96,9 +98,14 @@ def _latencies(items: Sequence[str]) -> dict[str, int]:
             raise ToolkitError(f"--latency {item!r}: write TYPE=CYCLES, e.g. arrayvals=2 "
                                "(TYPE is a DOT node type, or 'default')")
         key = key.strip()
+        primitives = sorted(t for t, cls in BLOCK_TYPES.items()
+                            if not issubclass(cls, CompoundBlock))
         if key != "default" and key not in BLOCK_TYPES:
             raise ToolkitError(f"--latency {item!r}: unknown block type {key!r}; use a DOT node "
-                               f"type ({', '.join(sorted(BLOCK_TYPES))}) or 'default'")
+                               f"type ({', '.join(primitives)}) or 'default'")
+        if key in BLOCK_TYPES and key not in primitives:
+            raise ToolkitError(f"--latency {item!r}: {key} is a compound block; give the "
+                               "latencies of the block types it is made of")
         if key in out:
             raise ToolkitError(f"--latency {item!r}: the latency of {key} is already given "
                                f"({key}={out[key]}); give each block type once")
@@ -169,13 +176,13 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         raise ToolkitError("the graph writes no output tensor to check")
     if output:
         from formats.io import SUFFIXES
+        from sam.graph.validate import output_tensors
 
         suffix = Path(output).suffix.lower()
         if suffix not in SUFFIXES:  # before a long simulation, not after it
             raise ToolkitError(f"{output_option} {output}: unknown file type "
                                f"{suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}")
-        written = sorted({b.tensor for b in graph.blocks.values()
-                          if b.family == "write" and b.tensor})
+        written = sorted(output_tensors(graph))
         fmt = graph.formats.get(written[0]) if len(written) == 1 else None
         if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
             raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
@@ -263,9 +270,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: str) -> None:
     """A report of another graph would label the edges with unrelated counts: refuse it."""
+    from sam.graph.expand import expand
+
     blocks = report.get("blocks") or []
     got = {str(b.get("id")): b.get("type") for b in blocks if isinstance(b, dict)}
-    want = {bid: b.dot_type for bid, b in graph.blocks.items() if b.dot_type != "broadcast"}
+    want = expand(graph).block_types()
     if got == want:
         return
     where = f" (a report of {report['graph']})" if isinstance(report.get("graph"), str) else ""
@@ -292,7 +301,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     stats = load_report(args.stats) if args.stats else None
     if stats is not None:
         _check_stats_fit(graph, stats, args.stats, args.graph)
-    render(graph, args.output, stats=stats)
+    render(graph, args.output, stats=stats, expand_compounds=args.expand)
     print(f"wrote {args.output}")
     return 0
 
@@ -335,8 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "by line style; with --stats, edges show their token counts.")
     p.add_argument("graph", help="SAM graph (.gv/.dot)")
     p.add_argument("-o", "--output", required=True,
-                   help="picture to write (.svg, .png or .pdf)")
+                   help="picture to write (.svg, .png or .pdf; .gv/.dot for the Graphviz text "
+                   "of the picture)")
     p.add_argument("--stats", metavar="REPORT.json", help="report from `sam-sim run --report`")
+    p.add_argument("--expand", action="store_true",
+                   help="draw each compound block as a cluster of its parts (default: one node)")
     p.set_defaults(func=_cmd_draw)
 
     p = sub.add_parser("plot", help="plot token breakdowns and block activity from a report",

@@ -14,12 +14,8 @@ from typing import Any
 
 from formats.errors import ToolkitError
 from sam.sim.tokens import KIND_NAMES
+from sam.style import FAMILY_COLORS
 
-FAMILY_COLORS = {
-    "scan": "#2e8b57", "repeat": "#20b2aa", "merge": "#8e44ad", "array": "#7fbf3f",
-    "compute": "#a0522d", "reduce": "#cd853f", "drop": "#ff8c00", "write": "#3cb371",
-    "misc": "#999999", "wire": "#cccccc",
-}
 KIND_COLORS = {"data": "#1f77b4", "stop": "#ff7f0e", "empty": "#9467bd", "done": "#d62728",
                "idle": "#dddddd"}
 
@@ -89,8 +85,9 @@ def plot_report(report: Mapping[str, Any], output: str | Path,
     for row, b in enumerate(blocks):
         span = max(b["finished"] - b["started"], 1)
         busy_share = min(b["busy"] / span, 1.0)
-        color = FAMILY_COLORS.get(b["family"], "#999999")
-        ax.barh(row, span, left=b["started"], color=color, alpha=0.25 + 0.75 * busy_share)
+        color = FAMILY_COLORS.get(b["family"], FAMILY_COLORS["misc"])
+        ax.barh(row, span, left=b["started"], color=color, alpha=0.3 + 0.7 * busy_share,
+                edgecolor="#555555", linewidth=0.5)
     ax.set_yticks(range(len(blocks)), [f"{b['id']} {b['label']}" for b in blocks], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, cycles)

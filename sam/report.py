@@ -15,7 +15,7 @@ from formats.tensor import Tensor
 from sam.sim.tokens import KIND_NAMES
 
 if TYPE_CHECKING:
-    from sam.sim.engine import SimResult
+    from sam.sim.engine import BlockStats, SimResult
 
 REPORT_VERSION = 1
 
@@ -57,22 +57,29 @@ def build_report(
         "outputs": {n: tensor_summary(t) for n, t in result.outputs.items()},
         "check": check,
         "notes": list(result.notes),
-        "blocks": [
-            {
-                "id": b.id, "type": b.type, "label": b.label, "family": b.family,
-                "tokens_in": b.tokens_in, "tokens_out": b.tokens_out,
-                "busy": b.busy, "idle": b.idle, "stalled": b.stalled,
-                "started": b.started, "finished": b.finished,
-                "utilisation": b.utilisation(result.cycles),
-            }
-            for b in result.blocks.values()
-        ],
+        "blocks": [_block_entry(b, result.cycles) for b in result.blocks.values()],
         "streams": [
             {"src": s.src, "src_port": s.src_port, "dst": s.dst, "dst_port": s.dst_port,
              "kind": s.kind, "tokens": s.tokens}
             for s in result.streams
         ],
     }
+
+
+def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
+    """One block's statistics; a compound block also lists its direct ``parts`` (whose own
+    entries follow it) and its fields are rolled up from them (see
+    :class:`~sam.sim.engine.BlockStats`)."""
+    entry: dict[str, Any] = {
+        "id": b.id, "type": b.type, "label": b.label, "family": b.family,
+        "tokens_in": b.tokens_in, "tokens_out": b.tokens_out,
+        "busy": b.busy, "idle": b.idle, "stalled": b.stalled,
+        "started": b.started, "finished": b.finished,
+        "utilisation": b.utilisation(cycles),
+    }
+    if b.parts:
+        entry["parts"] = list(b.parts)
+    return entry
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -166,9 +173,12 @@ def format_text(report: Mapping[str, Any]) -> str:
     header = ["id", "block", *[f"in:{k}" for k in KIND_NAMES], *[f"out:{k}" for k in KIND_NAMES],
               "busy", "idle", "stalled", "util%"]
     rows = [header]
+    depth: dict[str, int] = {}  # parts of compound blocks are indented under them
     for b in report["blocks"]:
+        for part in b.get("parts") or []:
+            depth[str(part)] = depth.get(str(b["id"]), 0) + 1
         rows.append([
-            str(b["id"]), str(b["label"]),
+            str(b["id"]), "  " * depth.get(str(b["id"]), 0) + str(b["label"]),
             *[_fmt_count(b["tokens_in"][k]) for k in KIND_NAMES],
             *[_fmt_count(b["tokens_out"][k]) for k in KIND_NAMES],
             _fmt_count(b["busy"]), _fmt_count(b["idle"]), _fmt_count(b["stalled"]),

@@ -68,8 +68,8 @@ def test_two_outputs_of_one_file_are_refused(work: Path) -> None:
 
 
 def test_draw_writes_only_pictures(work: Path) -> None:
-    refused(sam_sim(work, "draw", "g.gv", "-o", "copy.gv"), "unknown picture format 'gv'")
-    assert not (work / "copy.gv").exists()
+    refused(sam_sim(work, "draw", "g.gv", "-o", "copy.mtx"), "unknown picture format 'mtx'")
+    assert not (work / "copy.mtx").exists()
 
 
 def _args(**kw) -> argparse.Namespace:

@@ -181,3 +181,20 @@ class LevelBlock(Block):
             raise GraphError(f"node {self.id} {self.level_verb} mode {mode} of {self.tensor}, "
                              f"which has order {tensor.order}")
         return tensor.level_of_mode(mode)
+
+
+#: DOT node type -> block class. Filled by :mod:`sam.blocks.registry` (the one list of every
+#: block type); kept here so that code building graphs (:mod:`sam.graph.builder`, which compound
+#: blocks use) needs no import of the registry, which imports the compound blocks.
+BLOCK_TYPES: dict[str, type[Block]] = {}
+
+
+def make_block(node_id: str, dot_type: str, attrs: Mapping[str, str]) -> Block:
+    """Instantiate the block class registered for ``dot_type``."""
+    cls = BLOCK_TYPES.get(dot_type)
+    if cls is None:
+        if not BLOCK_TYPES:
+            raise GraphError("no block types are registered; import sam.blocks.registry")
+        known = ", ".join(sorted(BLOCK_TYPES))
+        raise GraphError(f"node {node_id} has unknown type {dot_type!r}; known types: {known}")
+    return cls(node_id, attrs)

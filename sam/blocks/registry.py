@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
-from sam.blocks.base import Block
+from sam.blocks.base import BLOCK_TYPES, make_block
 from sam.blocks.broadcast import Broadcast
+from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
@@ -13,9 +14,8 @@ from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
 from sam.blocks.writers import LevelWriter
-from sam.errors import GraphError
 
-BLOCK_TYPES: dict[str, type[Block]] = {
+BLOCK_TYPES.update({
     "fiberlookup": LevelScanner,
     "fiberwrite": LevelWriter,
     "repsiggen": RepeatSignalGenerator,
@@ -29,14 +29,8 @@ BLOCK_TYPES: dict[str, type[Block]] = {
     "spaccumulator": SparseAccumulator,
     "crddrop": CoordinateDropper,
     "broadcast": Broadcast,
+    "scanload": ScanLoad,
     **ALU_TYPES,
-}
+})
 
-
-def make_block(node_id: str, dot_type: str, attrs: dict[str, str]) -> Block:
-    """Instantiate the block class registered for ``dot_type``."""
-    cls = BLOCK_TYPES.get(dot_type)
-    if cls is None:
-        known = ", ".join(sorted(BLOCK_TYPES))
-        raise GraphError(f"node {node_id} has unknown type {dot_type!r}; known types: {known}")
-    return cls(node_id, attrs)
+__all__ = ["BLOCK_TYPES", "make_block"]

@@ -29,7 +29,6 @@ naming the node or edge.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from formats.errors import FormatError
@@ -38,11 +37,12 @@ from sam.blocks.base import Block, Port
 from sam.blocks.registry import make_block
 from sam.errors import GraphError
 from sam.graph.dotparse import DotGraph, DotNode, parse
+from sam.graph.dottext import custard_label, dot_id, quote
 from sam.graph.model import Edge, Graph
+from sam.sim.tokens import STREAM_KINDS
 
 _COSMETIC = {"label", "color", "shape", "style", "comment", "fillcolor", "fontcolor", "penwidth",
              "fontname", "fontsize", "width", "height", "pos", "xlabel", "tooltip"}
-STREAM_KINDS = ("crd", "ref", "val", "repsig", "bv")
 #: Edge attributes that say which ports an edge joins (ours; written only when needed).
 _STRUCTURAL = {"type", "src_port", "dst_port"}
 
@@ -53,9 +53,6 @@ NODE_COLORS = {
     "arraystore": "green2", "reduce": "brown", "spaccumulator": "brown", "crddrop": "orange",
 }
 EDGE_STYLES = {"crd": "dashed", "ref": "bold", "repsig": "dotted", "bv": "dashed"}
-
-_ID = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z_0-9\x80-\uffff]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?)")
-_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
 
 
 # --------------------------------------------------------------------------- reading
@@ -281,48 +278,6 @@ def _is_default(comment: str, src: Block, kind: str) -> bool:
 
 
 # --------------------------------------------------------------------------- writing
-def _escape(value: object) -> str:
-    return str(value).replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _quote(value: object) -> str:
-    return '"' + _escape(value) + '"'
-
-
-def _id(name: object) -> str:
-    """A node id or attribute name: bare when DOT allows it, else quoted."""
-    text = str(name)
-    if _ID.fullmatch(text) and text.lower() not in _KEYWORDS:
-        return text
-    return _quote(text)
-
-
-def _label(block: Block) -> str:
-    """The display label the original Custard gives a node, escaped for DOT (``\\n`` breaks)."""
-    a = {k: _escape(v) for k, v in block.attrs.items()}
-    t = block.dot_type
-    if t in ("fiberlookup", "fiberwrite") and a.get("mode") != "vals":
-        name = "FiberLookup" if t == "fiberlookup" else "FiberWrite"
-        return (f"{name} {a.get('index', '')}: {a.get('tensor')}{a.get('mode')}\\n"
-                f"{a.get('format', 'compressed')}")
-    fixed = {
-        "fiberwrite": f"FiberWrite Vals: {a.get('tensor')}",
-        "repsiggen": f"RepeatSignalGenerator {a.get('index', '')}",
-        "repeat": f"Repeat {a.get('index', '')}: {a.get('tensor', '')}",
-        "intersect": f"intersect {a.get('index', '')}",
-        "union": f"union {a.get('index', '')}",
-        "arrayvals": f"Array Vals: {a.get('tensor')}",
-        "crddrop": f"CrdDrop {a.get('outer')},{a.get('inner')}",
-        "reduce": "Reduce",
-        "mul": "Mul",
-        "add": "Add",
-    }
-    if t == "spaccumulator":
-        ins = " ".join(f"{k[2:]}={v}" for k, v in a.items() if re.fullmatch(r"in\d", k))
-        return f"SparseAccumulator {a.get('order')} \\n{ins} "
-    return fixed.get(t, _escape(block.label()))
-
-
 def edge_comment(graph: Graph, edge: Edge) -> str:
     """The comment the Custard convention gives ``edge`` (see module docstring)."""
     dst = graph.blocks[edge.dst]
@@ -425,9 +380,9 @@ def _misread(text: str, ordered: list[Edge]) -> dict[int, set[str]]:
 def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> str:
     lines = ["digraph SAM {"]
     comment = ",".join(f"{t}={fmt}" for t, fmt in graph.formats.items())
-    lines.append(f"    comment={_quote(comment)}")
+    lines.append(f"    comment={quote(comment)}")
     for key, value in graph.attrs.items():
-        lines.append(f"    {_id(key)}={_quote(value)}")
+        lines.append(f"    {dot_id(key)}={quote(value)}")
     for bid, block in graph.blocks.items():
         pairs = [("type", block.dot_type), *block.attrs.items()]
         packed = ",".join(f"{k}={v}" for k, v in pairs if _packable(k, v))
@@ -435,25 +390,25 @@ def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> st
             cosmetic = "shape=point style=invis"
         else:
             color = NODE_COLORS.get(block.dot_type, "brown")
-            cosmetic = f'label="{_label(block)}" color={color} shape=box style=filled'
-        sep = " ".join(f"{_id(k)}={_quote(v)}" for k, v in pairs)
-        lines.append(f"    {_id(bid)} [comment={_quote(packed)} {cosmetic} {sep}]")
+            cosmetic = f'label="{custard_label(block)}" color={color} shape=box style=filled'
+        sep = " ".join(f"{dot_id(k)}={quote(v)}" for k, v in pairs)
+        lines.append(f"    {dot_id(bid)} [comment={quote(packed)} {cosmetic} {sep}]")
     taken: set[tuple[str, str]] = set()
     for i, edge in enumerate(ordered):
         comment = edge_comment(graph, edge)
-        parts = [f"label={_quote(edge.kind + (f'_{comment}' if comment else ''))}"]
+        parts = [f"label={quote(edge.kind + (f'_{comment}' if comment else ''))}"]
         if edge.kind in EDGE_STYLES:
             parts.append(f"style={EDGE_STYLES[edge.kind]}")
-        parts.append(f"type={_quote(edge.kind)}")
-        parts += [f"{_id(k)}={_quote(v)}" for k, v in edge.attrs.items()
+        parts.append(f"type={quote(edge.kind)}")
+        parts += [f"{dot_id(k)}={quote(v)}" for k, v in edge.attrs.items()
                   if k not in ("comment", "label", "style") and k not in _STRUCTURAL]
         explicit = dict(_explicit_ports(graph, edge, comment, taken))
         for key in forced.get(i, ()):
             explicit[key] = edge.src_port.name if key == "src_port" else edge.dst_port.name
-        parts += [f"{k}={_quote(explicit[k])}" for k in ("src_port", "dst_port") if k in explicit]
+        parts += [f"{k}={quote(explicit[k])}" for k in ("src_port", "dst_port") if k in explicit]
         taken.add((edge.dst, edge.dst_port.name))
-        parts.append(f"comment={_quote(comment)}")
-        lines.append(f"    {_id(edge.src)} -> {_id(edge.dst)} [{' '.join(parts)}]")
+        parts.append(f"comment={quote(comment)}")
+        lines.append(f"    {dot_id(edge.src)} -> {dot_id(edge.dst)} [{' '.join(parts)}]")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -1,14 +1,16 @@
 """Pictures of SAM graphs (SVG, PNG or PDF through Graphviz ``dot``).
 
 Blocks are boxes filled by family (scanners green, repeaters blue, mergers purple, ALUs orange,
-reducers brown, droppers red, writers dark green, arrays yellow); a ``broadcast`` is a point.
+reducers brown, droppers red, writers dark green, arrays yellow); a ``broadcast`` is a point. A
+compound block (:mod:`sam.blocks.compound`) is one pink box with a double border, or, with
+``expand_compounds``, a pink cluster around its parts (nested compounds nest).
 Streams are drawn by kind, as in the Custard output: coordinates dashed, references bold, values
 as a double line, repeat signals dotted, bitvectors dashed grey. Edges carry the port comment
 where a block has several ports of a kind (``in-B``, ``outer-i``).
 
 With ``stats`` (a :class:`~sam.sim.engine.SimResult`, or the report dict of ``sam-sim run
 --report``), every edge is labelled with the tokens that crossed it (``12 = 9 data + 2 stop +
-1 done``) and every block with its busy cycles.
+1 done``) and every block with its busy cycles (a compound: the sum of its parts').
 
 ``to_dot(graph, stats)`` gives the picture's DOT text; ``render(graph, path, stats)`` runs
 ``dot`` (the format is the file suffix; ``.gv``/``.dot`` writes the text itself).
@@ -23,28 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from sam.blocks.base import Block
+from sam.blocks.compound import CompoundBlock
 from sam.errors import GraphError
-from sam.graph.dot import _escape, _id, _label, _quote, edge_comment
+from sam.graph.dot import edge_comment
+from sam.graph.dottext import custard_label, dot_id, escape, quote
+from sam.graph.expand import Expansion, expand
 from sam.graph.model import Edge, Graph
+from sam.style import FAMILY_COLORS, FAMILY_NAMES
 
-#: Fill colour by block family (``Block.family``).
-FAMILY_COLORS = {
-    "scan": "#b7e4c7",
-    "repeat": "#a9def9",
-    "merge": "#d0bfff",
-    "compute": "#ffd6a5",
-    "reduce": "#e6ccb2",
-    "drop": "#ffadad",
-    "write": "#74c69d",
-    "array": "#fdffb6",
-    "wire": "black",
-    "misc": "#e9ecef",
-}
-FAMILY_NAMES = {
-    "scan": "level scanner", "repeat": "repeater", "merge": "intersect / union / locate",
-    "compute": "ALU", "reduce": "reducer", "drop": "coordinate dropper", "write": "level writer",
-    "array": "array", "misc": "other",
-}
 #: DOT edge attributes by stream kind.
 KIND_STYLES = {
     "crd": {"style": "dashed"},
@@ -62,7 +50,8 @@ FORMATS = ("svg", "png", "pdf")
 class _Stats:
     """Token counts per graph edge and busy cycles per block, from a SimResult or a report."""
 
-    def __init__(self, graph: Graph, stats: Any) -> None:
+    def __init__(self, graph: Graph, stats: Any, exp: Expansion) -> None:
+        self.exp = exp
         self.by_input: dict[tuple[str, str], dict[str, int]] = {}
         self.by_output: dict[tuple[str, str], dict[str, int]] = {}
         self.busy: dict[str, int] = {}
@@ -104,11 +93,14 @@ class _Stats:
         return node, port
 
     def tokens(self, edge: Edge) -> dict[str, int] | None:
+        """The tokens that crossed ``edge`` (ports of compound blocks mapped to their parts')."""
         if self.graph.blocks[edge.dst].dot_type != "broadcast":
-            hit = self.by_input.get((edge.dst, edge.dst_port.name))
-            if hit is not None:
-                return hit
-        return self.by_output.get(self._origin(edge.src, edge.src_port.name))
+            for port in self.exp.flat_inputs(edge.dst, edge.dst_port.name):
+                hit = self.by_input.get(port)
+                if hit is not None:
+                    return hit
+        origin = self._origin(edge.src, edge.src_port.name)
+        return self.by_output.get(self.exp.flat_output(*origin))
 
 
 def _token_label(counts: Mapping[str, int]) -> str:
@@ -122,35 +114,39 @@ def _token_label(counts: Mapping[str, int]) -> str:
 # --------------------------------------------------------------------------- DOT text
 def _node_label(block: Block) -> str:
     """Two readable lines: the block and what it works on (DOT escapes, ``\\n`` breaks)."""
-    return _label(block).strip().replace(" \\n", "\\n")
+    return custard_label(block).strip().replace(" \\n", "\\n")
 
 
-def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True) -> str:
-    """The picture as DOT text (see module docstring)."""
-    view = _Stats(graph, stats) if stats is not None else None
+def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True,
+           expand_compounds: bool = False) -> str:
+    """The picture as DOT text (see module docstring). A compound block is one node (a double
+    border); with ``expand_compounds``, a cluster holding its parts."""
+    exp = expand(graph)
     title = graph.name
+    if expand_compounds:
+        graph = exp.graph
+        exp = Expansion(graph, exp.compounds)
+    view = _Stats(graph, stats, exp) if stats is not None else None
     if graph.attrs.get("expr"):
         title += f": {graph.attrs['expr']}"
     if view is not None and view.cycles:
         title += f" ({view.cycles} cycles)"
     lines = [
         "digraph SAM {",
-        f"    graph [label={_quote(title)} labelloc=t fontname=Helvetica fontsize=14 "
+        f"    graph [label={quote(title)} labelloc=t fontname=Helvetica fontsize=14 "
         "rankdir=TB nodesep=0.3 ranksep=0.45]",
         "    node [fontname=Helvetica fontsize=10 shape=box style=\"rounded,filled\" "
         "penwidth=0.8 margin=\"0.12,0.05\"]",
         "    edge [fontname=Helvetica fontsize=8 arrowsize=0.7 fontcolor=gray25]",
     ]
+    clustered: set[str] = set()
     for bid, block in graph.blocks.items():
-        tip = _quote(f"node {bid}: {block.label()}")
-        if block.dot_type == "broadcast":
-            lines.append(f"    {_id(bid)} [shape=point width=0.09 label=\"\" tooltip={tip}]")
-            continue
-        label = _node_label(block)
-        if view is not None and bid in view.busy:
-            label += f"\\nbusy {view.busy[bid]}"
-        color = FAMILY_COLORS.get(block.family, FAMILY_COLORS["misc"])
-        lines.append(f"    {_id(bid)} [label=\"{label}\" fillcolor=\"{color}\" tooltip={tip}]")
+        outer = exp.enclosing(bid) if expand_compounds else []
+        if not outer:
+            lines.append(_node_line(bid, block, view, "    "))
+        elif outer[0] not in clustered:
+            clustered.add(outer[0])
+            lines += _cluster(graph, exp, outer[0], view, "    ")
     for edge in graph.edges:
         attrs = dict(KIND_STYLES.get(edge.kind, {}))
         text = []
@@ -165,22 +161,56 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True) -> str:
             attrs["label"] = "\n".join(text)
         attrs["tooltip"] = f"{edge.kind} {edge.src}:{edge.src_port.name} -> " \
                            f"{edge.dst}:{edge.dst_port.name}"
-        body = " ".join(f"{k}={_quote(v) if k != 'label' else _label_text(v)}"
+        body = " ".join(f"{k}={quote(v) if k != 'label' else _label_text(v)}"
                         for k, v in attrs.items())
-        lines.append(f"    {_id(edge.src)} -> {_id(edge.dst)} [{body}]")
+        lines.append(f"    {dot_id(edge.src)} -> {dot_id(edge.dst)} [{body}]")
     if legend:
-        lines += _legend(graph)
+        lines += _legend(graph, clusters=bool(clustered))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
+def _busy(view: _Stats | None, bid: str) -> str:
+    return f"\\nbusy {view.busy[bid]}" if view is not None and bid in view.busy else ""
+
+
+def _node_line(bid: str, block: Block, view: _Stats | None, indent: str) -> str:
+    tip = quote(f"node {bid}: {block.label()}")
+    if block.dot_type == "broadcast":
+        return f"{indent}{dot_id(bid)} [shape=point width=0.09 label=\"\" tooltip={tip}]"
+    label = _node_label(block) + _busy(view, bid)
+    color = FAMILY_COLORS.get(block.family, FAMILY_COLORS["misc"])
+    extra = " peripheries=2" if isinstance(block, CompoundBlock) else ""
+    return (f"{indent}{dot_id(bid)} [label=\"{label}\" fillcolor=\"{color}\"{extra} "
+            f"tooltip={tip}]")
+
+
+def _cluster(graph: Graph, exp: Expansion, cid: str, view: _Stats | None,
+             indent: str) -> list[str]:
+    """A compound drawn as a cluster of its parts (nested compounds as nested clusters)."""
+    info = exp.compounds[cid]
+    label = f"{cid}: {escape(info.block.label())}" + _busy(view, cid)
+    lines = [f"{indent}subgraph {dot_id('cluster_' + cid)} {{",
+             f"{indent}    label=\"{label}\" style=\"rounded,filled\" fontsize=10 "
+             f"fillcolor=\"{FAMILY_COLORS['compound']}\" color=gray40"]
+    for child in info.children:
+        if child in exp.compounds:
+            lines += _cluster(graph, exp, child, view, indent + "    ")
+        else:
+            lines.append(_node_line(child, graph.blocks[child], view, indent + "    "))
+    lines.append(f"{indent}}}")
+    return lines
+
+
 def _label_text(text: str) -> str:
-    return '"' + "\\n".join(_escape(part) for part in text.split("\n")) + '"'
+    return '"' + "\\n".join(escape(part) for part in text.split("\n")) + '"'
 
 
-def _legend(graph: Graph) -> list[str]:
-    """A small table: the families present and the stream kinds present."""
-    families = [f for f in FAMILY_NAMES if any(b.family == f for b in graph.blocks.values())]
+def _legend(graph: Graph, clusters: bool = False) -> list[str]:
+    """A small table: the families present (compounds drawn as ``clusters`` too) and the
+    stream kinds present."""
+    families = [f for f in FAMILY_NAMES if any(b.family == f for b in graph.blocks.values())
+                or (f == "compound" and clusters)]
     kinds = [k for k in KIND_NAMES if any(e.kind == k for e in graph.edges)]
     if not families and not kinds:
         return []
@@ -208,12 +238,13 @@ def _html(text: str) -> str:
 
 # --------------------------------------------------------------------------- rendering
 def render(graph: Graph, path: str | Path, stats: Any = None, *, legend: bool = True,
-           fmt: str | None = None) -> Path:
+           fmt: str | None = None, expand_compounds: bool = False) -> Path:
     """Draw ``graph`` to ``path`` (SVG, PNG or PDF by suffix, or ``fmt``; ``.gv``/``.dot``
-    writes the DOT text). Raises :class:`GraphError` if Graphviz is missing or fails."""
+    writes the DOT text); ``expand_compounds`` as in :func:`to_dot`. Raises
+    :class:`GraphError` if Graphviz is missing or fails."""
     out = Path(path)
     kind = (fmt or out.suffix.lstrip(".")).lower()
-    text = to_dot(graph, stats, legend=legend)
+    text = to_dot(graph, stats, legend=legend, expand_compounds=expand_compounds)
     if kind in ("gv", "dot"):
         out.write_text(text, encoding="utf-8")
         return out

@@ -53,8 +53,8 @@ class Graph:
         """Join output ``src_port`` (e.g. ``"crd"``, ``"ref:out-B"``) to input ``dst_port``."""
         s = self.blocks[src if isinstance(src, str) else src.id]
         d = self.blocks[dst if isinstance(dst, str) else dst.id]
-        sp = _port(s, "out", src_port)
-        dp = _port(d, "in", dst_port)
+        sp = port_by_name(s, "out", src_port)
+        dp = port_by_name(d, "in", dst_port)
         if sp.kind != dp.kind:
             raise GraphError(
                 f"cannot connect {sp.kind} output {sp.name} of node {s.id} to {dp.kind} input "
@@ -102,7 +102,8 @@ class Graph:
         return out
 
 
-def _port(block: Block, direction: str, name: str) -> Port:
+def port_by_name(block: Block, direction: str, name: str) -> Port:
+    """The input (``direction="in"``) or output port ``name`` of ``block`` (``"ref:out-B"``)."""
     ports = block.inputs() if direction == "in" else block.outputs()
     for p in ports:
         if p.name == name:

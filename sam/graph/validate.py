@@ -135,19 +135,26 @@ def _check_acyclic(graph: Graph) -> None:
                 path.pop()
 
 
+def _primitives(graph: Graph) -> Graph:
+    """The graph with compound blocks replaced by their parts."""
+    from sam.graph.expand import expand
+
+    return expand(graph).graph
+
+
 def input_tensors(graph: Graph) -> list[str]:
-    """Tensors the graph reads (scanned, located or loaded)."""
+    """Tensors the graph reads (scanned, located or loaded; compound blocks by their parts)."""
     names: list[str] = []
-    for block in graph.blocks.values():
+    for block in _primitives(graph).blocks.values():
         if block.family != "write" and block.tensor and block.tensor not in names:
             names.append(block.tensor)
     return names
 
 
 def output_tensors(graph: Graph) -> list[str]:
-    """Tensors the graph writes."""
+    """Tensors the graph writes (compound blocks by their parts)."""
     names: list[str] = []
-    for block in graph.blocks.values():
+    for block in _primitives(graph).blocks.values():
         if block.family == "write" and block.tensor and block.tensor not in names:
             names.append(block.tensor)
     return names

@@ -59,7 +59,19 @@ class BlockRun:
 
 @dataclass
 class BlockStats:
-    """What one block did: tokens by kind on its inputs and outputs, and its cycles."""
+    """What one block did: tokens by kind on its inputs and outputs, and its cycles.
+
+    For a compound block (``parts`` non-empty: the ids of its direct parts, whose own
+    statistics are reported too) the fields are rolled up from its parts:
+
+    * ``tokens_in``/``tokens_out``: tokens on its external ports, each port counted once (an
+      external input feeding several inner ports is one stream; an external output counts only
+      when a block outside the compound consumes it);
+    * ``busy``, ``idle``, ``stalled``: sums over its primitive parts (at any depth) of their
+      cycles, so ``busy`` may exceed the compound's span and ``utilisation`` may exceed 1;
+    * ``started``: the first firing of any part; ``finished``: the cycle after the last firing of
+      any part.
+    """
 
     id: str
     type: str
@@ -72,6 +84,8 @@ class BlockStats:
     stalled: int
     started: int  # cycle of its first firing
     finished: int  # cycle after its last firing
+    #: ids of the direct parts of a compound block; empty for a primitive block
+    parts: tuple[str, ...] = ()
 
     def utilisation(self, cycles: int) -> float:
         return self.busy / cycles if cycles else 0.0
@@ -108,8 +122,9 @@ class SimResult:
 
     @property
     def tokens(self) -> int:
-        """Tokens emitted by all blocks (a stream copied to several consumers counts once)."""
-        return sum(sum(b.tokens_out.values()) for b in self.blocks.values())
+        """Tokens emitted by all primitive blocks (a stream copied to several consumers counts
+        once)."""
+        return sum(sum(b.tokens_out.values()) for b in self.blocks.values() if not b.parts)
 
 
 # --------------------------------------------------------------------------- elaboration
@@ -158,7 +173,12 @@ def _dataflow_order(ids: list[str], links: list[tuple[str, Port, str, Port]]) ->
 
 
 class Simulation:
-    """A graph elaborated for one run: channels, block runtimes, schedule."""
+    """A graph elaborated once: compounds expanded, channels, block runtimes, schedule.
+
+    :meth:`run` simulates from a fresh state each time (state, channels and memories reset);
+    :meth:`rebind` binds new input tensors without elaborating the graph again, so one
+    Simulation runs a graph on many inputs (tiles, the phases of a :mod:`sam.program`).
+    """
 
     def __init__(
         self,
@@ -169,14 +189,22 @@ class Simulation:
         latencies: Mapping[str, int] | None = None,
         capacity: int = 1 << 12,
     ) -> None:
+        from sam.graph.expand import expand
         from sam.graph.validate import bind, check_structure
 
         check_structure(graph)
-        self.graph = graph
-        self.tensors = bind(graph, tensors)
+        #: the graph as given (compound blocks as single nodes)
+        self.source = graph
+        self.expansion = expand(graph)
+        #: the graph simulated: compounds replaced by their parts
+        self.graph = self.expansion.graph
+        if self.graph is not graph:
+            check_structure(self.graph)
+        self.tensors = bind(self.graph, tensors)
         self.fifo_depth = fifo_depth
-        links = _resolve_broadcasts(graph)
-        ids = [b for b, blk in graph.blocks.items() if blk.dot_type != "broadcast"]
+        self.latencies = dict(latencies or {})
+        links = _resolve_broadcasts(self.graph)
+        ids = [b for b, blk in self.graph.blocks.items() if blk.dot_type != "broadcast"]
         self.order = _dataflow_order(ids, links)
 
         self.channels: list[Channel] = []
@@ -187,31 +215,60 @@ class Simulation:
             self.channels.append(ch)
             by_input[(dst, dport.name)] = ch.index
             by_output.setdefault((src, sport.name), []).append(ch.index)
-        roots: list[int] = []
+        self.roots: list[int] = []
         for bid in self.order:
-            block = graph.blocks[bid]
+            block = self.graph.blocks[bid]
             for port in block.inputs():
                 if (bid, port.name) not in by_input and block.is_root and port.kind == "ref":
                     ch = Channel(len(self.channels), "ref", None, None, bid, port)
                     self.channels.append(ch)
                     by_input[(bid, port.name)] = ch.index
-                    roots.append(ch.index)
+                    self.roots.append(ch.index)
+        self.by_input, self.by_output = by_input, by_output
 
         depths = np.full(len(self.channels), fifo_depth or 0, np.int64)
-        for c in roots:
+        for c in self.roots:
             depths[c] = 0
         for ch in self.channels:  # streams a block discards are never a source of backpressure
-            if ch.dst_port.name in graph.blocks[ch.dst].ignored_inputs():
+            if ch.dst_port.name in self.graph.blocks[ch.dst].ignored_inputs():
                 depths[ch.index] = 0
-        self.wires = W.allocate(len(self.channels), max(capacity, 16), depths)
-        for c in roots:  # the root reference stream "0, D", there from cycle 0
-            W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DATA, 0, 0)
-            W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DONE, 0, 0)
+        self.depths = depths
+        self.capacity = max(capacity, 16)
 
         self.runs: dict[str, BlockRun] = {}
-        lat = dict(latencies or {})
         for bid in self.order:
-            block = graph.blocks[bid]
+            block = self.graph.blocks[bid]
+            ins = np.array([by_input.get((bid, p.name), -1) for p in block.inputs()], np.int64)
+            optr = [0]
+            ochan: list[int] = []
+            for p in block.outputs():
+                ochan += by_output.get((bid, p.name), [])
+                optr.append(len(ochan))
+            self.runs[bid] = BlockRun(
+                block, np.zeros(W.STATE_SLOTS, np.int64), np.zeros(8, np.float64), ins,
+                np.array(optr, np.int64), np.array(ochan, np.int64), Memories(),
+            )
+        self._reset()
+
+    def rebind(self, tensors: Mapping[str, Tensor]) -> None:
+        """Bind new input tensors (checked and converted as at construction); the next
+        :meth:`run` simulates the same elaborated graph on them."""
+        from sam.graph.validate import bind
+
+        self.tensors = bind(self.graph, tensors)
+        self._reset()
+
+    def _reset(self) -> None:
+        """Fresh state: empty channels holding the root streams, every block's parameters,
+        latency and memories from the bound tensors."""
+        cap = self.wires.kind.shape[1] if hasattr(self, "wires") else self.capacity
+        self.wires = W.allocate(len(self.channels), cap, self.depths)
+        for c in self.roots:  # the root reference stream "0, D", there from cycle 0
+            W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DATA, 0, 0)
+            W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DONE, 0, 0)
+        lat = self.latencies
+        for run in self.runs.values():
+            block = run.block
             st = np.zeros(W.STATE_SLOTS, np.int64)
             params = block.params(self.tensors)
             st[W.P: W.P + len(params)] = params
@@ -220,16 +277,11 @@ class Simulation:
                 raise SimulationError(
                     f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
                 )
-            ins = np.array([by_input.get((bid, p.name), -1) for p in block.inputs()], np.int64)
-            optr = [0]
-            ochan: list[int] = []
-            for p in block.outputs():
-                ochan += by_output.get((bid, p.name), [])
-                optr.append(len(ochan))
-            self.runs[bid] = BlockRun(
-                block, st, np.zeros(8, np.float64), ins, np.array(optr, np.int64),
-                np.array(ochan, np.int64), block.memories(self.tensors),
-            )
+            run.st = st
+            run.fst = np.zeros(8, np.float64)
+            run.mem = block.memories(self.tensors)
+            run.done = False
+        self._fresh = True
 
     # ----------------------------------------------------------------------- running
     def run(
@@ -243,6 +295,9 @@ class Simulation:
         """
         if engine not in ("reference", "fast"):
             raise SimulationError(f"unknown engine {engine!r}; use reference or fast")
+        if not self._fresh:
+            self._reset()
+        self._fresh = False
         fns = {
             bid: (r.block.kernel.py if engine == "reference" else r.block.kernel.jit)
             for bid, r in self.runs.items()
@@ -342,6 +397,48 @@ class Simulation:
             return f"waits for room on output {outs[waits].name} (FIFO full)"
         return "cannot fire"
 
+    def _count(self, into: dict[str, int], channel: int) -> None:
+        """Add the tokens pushed on ``channel``, by kind, to ``into``."""
+        for k, name in enumerate(KIND_NAMES):
+            into[name] += int(self.wires.count[channel, k])
+
+    def _with_compounds(self, stats: dict[str, BlockStats]) -> dict[str, BlockStats]:
+        """``stats`` with a rolled-up entry for every compound before its parts (see
+        :class:`BlockStats`)."""
+        exp = self.expansion
+        rolled: dict[str, BlockStats] = {}
+        for cid, info in exp.compounds.items():
+            parts = [stats[p] for p in exp.primitives(cid) if p in stats]
+            tin = dict.fromkeys(KIND_NAMES, 0)
+            tout = dict.fromkeys(KIND_NAMES, 0)
+            for targets in info.inputs.values():
+                chans = [self.by_input[t] for t in targets if t in self.by_input]
+                if chans:
+                    self._count(tin, chans[0])
+            inside = cid + "/"
+            for src in info.outputs.values():
+                leaving = [c for c in self.by_output.get(src, [])
+                           if not self.channels[c].dst.startswith(inside)]
+                if leaving:
+                    self._count(tout, leaving[0])
+            fired = [b for b in parts if b.busy] or parts
+            rolled[cid] = BlockStats(
+                cid, info.block.dot_type, info.block.label(), info.block.family, tin, tout,
+                sum(b.busy for b in parts), sum(b.idle for b in parts),
+                sum(b.stalled for b in parts), min((b.started for b in fired), default=0),
+                max((b.finished for b in parts), default=0), tuple(info.children),
+            )
+        groups: dict[str, list[str]] = {}  # by outermost compound (or the block itself)
+        for bid in stats:
+            groups.setdefault((exp.enclosing(bid) or [bid])[0], []).append(bid)
+        out: dict[str, BlockStats] = {}
+        for members in groups.values():
+            for bid in members:
+                for cid in exp.enclosing(bid):
+                    out.setdefault(cid, rolled[cid])
+                out[bid] = stats[bid]
+        return out
+
     def _result(self, engine: str, wall: float, interrupted: bool) -> SimResult:
         from sam.sim.assemble import assemble_outputs
 
@@ -356,18 +453,17 @@ class Simulation:
             tout = dict.fromkeys(KIND_NAMES, 0)
             for c in run.ins:
                 if c >= 0:
-                    for k, name in enumerate(KIND_NAMES):
-                        tin[name] += int(w.count[c, k])
+                    self._count(tin, c)
             for p in range(len(run.optr) - 1):
                 if run.optr[p + 1] > run.optr[p]:
-                    c = run.ochan[run.optr[p]]
-                    for k, name in enumerate(KIND_NAMES):
-                        tout[name] += int(w.count[c, k])
+                    self._count(tout, run.ochan[run.optr[p]])
             stats[bid] = BlockStats(
                 bid, run.block.dot_type, run.block.label(), run.block.family, tin, tout,
                 int(run.st[W.BUSY]), int(run.st[W.IDLE]), int(run.st[W.STALL]),
                 int(run.st[W.FIRST_T]), int(run.st[W.T]),
             )
+        if self.expansion.compounds:
+            stats = self._with_compounds(stats)
         streams = []
         for ch in self.channels:
             if ch.src is None:
