@@ -158,11 +158,13 @@ def _build(dot: DotGraph) -> Graph:
                 "val, repsig or bv"
             )
         comment = attrs.get("comment", "")
-        graph.blocks[src].declare_port("out", kind, comment)
-        graph.blocks[dst].declare_port("in", kind, comment)
+        # An explicit src_port/dst_port names the port on its end; the comment then speaks
+        # only for the other end (it may name a port there that this end must not grow).
         for key, block, way in (("src_port", src, "out"), ("dst_port", dst, "in")):
             if key in attrs:
                 graph.blocks[block].declare_port(way, kind, attrs[key].partition(":")[2])
+            else:
+                graph.blocks[block].declare_port(way, kind, comment)
         edges.append((src, dst, kind, comment, attrs))
 
     taken: set[tuple[str, str]] = set()
