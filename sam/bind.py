@@ -87,9 +87,14 @@ def _number(spec: str) -> float | None:
     return value
 
 
-def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> dict[str, Tensor]:
-    """Resolve every spec to a tensor in the graph's format (see module docstring)."""
-    needed = input_tensors(graph)
+def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
+                 known: Mapping[str, Tensor] | None = None) -> dict[str, Tensor]:
+    """Resolve every spec to a tensor in the graph's format (see module docstring).
+
+    ``known`` tensors (e.g. those of earlier phases of a :mod:`sam.program`) need no spec; specs
+    may refer to them (``C=B^T``) and they size synthetic tensors, but are not returned."""
+    known = dict(known or {})
+    needed = [n for n in input_tensors(graph) if n not in known]
     extra = [n for n in specs if n not in needed]
     if extra:
         raise BindError(
@@ -103,7 +108,7 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
     modes = index_modes(graph)
     orders = {n: (graph.formats[n].order if n in graph.formats else
                   (max(modes.get(n, {-1: ""})) + 1)) for n in needed}
-    out: dict[str, Tensor] = {}
+    out: dict[str, Tensor] = dict(known)
 
     def fmt_of(name: str) -> Format | None:
         return graph.formats.get(name)
@@ -123,7 +128,8 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
     # 1. files, shipped names and numbers
     for name in needed:
         spec = specs[name]
-        if _synthetic_kind(spec) or (_derived(spec) and _derived(spec)[0] in specs):
+        if _synthetic_kind(spec) or (_derived(spec) and (_derived(spec)[0] in specs
+                                                         or _derived(spec)[0] in known)):
             continue
         value = _number(spec)
         if value is not None:
@@ -142,7 +148,7 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
             _resolve(first, specs, out, orders, modes, pairs, seed, finish, last=True)
         pending = [n for n in pending if n not in done]
     check_sizes(out, modes)
-    return out
+    return {n: t for n, t in out.items() if n not in known}
 
 
 def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],

@@ -11,13 +11,16 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from formats.errors import ToolkitError
 
 if TYPE_CHECKING:
+    from formats.format import Format
+    from formats.tensor import Tensor
+    from sam.check import Gold
     from sam.graph.model import Graph
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
@@ -151,121 +154,224 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     ``graph_path`` names the graph in messages and the report; ``prog`` starts the line printed
     when the run is interrupted. User errors raise :class:`ToolkitError`."""
     from sam.bind import bind_tensors, parse_bindings
-    from sam.outputs import check_outputs, input_files
-    from sam.report import build_report, format_text
+    from sam.graph.validate import output_tensors
+    from sam.report import build_report
     from sam.sim.engine import simulate
 
-    if args.fifo_depth is not None and not 1 <= args.fifo_depth <= MAX_COUNT:
-        raise ToolkitError(f"--fifo-depth {args.fifo_depth}: a FIFO holds 1 to {MAX_COUNT} "
-                           "tokens (leave it out for unbounded FIFOs)")
-    if args.seed < 0:
-        raise ToolkitError(f"--seed {args.seed}: a seed is a non-negative integer")
+    _check_run_args(args)
     specs = parse_bindings(args.tensor or [])
+    _check_no_clobber(args, graph_path, specs)
     latencies = _latencies(args.latency or [])
     expression = getattr(args, "expr", None) or graph.attrs.get("expression")
-    output = getattr(args, "output", None)
-    output_option = getattr(args, "output_option", "-o")
-    check_outputs({output_option: output, "--report": args.report},
-                  [graph_path, *input_files(specs)])
+    written = output_tensors(graph)
+    _check_output_target(args, written, graph.formats)
     if args.check and not expression:
         raise ToolkitError(
             f"{graph_path} does not record its expression; give it with --expr, e.g. "
             "--expr \"x(i)=B(i,j)*c(j)\""
         )
-    if args.check and not any(b.family == "write" for b in graph.blocks.values()):
+    if args.check and not written:
         raise ToolkitError("the graph writes no output tensor to check")
-    if output:
-        from formats.io import SUFFIXES
-        from sam.graph.validate import output_tensors
-
-        suffix = Path(output).suffix.lower()
-        if suffix not in SUFFIXES:  # before a long simulation, not after it
-            raise ToolkitError(f"{output_option} {output}: unknown file type "
-                               f"{suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}")
-        written = sorted(output_tensors(graph))
-        fmt = graph.formats.get(written[0]) if len(written) == 1 else None
-        if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
-            raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
-                               f"result {written[0]} has order {fmt.order}; write .tns or .npy")
-
     tensors = bind_tensors(graph, specs, seed=args.seed)
     # Whether the result can be checked is decided before simulating, never after.
-    gold = skipped = None
-    if args.check:
-        from sam.check import CheckError, ExpressionMismatch, expected
+    gold = _gold(expression, tensors, prog) if args.check else None
 
-        try:
-            gold = expected(expression, tensors)
-        except ExpressionMismatch:
-            raise
-        except CheckError as err:
-            skipped = " ".join(str(err).split())
-            print(f"{prog}: check skipped: {skipped}", file=sys.stderr)
-
-    bar = None
-    progress = None
-    if not args.no_progress and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(total=None, unit="tok", unit_scale=True, delay=2.0, leave=False,
-                   desc="simulating", file=sys.stderr)
-
-        def progress(tokens: int) -> None:
-            bar.update(tokens - bar.n)
-
-    try:
+    with _ProgressBar(args) as bar:
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                          latencies=latencies, progress=progress)
-    finally:
-        if bar is not None:
-            bar.close()
-    if bar is not None and result.interrupted:
-        # Ctrl-C can land while tqdm draws the bar, before it notes that it drew it; then
-        # close() leaves the bar on the line. Clear the line ourselves.
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+                          latencies=latencies, progress=bar.callback)
+        bar.interrupted = result.interrupted
 
     check = None
-    status = 0
-    if skipped is not None:
-        check = {"skipped": skipped, "line": f"check skipped: {skipped}"}
-    elif gold is not None and not result.interrupted:
-        from sam.check import compare
-
-        out_name = next(iter(result.outputs), None)
-        if out_name is None:
+    if gold is not None and not result.interrupted:
+        if not result.outputs:
             raise ToolkitError("the graph writes no output tensor to check")
-        verdict = compare(result.outputs[out_name], gold)
-        check = {"passed": verdict.passed, "max_abs_diff": verdict.max_abs_diff,
-                 "max_abs_value": verdict.max_abs_value, "line": verdict.line()}
-        status = 0 if verdict.passed else EXIT_CHECK_FAILED
+        check = _verdict(gold, next(iter(result.outputs.values())))
 
     report = build_report(result, graph_path=graph_path, expression=expression,
                           inputs=tensors, sources=specs, latencies=latencies, check=check)
-    if output and not result.interrupted:
+    return _finish(args, report, result.outputs, result.interrupted, prog)
+
+
+def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, graph_path: str,
+                       prog: str = "sam-sim") -> int:
+    """Like :func:`run_graph`, for a program (:mod:`sam.program`): its phases run one after
+    another; the report gives each phase's cycles and the total. ``--check`` checks every
+    phase against its recorded expression (on the tensors it read); ``-o`` writes the
+    program's result."""
+    from sam.bind import parse_bindings
+    from sam.program import Program, bind_program
+    from sam.report import build_program_report
+
+    _check_run_args(args)
+    if getattr(args, "expr", None):
+        raise ToolkitError(f"--expr gives one graph's expression; {graph_path} holds a program "
+                           f"of {len(graphs)} graphs, whose phases record their expressions")
+    program = Program(graphs)
+    specs = parse_bindings(args.tensor or [])
+    _check_no_clobber(args, graph_path, specs)
+    tensors = bind_program(program, specs, seed=args.seed)
+    latencies = _latencies(args.latency or [])
+    formats = {t: p.graph.formats[t] for p in program.phases for t in p.writes()
+               if t in p.graph.formats}
+    _check_output_target(args, program.results(), formats)
+    if args.check:
+        for k, phase in enumerate(program.phases):
+            if not phase.graph.attrs.get("expression"):
+                raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
+                                   "expression; --check needs every phase's")
+
+    with _ProgressBar(args) as bar:
+        result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
+                             latencies=latencies, progress=bar.callback)
+        bar.interrupted = result.interrupted
+
+    checks: list[dict | None] = []
+    if args.check and not result.interrupted:
+        for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=True)):
+            if not res.outputs:
+                raise ToolkitError(f"{program.describe(k)} writes no output tensor to check")
+            # a phase's inputs exist only once the phases before it ran
+            gold = _gold(phase.graph.attrs["expression"], result.inputs[k], prog)
+            checks.append(_verdict(gold, next(iter(res.outputs.values()))))
+    report = build_program_report(result, program, graph_path=graph_path, inputs=tensors,
+                                  sources=specs, latencies=latencies, checks=checks)
+    return _finish(args, report, result.outputs, result.interrupted, prog)
+
+
+def _check_run_args(args: argparse.Namespace) -> None:
+    if args.fifo_depth is not None and not 1 <= args.fifo_depth <= MAX_COUNT:
+        raise ToolkitError(f"--fifo-depth {args.fifo_depth}: a FIFO holds 1 to {MAX_COUNT} "
+                           "tokens (leave it out for unbounded FIFOs)")
+    if args.seed < 0:
+        raise ToolkitError(f"--seed {args.seed}: a seed is a non-negative integer")
+
+
+def _check_output_target(args: argparse.Namespace, written: Sequence[str],
+                         formats: Mapping[str, Format]) -> None:
+    """Refuse an output file the result cannot go to, before a long simulation."""
+    output = getattr(args, "output", None)
+    if not output:
+        return
+    from formats.io import SUFFIXES
+
+    output_option = getattr(args, "output_option", "-o")
+    suffix = Path(output).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ToolkitError(f"{output_option} {output}: unknown file type "
+                           f"{suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}")
+    written = sorted(written)
+    fmt = formats.get(written[0]) if len(written) == 1 else None
+    if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
+        raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
+                           f"result {written[0]} has order {fmt.order}; write .tns or .npy")
+
+
+class _ProgressBar:
+    """A tqdm bar of tokens simulated, on a terminal only (``callback`` is None otherwise)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.bar = None
+        self.callback: Callable[[int], None] | None = None
+        #: set when the run was interrupted: the bar's line is then cleared on exit
+        self.interrupted = False
+        if not args.no_progress and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = bar = tqdm(total=None, unit="tok", unit_scale=True, delay=2.0,
+                                  leave=False, desc="simulating", file=sys.stderr)
+
+            def progress(tokens: int) -> None:
+                bar.update(tokens - bar.n)
+
+            self.callback = progress
+
+    def __enter__(self) -> _ProgressBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is None:
+            return
+        self.bar.close()
+        if self.interrupted:
+            # Ctrl-C can land while tqdm draws the bar, before it notes that it drew it; then
+            # close() leaves the bar on the line. Clear the line ourselves.
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[str, str]
+                      ) -> None:
+    """Outputs that would overwrite an input or each other, or cannot be written: refused
+    before anything runs (:mod:`sam.outputs`)."""
+    from sam.outputs import check_outputs, input_files
+
+    check_outputs({getattr(args, "output_option", "-o"): getattr(args, "output", None),
+                   "--report": args.report}, [graph_path, *input_files(specs)])
+
+
+def _gold(expression: str, tensors: Mapping[str, Tensor], prog: str) -> Gold:
+    """The gold result of ``--check``, or the reason it cannot be had (said on stderr)."""
+    from sam.check import CheckError, ExpressionMismatch, expected
+
+    try:
+        return expected(expression, tensors)
+    except ExpressionMismatch:
+        raise
+    except CheckError as err:
+        reason = " ".join(str(err).split())
+        print(f"{prog}: check skipped: {reason}", file=sys.stderr)
+        return Skipped(reason)
+
+
+class Skipped(str):
+    """A gold result that could not be computed: the reason."""
+
+
+def _verdict(gold: Gold, result: Tensor) -> dict:
+    """``--check``: the result against the gold one, as the report records it."""
+    from sam.check import compare
+
+    if isinstance(gold, Skipped):
+        return {"skipped": str(gold), "line": f"check skipped: {gold}"}
+    verdict = compare(result, gold)
+    return {"passed": verdict.passed, "max_abs_diff": verdict.max_abs_diff,
+            "max_abs_value": verdict.max_abs_value, "line": verdict.line()}
+
+
+def _finish(args: argparse.Namespace, report: dict, outputs: Mapping[str, Tensor],
+            interrupted: bool, prog: str) -> int:
+    """Write the result and the report, print the report; the exit status."""
+    from sam.report import format_text
+
+    output = getattr(args, "output", None)
+    output_option = getattr(args, "output_option", "-o")
+    if output and not interrupted:
         from formats.io import save_tensor
 
-        if len(result.outputs) != 1:
-            raise ToolkitError(f"{output_option} writes one result; the graph writes "
-                               f"{len(result.outputs)}")
-        save_tensor(next(iter(result.outputs.values())), output)
+        if len(outputs) != 1:
+            raise ToolkitError(f"{output_option} writes one result; there are {len(outputs)} "
+                               f"({', '.join(outputs) or 'none'})")
+        save_tensor(next(iter(outputs.values())), output)
     if args.report:
         try:
             Path(args.report).write_text(json.dumps(report, indent=1))
         except OSError as err:
             raise ToolkitError(f"{args.report}: {err.strerror or err}") from None
     print(json.dumps(report, indent=1) if args.json else format_text(report))
-    if result.interrupted:
+    if interrupted:
         print(f"{prog}: interrupted; the statistics above are partial", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return status
+    check = report.get("check")
+    return EXIT_CHECK_FAILED if check and check.get("passed") is False else 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from sam.graph.dot import load
+    from sam.graph.dot import load_all
 
-    graph = load(args.graph)
-    return run_graph(graph, args, graph_path=str(args.graph))
+    graphs = load_all(args.graph)
+    if len(graphs) == 1:
+        return run_graph(graphs[0], args, graph_path=str(args.graph))
+    return run_program_graphs(graphs, args, graph_path=str(args.graph))
 
 
 def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: str) -> None:
@@ -287,18 +393,27 @@ def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: s
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
-    from sam.graph.dot import load
+    from sam.graph.dot import load_all
     from sam.graph.draw import render
-    from sam.outputs import check_outputs
     from sam.report import load_report
+
+    from sam.outputs import check_outputs
 
     suffix = Path(args.output).suffix.lower().lstrip(".")
     if suffix not in PICTURE_FORMATS:
         raise ToolkitError(f"-o {args.output}: unknown picture format {suffix!r}; draw writes "
                            + ", ".join(f".{f}" for f in PICTURE_FORMATS))
     check_outputs({"-o": args.output}, [args.graph, *([args.stats] if args.stats else [])])
-    graph = load(args.graph)
-    stats = load_report(args.stats) if args.stats else None
+    graphs = load_all(args.graph)
+    if args.phase is None and len(graphs) > 1:
+        names = ", ".join(f"{k + 1} ({g.name})" for k, g in enumerate(graphs))
+        raise ToolkitError(f"{args.graph} holds a program of {len(graphs)} graphs; choose one "
+                           f"with --phase N (phases: {names})")
+    k = 1 if args.phase is None else args.phase
+    if not 1 <= k <= len(graphs):
+        raise ToolkitError(f"--phase {k}: {args.graph} holds {len(graphs)} graph(s)")
+    graph = graphs[k - 1]
+    stats = load_report(args.stats, args.phase) if args.stats else None
     if stats is not None:
         _check_stats_fit(graph, stats, args.stats, args.graph)
     render(graph, args.output, stats=stats, expand_compounds=args.expand)
@@ -307,12 +422,13 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from sam.outputs import check_outputs
     from sam.plot import plot_report
     from sam.report import load_report
 
+    from sam.outputs import check_outputs
+
     check_outputs({"-o": args.output, "--timeline": args.timeline}, [args.report])
-    report = load_report(args.report)
+    report = load_report(args.report, args.phase)
     written = plot_report(report, args.output, streams=args.stream, timeline=args.timeline)
     for path in written:
         print(f"wrote {path}")
@@ -333,9 +449,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "run", help="simulate a graph and report cycles, tokens and per-block statistics",
         description="Bind the graph's input tensors, simulate it, and print the result's shape "
-        "and nonzeros, the cycle count, wall time, tokens per second and a per-block table.",
+        "and nonzeros, the cycle count, wall time, tokens per second and a per-block table. A "
+        "program (a file of several digraphs) runs its graphs one after another, each reading "
+        "the tensors earlier ones wrote; it prints every phase's report, the cycles per phase "
+        "and the total.",
         epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("graph", help="SAM graph in the Custard DOT schema (.gv/.dot)")
+    p.add_argument("graph", help="SAM graph in the Custard DOT schema (.gv/.dot), or a program: "
+                   "several digraphs in one file, run one after another")
     add_run_options(p)
     p.set_defaults(func=_cmd_run)
 
@@ -349,6 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stats", metavar="REPORT.json", help="report from `sam-sim run --report`")
     p.add_argument("--expand", action="store_true",
                    help="draw each compound block as a cluster of its parts (default: one node)")
+    p.add_argument("--phase", type=int, metavar="N",
+                   help="of a program (several graphs in one file), draw graph N (1-based)")
     p.set_defaults(func=_cmd_draw)
 
     p = sub.add_parser("plot", help="plot token breakdowns and block activity from a report",
@@ -360,6 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stream", action="append", metavar="SRC[:PORT]",
                    help="stream(s) to show, by producing node id (default: every scanner's "
                    "coordinate output)")
+    p.add_argument("--phase", type=int, metavar="N",
+                   help="of a program's report, plot phase N (1-based)")
     p.add_argument("--timeline", metavar="FILE",
                    help="also write the activity timeline to FILE (default: beside -o)")
     p.set_defaults(func=_cmd_plot)

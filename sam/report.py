@@ -1,6 +1,9 @@
 """Simulation reports: the text table ``sam-sim run`` prints and the JSON it writes.
 
-The JSON report is what ``sam-sim draw --stats`` and ``sam-sim plot`` read back.
+The JSON report is what ``sam-sim draw --stats`` and ``sam-sim plot`` read back. The report of a
+program (:mod:`sam.program`) holds one such report per phase under ``phases`` and, at the top,
+``phase_cycles`` and the total ``cycles`` (their sum: phases run one after another); the tools
+that read a report pick a phase (``--phase N``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from formats.tensor import Tensor
 from sam.sim.tokens import KIND_NAMES
 
 if TYPE_CHECKING:
+    from sam.program import Program, ProgramResult
     from sam.sim.engine import BlockStats, SimResult
 
 REPORT_VERSION = 1
@@ -66,6 +70,56 @@ def build_report(
     }
 
 
+def build_program_report(
+    result: ProgramResult,
+    program: Program,
+    *,
+    graph_path: str,
+    inputs: Mapping[str, Tensor],
+    sources: Mapping[str, str],
+    latencies: Mapping[str, int] | None = None,
+    checks: Sequence[dict[str, Any] | None] = (),
+) -> dict[str, Any]:
+    """A JSON-ready dict for a program run: totals, then one :func:`build_report` per phase
+    (with ``name`` and ``index``; its inputs are the tensors it read, temporaries included)."""
+    phases = []
+    for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=False)):
+        rep = build_report(res, graph_path=f"{graph_path} phase {k + 1}",
+                           expression=phase.graph.attrs.get("expression"),
+                           inputs=result.inputs[k],
+                           sources=sources, latencies=latencies,
+                           check=checks[k] if k < len(checks) else None)
+        phases.append({"name": phase.name, "index": k + 1, **rep})
+    wall = result.wall_time
+    ran = [c for c in checks if c]
+    check = None
+    if ran:
+        failed = [f"{k + 1} ({program.phases[k].name})" for k, c in enumerate(checks)
+                  if c and not c["passed"]]
+        check = {"passed": not failed,
+                 "line": f"FAIL: phase {', '.join(failed)} differs from numpy/scipy" if failed
+                 else f"PASS: all {len(ran)} phases equal numpy/scipy"}
+    return {
+        "version": REPORT_VERSION,
+        "graph": graph_path,
+        "program": [p.name for p in program.phases],
+        "engine": result.phases[0].engine if result.phases else None,
+        "fifo_depth": result.phases[0].fifo_depth if result.phases else None,
+        "latencies": dict(latencies or {}),
+        "interrupted": result.interrupted,
+        "cycles": result.cycles,
+        "phase_cycles": result.phase_cycles,
+        "wall_time_s": wall,
+        "jit_time_s": result.jit_time,
+        "tokens": result.tokens,
+        "tokens_per_s": result.tokens / wall if wall > 0 else None,
+        "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
+        "outputs": {n: tensor_summary(t) for n, t in result.outputs.items()},
+        "check": check,
+        "phases": phases,
+    }
+
+
 def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
     """One block's statistics; a compound block also lists its direct ``parts`` (whose own
     entries follow it) and its fields are rolled up from them (see
@@ -82,20 +136,38 @@ def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
     return entry
 
 
-def load_report(path: str | Path) -> dict[str, Any]:
-    """Read a JSON report written by ``sam-sim run --json``."""
+def load_report(path: str | Path, phase: int | None = None) -> dict[str, Any]:
+    """Read a JSON report written by ``sam-sim run --json``; of a program's report, phase
+    ``phase`` (1-based; needed when the program has several phases)."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as err:
         raise ToolkitError(f"{path}: cannot read report ({err.strerror or err})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ToolkitError(f"{path}: not a JSON report ({err})") from None
+    if isinstance(data, dict) and isinstance(data.get("phases"), list):
+        data = _phase_of(data, path, phase)
+    elif phase is not None and phase != 1:
+        raise ToolkitError(f"{path}: the report is of one graph; there is no phase {phase}")
     if not isinstance(data, dict) or "blocks" not in data or "streams" not in data:
         raise ToolkitError(f"{path}: not a sam-sim report (write one with sam-sim run --json)")
     problem = _report_problem(data)
     if problem:
         raise ToolkitError(f"{path}: not a valid sam-sim report: {problem}")
     return data
+
+
+def _phase_of(data: dict[str, Any], path: str | Path, phase: int | None) -> Any:
+    phases = data["phases"]
+    names = ", ".join(f"{k + 1} ({p.get('name')})" if isinstance(p, dict) else str(k + 1)
+                      for k, p in enumerate(phases))
+    if phase is None and len(phases) != 1:
+        raise ToolkitError(f"{path}: a program report of {len(phases)} phases; choose one with "
+                           f"--phase N (phases: {names})")
+    k = 1 if phase is None else phase
+    if not 1 <= k <= len(phases):
+        raise ToolkitError(f"{path}: the program report has no phase {k} (phases: {names})")
+    return phases[k - 1]
 
 
 _BLOCK_FIELDS = {"id": str, "type": str, "label": str, "family": str, "tokens_in": dict,
@@ -150,7 +222,10 @@ def text_table(rows: Sequence[Sequence[str]], left: int = 1) -> list[str]:
 
 
 def format_text(report: Mapping[str, Any]) -> str:
-    """The human-readable report: summary lines, then one table row per block."""
+    """The human-readable report: summary lines, then one table row per block; for a program,
+    each phase's report under a heading, then the cycles per phase and in total."""
+    if "phases" in report:
+        return _format_program(report)
     lines = []
     for name, t in report["outputs"].items():
         shape = "x".join(map(str, t["shape"])) or "scalar"
@@ -188,5 +263,35 @@ def format_text(report: Mapping[str, Any]) -> str:
     lines += text_table(rows, left=2)
     if report.get("check"):
         lines.append("")
+        lines.append(report["check"]["line"])
+    return "\n".join(lines)
+
+
+def _format_program(report: Mapping[str, Any]) -> str:
+    lines = []
+    for p in report["phases"]:
+        expr = f": {p['expression']}" if p.get("expression") else ""
+        lines.append(f"=== phase {p['index']} ({p['name']}){expr}")
+        lines.append(format_text(p))
+        lines.append("")
+    lines.append(f"program {report['graph']}: {len(report['phases'])} phases, run one after "
+                 "another")
+    rows = [["phase", "graph", "cycles"]]
+    rows += [[str(p["index"]), str(p["name"]), _fmt_count(p["cycles"])] for p in report["phases"]]
+    rows.append(["total", "", _fmt_count(report["cycles"])])
+    lines += text_table(rows, left=2)
+    for name, t in report["outputs"].items():
+        shape = "x".join(map(str, t["shape"])) or "scalar"
+        lines.append(f"result {name}: shape {shape}, {_fmt_count(t['nnz'])} nonzeros "
+                     f"(format {t['format']})")
+    rate = report["tokens_per_s"]
+    lines.append(
+        f"wall time: {report['wall_time_s']:.3f} s ({report['engine']} engine), "
+        f"{_fmt_count(report['tokens'])} tokens"
+        + (f", {rate / 1e6:.2f} M tokens/s" if rate else "")
+    )
+    if report.get("interrupted"):
+        lines.append("INTERRUPTED: statistics are partial")
+    if report.get("check"):
         lines.append(report["check"]["line"])
     return "\n".join(lines)

@@ -36,7 +36,7 @@ from formats.format import Format
 from sam.blocks.base import Block, Port
 from sam.blocks.registry import make_block
 from sam.errors import GraphError
-from sam.graph.dotparse import DotGraph, DotNode, parse
+from sam.graph.dotparse import DotGraph, DotNode, parse, parse_all
 from sam.graph.dottext import custard_label, dot_id, quote
 from sam.graph.model import Edge, Graph
 from sam.sim.tokens import STREAM_KINDS
@@ -104,6 +104,37 @@ def loads(text: str, source: str = "<string>") -> Graph:
         raise GraphError(f"{source}: {_one_line(str(err))}") from None
 
 
+def loads_all(text: str, source: str = "<string>") -> list[Graph]:
+    """Parse DOT text holding one or more ``digraph`` s, in order (a program of graphs,
+    :mod:`sam.program`). A graph takes its DOT name (``digraph T {``) unless that is ``SAM``
+    or missing; then it is named ``source`` and, when there are several, its position
+    (``prog.gv#2``)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise GraphError(f"{source}: not UTF-8 text ({err})") from None
+    if not isinstance(text, str):
+        raise GraphError(f"{source}: expected DOT text, got {type(text).__name__}")
+    try:
+        dots = parse_all(text)
+    except GraphError as err:
+        raise GraphError(f"{source}: {_one_line(str(err))}") from None
+    graphs = []
+    for k, dot in enumerate(dots):
+        try:
+            graph = _build(dot)
+        except GraphError as err:
+            where = f"graph {k + 1} of {len(dots)}: " if len(dots) > 1 else ""
+            raise GraphError(f"{source}: {where}{_one_line(str(err))}") from None
+        if dot.name and dot.name != "SAM":
+            graph.name = dot.name
+        else:
+            graph.name = source if len(dots) == 1 else f"{source}#{k + 1}"
+        graphs.append(graph)
+    return graphs
+
+
 def _one_line(message: str, head: int = 300, tail: int = 200) -> str:
     """Messages are one line: node ids and values from the file may hold line breaks (an HTML
     or quoted id) or be huge (then the middle of the message is cut)."""
@@ -124,6 +155,24 @@ def load(path: str | Path) -> Graph:
     graph = loads(text, str(path))
     graph.name = p.stem
     return graph
+
+
+def load_all(path: str | Path) -> list[Graph]:
+    """Read a DOT file holding one or more graphs (see :func:`loads_all`; graphs without a
+    name of their own are named after the file's stem)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
+                         f"{getattr(err, 'strerror', None) or err})") from None
+    graphs = loads_all(text, str(path))
+    for k, graph in enumerate(graphs):
+        if graph.name == str(path):
+            graph.name = p.stem
+        elif graph.name == f"{path}#{k + 1}":
+            graph.name = f"{p.stem}#{k + 1}"
+    return graphs
 
 
 def _build(dot: DotGraph) -> Graph:
@@ -415,6 +464,16 @@ def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> st
     return "\n".join(lines) + "\n"
 
 
+def dumps_all(graphs: list[Graph]) -> str:
+    """Several graphs as one DOT text, in order (a program of graphs, read back by
+    :func:`loads_all`); each ``digraph`` is named after its graph (``digraph T {``)."""
+    parts = []
+    for graph in graphs:
+        text = dumps(graph)
+        parts.append(f"digraph {dot_id(graph.name or 'SAM')} {{" + text[len("digraph SAM {"):])
+    return "".join(parts)
+
+
 def dump(graph: Graph, path: str | Path) -> None:
     """Write the graph to a DOT file (UTF-8)."""
     text = dumps(graph)
@@ -426,4 +485,16 @@ def dump(graph: Graph, path: str | Path) -> None:
     Path(path).write_bytes(data)
 
 
-__all__ = ["dump", "dumps", "edge_comment", "load", "loads", "parse_formats", "Port"]
+def dump_all(graphs: list[Graph], path: str | Path) -> None:
+    """Write several graphs to one DOT file (UTF-8; see :func:`dumps_all`)."""
+    text = dumps_all(graphs)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise GraphError(f"{path}: a graph holds text that UTF-8 cannot encode ({err.reason} "
+                         f"at {text[max(0, err.start - 20):err.start]!r})") from None
+    Path(path).write_bytes(data)
+
+
+__all__ = ["dump", "dump_all", "dumps", "dumps_all", "edge_comment", "load", "load_all", "loads",
+           "loads_all", "parse_formats", "Port"]

@@ -190,6 +190,23 @@ class _Parser:
 
     # -- grammar ---------------------------------------------------------------------------------
     def parse(self) -> DotGraph:
+        graph = self.parse_one()
+        if self.peek() is not None:
+            extra = self.peek()
+            if extra.kind in ("graph", "digraph", "strict"):
+                raise GraphError(f"line {extra.line}: the text holds more than one graph; give "
+                                 "one SAM graph per file")
+            raise GraphError(f"line {extra.line}, column {extra.col}: unexpected {extra.text!r} "
+                             "after the end of the graph")
+        return graph
+
+    def parse_all(self) -> list[DotGraph]:
+        graphs = [self.parse_one()]
+        while self.peek() is not None:
+            graphs.append(self.parse_one())
+        return graphs
+
+    def parse_one(self) -> DotGraph:
         strict = False
         if self.at("strict"):
             self.i += 1
@@ -204,13 +221,6 @@ class _Parser:
         self.expect("{", "'{' to open the graph")
         self.stmt_list({}, {}, 0, top=True)
         self.expect("}", "'}' to close the graph")
-        if self.peek() is not None:
-            extra = self.peek()
-            if extra.kind in ("graph", "digraph", "strict"):
-                raise GraphError(f"line {extra.line}: the text holds more than one graph; give "
-                                 "one SAM graph per file")
-            raise GraphError(f"line {extra.line}, column {extra.col}: unexpected {extra.text!r} "
-                             "after the end of the graph")
         return self.graph
 
     def stmt_list(self, node_defaults: dict[str, str], edge_defaults: dict[str, str],
@@ -324,3 +334,8 @@ class _Single(list):
 def parse(text: str) -> DotGraph:
     """Parse one DOT graph; raises :class:`GraphError` with line and column on bad syntax."""
     return _Parser(tokenize(text)).parse()
+
+
+def parse_all(text: str) -> list[DotGraph]:
+    """Parse one or more DOT graphs, one after another (a program of graphs)."""
+    return _Parser(tokenize(text)).parse_all()
