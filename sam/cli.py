@@ -395,9 +395,8 @@ def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: s
 def _cmd_draw(args: argparse.Namespace) -> int:
     from sam.graph.dot import load_all
     from sam.graph.draw import render
-    from sam.report import load_report
-
     from sam.outputs import check_outputs
+    from sam.report import load_report
 
     suffix = Path(args.output).suffix.lower().lstrip(".")
     if suffix not in PICTURE_FORMATS:
@@ -422,10 +421,9 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    from sam.outputs import check_outputs
     from sam.plot import plot_report
     from sam.report import load_report
-
-    from sam.outputs import check_outputs
 
     check_outputs({"-o": args.output, "--timeline": args.timeline}, [args.report])
     report = load_report(args.report, args.phase)
