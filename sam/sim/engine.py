@@ -220,9 +220,7 @@ class Simulation:
         lat = dict(latencies or {})
         for bid in self.order:
             block = graph.blocks[bid]
-            st = np.zeros(W.STATE_SLOTS, np.int64)
-            params = block.params(self.tensors)
-            st[W.P: W.P + len(params)] = params
+            st, fst, mem = block.initial_state(self.tensors)
             st[W.LAT] = int(lat.get(block.dot_type, lat.get("default", 1)))
             if st[W.LAT] < 1:
                 raise SimulationError(
@@ -235,8 +233,7 @@ class Simulation:
                 ochan += by_output.get((bid, p.name), [])
                 optr.append(len(ochan))
             self.runs[bid] = BlockRun(
-                block, st, np.zeros(8, np.float64), ins, np.array(optr, np.int64),
-                np.array(ochan, np.int64), block.memories(self.tensors),
+                block, st, fst, ins, np.array(optr, np.int64), np.array(ochan, np.int64), mem,
             )
 
     # ----------------------------------------------------------------------- running
