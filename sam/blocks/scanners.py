@@ -47,6 +47,8 @@ SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0,
 POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE = SCAN.slots
 
 ERR_RANGE = 1
+#: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
+DEFAULT_FORMAT = "compressed"
 
 
 def level_rules(node: str, level: Level, *, counter: bool = False) -> dict[str, int]:
@@ -206,7 +208,7 @@ class LevelScanner(LevelBlock):
         """The level scanned, and whether the DOT ``format`` makes it a counter over the level's
         size (a full format over any level); any other format must be the level's own."""
         level = self.level_of(tensors[self.tensor])
-        fmt = self.attrs.get("format", "compressed")
+        fmt = self.attrs.get("format", DEFAULT_FORMAT)
         try:
             want = level_named(fmt)
         except FormatError as err:
@@ -229,5 +231,5 @@ class LevelScanner(LevelBlock):
         return {} if counter else level_memories(self.id, level, self.kernel)
 
     def label(self) -> str:
-        fmt = self.attrs.get("format", "compressed")
+        fmt = self.attrs.get("format", DEFAULT_FORMAT)
         return f"scan {self.attrs.get('index', '')}: {self.tensor}{self.attrs.get('mode')} ({fmt})"

@@ -85,8 +85,9 @@ def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     return RC_DONE
 
 
-# The memories the kernels ask to grow (RC_GROW), by argument position.
-CRD, STOP_AT, STOP_LEVEL = (write_crd.memory(m) for m in ("crd", "stop_at", "stop_level"))
+#: The coordinate writer's memories; those the kernels ask to grow (RC_GROW), by position.
+CRD_MEMORIES = ("crd", "stop_at", "stop_level")
+CRD, STOP_AT, STOP_LEVEL = (write_crd.memory(m) for m in CRD_MEMORIES)
 VALS = write_vals.memory("vals")
 
 
@@ -113,8 +114,7 @@ class LevelWriter(LevelBlock):
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         if self.writes_values:
             return {"vals": np.zeros(INITIAL_LENGTH, np.float64)}
-        return {name: np.zeros(INITIAL_LENGTH, np.int64)
-                for name in ("crd", "stop_at", "stop_level")}
+        return {name: np.zeros(INITIAL_LENGTH, np.int64) for name in CRD_MEMORIES}
 
     def grow_memory(self, mem: Memories, which: int) -> None:
         """Stop positions and stop levels grow together."""
