@@ -36,7 +36,7 @@ POSITIONS, COORDINATES, SIZE, LOOKUP = LOCATE.slots
 ERR_ALIGN, ERR_RANGE = 1, 2
 
 
-@jitable
+@jitable(inline=True)
 def find(lookup, crd, start, end, c):
     """Position of coordinate ``c`` in the fiber at positions ``start .. end-1``, or -1."""
     if lookup == COMPUTE:

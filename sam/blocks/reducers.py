@@ -212,7 +212,7 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 # one; ``stops``: the stops before it are out), then closed at level ``g``; ``held`` is a closing
 # held back until the next group shows whether an empty group raises it (-1: none).
 ORDERS = (1, 2, 3)
-GATHER, EMIT, CLOSE = 0, 1, 2
+GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
 ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
                    g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0)
 (A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD, A_FRESH, A_CUR,
@@ -238,8 +238,8 @@ def _drain_ignored(w, ins, n, n_ignored):
             pop(w, cx, 0)
 
 
-@jitable
-def _gather(w, st, ins, optr, ochan, n, pts, opts, where, vals, ovals):
+@jitable(inline=True)
+def _gather(w, st, ins, optr, ochan, n, pts, where, vals):
     """Gather phase: take the next token of the current level (with the value at level 0)."""
     lv = st[A_LEVEL]
     cv = ins[0]
@@ -258,10 +258,10 @@ def _gather(w, st, ins, optr, ochan, n, pts, opts, where, vals, ovals):
         return fail(st, ERR_ALIGN, w, c, 1 + lv)
     if kc == DONE:
         return _gather_done(w, st, ins, optr, ochan, n, lv, t_in)
-    return _gather_stop(w, st, ins, n, lv, t_in, pts, opts, where, vals, ovals)
+    return _gather_stop(w, st, ins, n, lv, t_in)
 
 
-@jitable
+@jitable(inline=True)
 def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals):
     """A coordinate of level ``lv``: at level 0 a point of the group (with its value), above it
     the current coordinate of its level."""
@@ -308,7 +308,7 @@ def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals):
     return AGAIN
 
 
-@jitable
+@jitable(inline=True)
 def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
     """The done token: every input must end here, after a complete group; a held closing goes
     out first."""
@@ -351,8 +351,8 @@ def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
     return AGAIN
 
 
-@jitable
-def _gather_stop(w, st, ins, n, lv, t_in, pts, opts, where, vals, ovals):
+@jitable(inline=True)
+def _gather_stop(w, st, ins, n, lv, t_in):
     """A stop ``Sx`` at level ``lv``: it may close parent levels too (their stops come with it),
     and an empty fiber's inner levels carry matching stops (``S(x+1)``, ...) to take. A stop
     that closes the reduced level completes the group."""
@@ -395,15 +395,17 @@ def _gather_stop(w, st, ins, n, lv, t_in, pts, opts, where, vals, ovals):
     st[A_LEVEL] = n - 1
     st[A_FRESH] = 1 << (n - 1)
     if top_stop >= 1:
-        _merge_group(st, n, top_stop - 1, pts, opts, where, vals, ovals)
+        st[A_G] = top_stop - 1  # the group is complete: sort/merge it (no firing)
+        st[A_PHASE] = MERGE
     return AGAIN
 
 
 # --------------------------------------------------------------------------- sort / merge
 @jitable
-def _merge_group(st, n, g, pts, opts, where, vals, ovals):
-    """Sort/merge phase: the reduced level's fiber is over, so the group (closed at level ``g``)
-    is complete: sort its points and sum repeated ones, then emit them (or just close it)."""
+def _merge_group(st, n, pts, opts, where, vals, ovals):
+    """Sort/merge phase: the reduced level's fiber is over, so the group is complete: sort its
+    points and sum repeated ones, then emit them (or just close the group). Part of the same
+    cycle as the stop that completed the group (sorting is not modeled as extra cycles)."""
     if n == 1:
         m = _sort_distinct(pts, vals, st[A_NPTS], where, opts, ovals)
     else:
@@ -412,7 +414,6 @@ def _merge_group(st, n, g, pts, opts, where, vals, ovals):
     st[A_K] = 0
     st[A_STOPS] = 0
     st[A_NPTS] = 0
-    st[A_G] = g
     st[A_PHASE] = EMIT if m > 0 else CLOSE
 
 
@@ -460,7 +461,7 @@ def _sort_distinct(pts, vals, npts, where, opts, ovals):
 
 
 # --------------------------------------------------------------------------- emit
-@jitable
+@jitable(inline=True)
 def _emit(w, st, optr, ochan, n, opts, ovals):
     """Emit phase: one firing emits the next point of the sorted group, after the held closing
     of the previous group (first point) or the stops closing the fibers it leaves."""
@@ -498,7 +499,7 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
     return AGAIN
 
 
-@jitable
+@jitable(inline=True)
 def _close(w, st, optr, ochan, n):
     """Close phase: the stops ending the group at level ``g``. With ``empty=drop`` they are held
     (a following empty group may raise their level), and an empty group disappears (Def. 3.7):
@@ -546,12 +547,15 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
     _drain_ignored(w, ins, n, st[A_NEXTRA])
     while st[STATUS] == 0:
         phase = st[A_PHASE]
-        if phase == EMIT:
+        if phase == GATHER:
+            rc = _gather(w, st, ins, optr, ochan, n, pts, where, vals)
+        elif phase == MERGE:
+            _merge_group(st, n, pts, opts, where, vals, ovals)
+            continue
+        elif phase == EMIT:
             rc = _emit(w, st, optr, ochan, n, opts, ovals)
-        elif phase == CLOSE:
-            rc = _close(w, st, optr, ochan, n)
         else:
-            rc = _gather(w, st, ins, optr, ochan, n, pts, opts, where, vals, ovals)
+            rc = _close(w, st, optr, ochan, n)
         if rc != AGAIN:
             return rc
     return RC_DONE

@@ -75,7 +75,7 @@ def level_memories(node: str, level: Level, kern: Kernel) -> dict[str, np.ndarra
     return arrays
 
 
-@jitable
+@jitable(inline=True)
 def fiber_bounds(positions, coordinates, size, seg, crd, r):
     """Positions ``start, end`` of the fiber of parent position ``r`` (``-1, -1`` when the level
     has no such fiber). A stride level is a counter: any ``r >= 0`` names fiber ``r``."""
@@ -92,7 +92,7 @@ def fiber_bounds(positions, coordinates, size, seg, crd, r):
     return r * size, r * size + size
 
 
-@jitable
+@jitable(inline=True)
 def coordinate_at(coordinates, crd, q, start):
     """Coordinate at position ``q`` of the fiber starting at position ``start``."""
     return crd[q] if coordinates == STORED else q - start

@@ -15,13 +15,23 @@ from typing import TypeVar
 
 F = TypeVar("F", bound=Callable[..., object])
 
-_PENDING: list[Callable[..., object]] = []
+_PENDING: list[tuple[Callable[..., object], bool]] = []
 
 
-def jitable(fn: F) -> F:
-    """Mark ``fn`` as callable from block kernels (registered with numba when one compiles)."""
-    _PENDING.append(fn)
-    return fn
+def jitable(fn: F | None = None, *, inline: bool = False):
+    """Mark ``fn`` as callable from block kernels (registered with numba when one compiles).
+
+    ``@jitable(inline=True)`` is for a large helper called per token (a kernel phase) that
+    creates no arrays: numba compiles it without reference counting and LLVM always inlines it.
+    Otherwise each call would pass every array it is given field by field (the
+    :class:`~sam.sim.wires.Wires` record alone is nine arrays) and count a reference to each;
+    LLVM inlines small helpers, and cleans up their counting, by itself.
+    """
+    def mark(f: F) -> F:
+        _PENDING.append((f, inline))
+        return f
+
+    return mark if fn is None else mark(fn)
 
 
 def register_jitables() -> None:
@@ -31,4 +41,8 @@ def register_jitables() -> None:
     from numba.extending import register_jitable
 
     while _PENDING:
-        register_jitable(_PENDING.pop(0))
+        fn, inline = _PENDING.pop(0)
+        if inline:
+            register_jitable(forceinline=True, _nrt=False)(fn)
+        else:
+            register_jitable(fn)
