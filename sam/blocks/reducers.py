@@ -535,8 +535,9 @@ def _close(w, st, optr, ochan, n):
 
 @kernel
 def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
-    """Order-n reducer (n = 1, 2, 3): see module docstring. Each firing is one step of the
-    sparse accumulator's phases: gather a group's points, sort/merge them, emit, close.
+    """Order-n reducer (n = 1, 2, 3): see module docstring. Each loop iteration runs one step
+    of the current phase: gather (a firing), sort/merge (no firing: part of the cycle of the stop
+    that completed the group), emit or close (firings).
 
     Inputs: 0 values, 1+d coordinates of kept level d (d = 0 innermost), then ignored streams.
     Outputs: 0 values, 1+d coordinates of level d. Memories: the group's points (n coordinates
