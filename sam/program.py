@@ -24,9 +24,10 @@ import numpy as np
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
+from sam.errors import SimulationError
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors, output_tensors
-from sam.sim.engine import SimResult, Simulation, SimulationError
+from sam.sim.engine import SimResult, Simulation
 
 
 class ProgramError(ToolkitError):

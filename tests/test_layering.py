@@ -28,14 +28,11 @@ PACKAGES = ("formats", "sam", "custard")
 #: Which packages each package may import (the layering, lowest first).
 ALLOWED = {"formats": {"formats"}, "sam": {"formats", "sam"},
            "custard": {"formats", "sam", "custard"}}
-#: Directories whose code must ask level capabilities instead of letters and classes...
+#: Directories whose code must ask level capabilities instead of letters and classes.
 CAPABILITY_DIRS = ("custard", "sam", "scripts")
-#: ...except these: sam/blocks (scanners, locators, writers) is converted by engineer K's change;
-#: empty this after merging it.
-CAPABILITY_NOT_YET = ("sam/blocks",)
-#: Private names still imported across modules, by (importer, imported module): draw.py's use of
-#: dot.py's helpers belongs to the graph-drawing change (engineer G); remove after merging it.
-KNOWN_PRIVATE = {("sam.graph.draw", "sam.graph.dot")}
+CAPABILITY_NOT_YET: tuple[str, ...] = ()
+#: Private names imported across modules, by (importer, imported module): none.
+KNOWN_PRIVATE: set[tuple[str, str]] = set()
 LEVEL_LETTERS = {"d", "s"}
 LEVEL_CLASSES = {"DenseLevel", "CompressedLevel"}
 

@@ -246,7 +246,7 @@ class Simulation:
                 optr.append(len(ochan))
             self.runs[bid] = BlockRun(
                 block, np.zeros(W.STATE_SLOTS, np.int64), np.zeros(8, np.float64), ins,
-                np.array(optr, np.int64), np.array(ochan, np.int64), Memories(),
+                np.array(optr, np.int64), np.array(ochan, np.int64), Memories(()),
             )
         self._reset()
 
@@ -269,17 +269,15 @@ class Simulation:
         lat = self.latencies
         for run in self.runs.values():
             block = run.block
-            st = np.zeros(W.STATE_SLOTS, np.int64)
-            params = block.params(self.tensors)
-            st[W.P: W.P + len(params)] = params
+            st, fst, mem = block.initial_state(self.tensors)
             st[W.LAT] = int(lat.get(block.dot_type, lat.get("default", 1)))
             if st[W.LAT] < 1:
                 raise SimulationError(
                     f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
                 )
             run.st = st
-            run.fst = np.zeros(8, np.float64)
-            run.mem = block.memories(self.tensors)
+            run.fst = fst
+            run.mem = mem
             run.done = False
         self._fresh = True
 
