@@ -8,10 +8,11 @@ the traceback), 130 interrupted (Ctrl-C; partial statistics are printed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -176,7 +177,8 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     # Whether the result can be checked is decided before simulating, never after.
     gold = _gold(expression, tensors, prog) if args.check else None
 
-    with _ProgressBar(args) as bar:
+    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors, specs,
+                                                   latencies):
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
                           latencies=latencies, progress=bar.callback)
         bar.interrupted = result.interrupted
@@ -220,7 +222,8 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
                 raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
                                    "expression; --check needs every phase's")
 
-    with _ProgressBar(args) as bar:
+    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, None, tensors, specs,
+                                                   latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
                              latencies=latencies, progress=bar.callback)
         bar.interrupted = result.interrupted
@@ -299,6 +302,33 @@ class _ProgressBar:
             sys.stderr.flush()
 
 
+@contextlib.contextmanager
+def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | None,
+                  tensors: Mapping[str, Tensor], specs: Mapping[str, str],
+                  latencies: Mapping[str, int]) -> Iterator[None]:
+    """A simulation that stops with an error (a deadlock, a malformed stream) still writes
+    ``--report`` with the statistics of the run so far and its ``error``."""
+    from sam.errors import SimulationError
+    from sam.report import build_report
+
+    try:
+        yield
+    except SimulationError as err:
+        if args.report and err.partial is not None:
+            report = build_report(err.partial, graph_path=graph_path, expression=expression,
+                                  inputs=tensors, sources=specs, latencies=latencies)
+            _save_report(args.report, report)
+            err.args = (f"{err} (the statistics so far are in {args.report})",)
+        raise
+
+
+def _save_report(path: str, report: dict) -> None:
+    try:
+        Path(path).write_text(json.dumps(report, indent=1))
+    except OSError as err:
+        raise ToolkitError(f"{path}: {err.strerror or err}") from None
+
+
 def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[str, str]
                       ) -> None:
     """Outputs that would overwrite an input or each other, or cannot be written: refused
@@ -353,10 +383,7 @@ def _finish(args: argparse.Namespace, report: dict, outputs: Mapping[str, Tensor
                                f"({', '.join(outputs) or 'none'})")
         save_tensor(next(iter(outputs.values())), output)
     if args.report:
-        try:
-            Path(args.report).write_text(json.dumps(report, indent=1))
-        except OSError as err:
-            raise ToolkitError(f"{args.report}: {err.strerror or err}") from None
+        _save_report(args.report, report)
     print(json.dumps(report, indent=1) if args.json else format_text(report))
     if interrupted:
         print(f"{prog}: interrupted; the statistics above are partial", file=sys.stderr)

@@ -152,3 +152,29 @@ def test_non_finite_inputs_check_pass_without_warnings(work: Path, bad: str) -> 
 def test_repeated_latency_is_refused(work: Path) -> None:
     refused(sam_sim(work, "run", "g.gv", "-t", "B=in.mtx", "-t", "c=random:0.5",
                     "--latency", "mul=2", "--latency", "mul=3"), "mul", "already given")
+
+
+def test_deadlock_writes_the_report_with_partial_statistics(tmp_path: Path) -> None:
+    """A bounded-FIFO deadlock is one line on stderr, and --report holds the run so far: the
+    error, per-block statistics that add up (tokens out of each block = tokens on its streams)."""
+    proc = sam_sim(tmp_path, "run", GRAPHS / "mat_residual.gv", "-t", "b=random:0.4:1:7", "-t",
+                   "C=random:0.4:2:7x7", "-t", "d=random:0.4:3:7", "--fifo-depth", "1",
+                   "--engine", "reference", "--report", "r.json")
+    line = refused(proc, "simulation cannot progress", "r.json")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["error"] and "cannot progress" in report["error"] and report["error"] in line
+    assert report["interrupted"] is True and report["outputs"] == {}
+    blocks = {b["id"]: b for b in report["blocks"]}
+    assert sum(b["busy"] for b in blocks.values()) > 0
+    emitted = {}
+    for s in report["streams"]:
+        emitted.setdefault((s["src"], s["src_port"]), sum(s["tokens"].values()))
+    by_block = {}
+    for (src, _), n in emitted.items():
+        by_block[src] = by_block.get(src, 0) + n
+    for bid, n in by_block.items():
+        assert sum(blocks[bid]["tokens_out"].values()) == n
+    # and the report still draws
+    from sam.report import load_report
+
+    assert load_report(tmp_path / "r.json")["error"] == report["error"]

@@ -116,6 +116,8 @@ class SimResult:
     fifo_depth: int | None = None
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
+    #: why the run stopped early (a deadlock, a malformed stream); None when it finished
+    error: str | None = None
     #: seconds spent compiling the fast engine's kernels or loading them from the disk cache
     #: (not part of ``wall_time``)
     jit_time: float = 0.0
@@ -333,6 +335,10 @@ class Simulation:
                         raise Deadlock(self._deadlock_message(pending))
         except KeyboardInterrupt:
             interrupted = True
+        except SimulationError as err:  # a deadlock or a malformed stream: keep the statistics
+            err.partial = self._result(engine, time.perf_counter() - start, True)
+            err.partial.error = str(err)
+            raise
         wall = time.perf_counter() - start
         return self._result(engine, wall, interrupted)
 
