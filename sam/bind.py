@@ -18,6 +18,7 @@ variables must agree; anything else is one clear :class:`BindError`.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -87,9 +88,19 @@ def _number(spec: str) -> float | None:
     return value
 
 
+def seed_for(seed: int, name: str) -> int:
+    """The seed of a synthetic operand without one: derived from ``--seed`` and its name, so
+    that two operands never share data by accident (``-t D=random:0.2 -t E=random:0.2``)."""
+    return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**31
+
+
 def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
-                 known: Mapping[str, Tensor] | None = None) -> dict[str, Tensor]:
+                 known: Mapping[str, Tensor] | None = None,
+                 resolved: dict[str, str] | None = None) -> dict[str, Tensor]:
     """Resolve every spec to a tensor in the graph's format (see module docstring).
+
+    ``resolved``, when given, receives every synthetic operand's full spec (density, the seed
+    used, shape), for the report: the run can be repeated from it.
 
     ``known`` tensors (e.g. those of earlier phases of a :mod:`sam.program`) need no spec; specs
     may refer to them (``C=B^T``) and they size synthetic tensors, but are not returned."""
@@ -142,10 +153,10 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
     pairs: dict[str, list[Tensor]] = {}
     while pending:
         done = [name for name in pending
-                if _resolve(name, specs, out, orders, modes, pairs, seed, finish)]
+                if _resolve(name, specs, out, orders, modes, pairs, seed, finish, resolved)]
         if not done:  # stuck: say why (a synthetic tensor's size is more telling than a cycle)
             first = next((n for n in pending if _synthetic_kind(specs[n])), pending[0])
-            _resolve(first, specs, out, orders, modes, pairs, seed, finish, last=True)
+            _resolve(first, specs, out, orders, modes, pairs, seed, finish, resolved, last=True)
         pending = [n for n in pending if n not in done]
     check_sizes(out, modes)
     return {n: t for n, t in out.items() if n not in known}
@@ -154,7 +165,7 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
 def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
              orders: dict[str, int], modes: dict[str, dict[int, str]],
              pairs: dict[str, list[Tensor]], seed: int, finish: Callable[[str, Tensor], None],
-             last: bool = False) -> bool:
+             resolved: dict[str, str] | None = None, last: bool = False) -> bool:
     """Bind a derived or synthetic tensor if what it needs is known; False to try later (with
     ``last``, raise the reason instead)."""
     spec = specs[name]
@@ -180,10 +191,18 @@ def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
     sizes = _index_sizes(out, modes)
     try:
         if kind == "random":
-            finish(name, _random(name, parts, orders[name], modes.get(name, {}), sizes, seed))
+            tensor, full = _random(name, parts, orders[name], modes.get(name, {}), sizes,
+                                   seed_for(seed, name))
+            if resolved is not None:
+                resolved[name] = full
+            finish(name, tensor)
             return True
-        if spec not in pairs:
-            pairs[spec] = list(_pair(name, kind, parts, modes.get(name, {}), sizes, seed))
+        if spec not in pairs:  # the two vectors of a pair share a seed: derived from the spec
+            b, c, full = _pair(name, kind, parts, modes.get(name, {}), sizes,
+                               seed_for(seed, spec))
+            pairs[spec] = [b, c]
+            if resolved is not None:
+                resolved[spec] = full
     except _SizeUnknown:
         if last:
             raise
@@ -191,6 +210,8 @@ def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
     if not pairs[spec]:
         raise BindError(f"{kind} spec {spec!r} makes a pair of vectors; bind it to at most two "
                         "tensors")
+    if resolved is not None:
+        resolved[name] = resolved.get(spec, spec)
     finish(name, pairs[spec].pop(0))
     return True
 
@@ -246,7 +267,7 @@ def _shape_for(name: str, order: int, modes: dict[int, str], sizes: dict[str, in
 
 
 def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
-            sizes: dict[str, int], seed: int) -> Tensor:
+            sizes: dict[str, int], seed: int) -> tuple[Tensor, str]:
     if not parts or len(parts) > 3:
         raise BindError(f"{name}: write random:DENSITY[:SEED[:SHAPE]], e.g. random:0.1:7")
     try:
@@ -260,11 +281,12 @@ def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
     if rseed < 0:
         raise BindError(f"{name}: random:{':'.join(parts)}: SEED is a non-negative integer")
     shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
-    return random_tensor(shape, density, rseed, name=name)
+    full = f"random:{density!r}:{rseed}:{'x'.join(map(str, shape))}"
+    return random_tensor(shape, density, rseed, name=name), full
 
 
 def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: dict[str, int],
-          seed: int) -> tuple[Tensor, Tensor]:
+          seed: int) -> tuple[Tensor, Tensor, str]:
     usage = f"{kind}:LENGTH[:NNZ[:SEED[:SIZE]]], e.g. {kind}:8:400:0:2000"
     try:
         length = int(parts[0])
@@ -276,7 +298,8 @@ def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: 
     if pseed < 0:
         raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer")
     make = runs if kind == "runs" else blocks
-    return make(size, nnz, length, pseed)
+    b, c = make(size, nnz, length, pseed)
+    return b, c, f"{kind}:{length}:{nnz}:{pseed}:{size}"
 
 
 def dense_operands(tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:

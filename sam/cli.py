@@ -173,12 +173,13 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         )
     if args.check and not written:
         raise ToolkitError("the graph writes no output tensor to check")
-    tensors = bind_tensors(graph, specs, seed=args.seed)
+    resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
+    tensors = bind_tensors(graph, specs, seed=args.seed, resolved=resolved)
     # Whether the result can be checked is decided before simulating, never after.
     gold = _gold(expression, tensors, prog) if args.check else None
 
-    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors, specs,
-                                                   latencies):
+    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
+                                                   resolved, latencies):
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
                           latencies=latencies, progress=bar.callback)
         bar.interrupted = result.interrupted
@@ -190,7 +191,8 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         check = _verdict(gold, next(iter(result.outputs.values())))
 
     report = build_report(result, graph_path=graph_path, expression=expression,
-                          inputs=tensors, sources=specs, latencies=latencies, check=check)
+                          inputs=tensors, sources=resolved, latencies=latencies, check=check)
+    report["seed"] = args.seed
     return _finish(args, report, result.outputs, result.interrupted, prog)
 
 
@@ -317,6 +319,7 @@ def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | N
         if args.report and err.partial is not None:
             report = build_report(err.partial, graph_path=graph_path, expression=expression,
                                   inputs=tensors, sources=specs, latencies=latencies)
+            report["seed"] = args.seed
             _save_report(args.report, report)
             err.args = (f"{err} (the statistics so far are in {args.report})",)
         raise
