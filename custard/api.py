@@ -214,7 +214,7 @@ def _compile(expression: str, formats: Mapping[str, Format | str] | None,
     graph.attrs["expression"] = expression.replace(" ", "")
     graph.attrs["order"] = ",".join(seq)
     if name:
-        graph.name = name
+        graph.name = graph.dot_id = name
     return graph
 
 

@@ -203,3 +203,24 @@ def test_each_synthetic_operand_gets_its_own_seed(tmp_path: Path) -> None:
                     "-t", f"E={e}", "--json", "-o", "X2.npy")
     assert again.returncode == 0, again.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "X.npy"), np.load(tmp_path / "X2.npy"))
+
+
+def test_custard_name_names_the_graph(tmp_path: Path) -> None:
+    """custard compile --name N writes ``digraph N {``; reading and writing keeps it."""
+    from sam.graph.dot import dumps, load
+
+    proc = subprocess.run([sys.executable, "-m", "custard.cli", "compile", "x(i)=B(i,j)*c(j)",
+                           "--name", "spmv", "-o", "g.gv"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "g.gv").read_text()
+    assert text.startswith("digraph spmv {")
+    assert dumps(load(tmp_path / "g.gv")) == text
+
+
+def test_custard_counts_after_import_custard() -> None:
+    import custard
+
+    graph = custard.compile("x(i)=B(i,j)*c(j)")
+    assert custard.counts.row(graph) == custard.counts.row(custard.compile("x(i)=B(i,j)*c(j)"))
+    assert sum(custard.counts.row(graph)) > 0

@@ -127,6 +127,7 @@ def loads_all(text: str, source: str = "<string>") -> list[Graph]:
         except GraphError as err:
             where = f"graph {k + 1} of {len(dots)}: " if len(dots) > 1 else ""
             raise GraphError(f"{source}: {where}{_one_line(str(err))}") from None
+        graph.dot_id = dot.name or "SAM"
         if dot.name and dot.name != "SAM":
             graph.name = dot.name
         else:
@@ -429,7 +430,7 @@ def _misread(text: str, ordered: list[Edge]) -> dict[int, set[str]]:
 
 
 def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> str:
-    lines = ["digraph SAM {"]
+    lines = [f"digraph {dot_id(graph.dot_id or 'SAM')} {{"]
     comment = ",".join(f"{t}={fmt}" for t, fmt in graph.formats.items())
     lines.append(f"    comment={quote(comment)}")
     for key, value in graph.attrs.items():
@@ -470,7 +471,8 @@ def dumps_all(graphs: list[Graph]) -> str:
     parts = []
     for graph in graphs:
         text = dumps(graph)
-        parts.append(f"digraph {dot_id(graph.name or 'SAM')} {{" + text[len("digraph SAM {"):])
+        head = text.index("{")
+        parts.append(f"digraph {dot_id(graph.name or 'SAM')} " + text[head:])
     return "".join(parts)
 
 

@@ -41,6 +41,9 @@ class Graph:
     formats: dict[str, Format] = field(default_factory=dict)
     attrs: dict[str, str] = field(default_factory=dict)
     name: str = "SAM"
+    #: the DOT graph ID (``digraph SAM {``): what the file calls the graph, kept on reading and
+    #: written back; ``name`` is the graph's display name (a file's stem when read from one)
+    dot_id: str = "SAM"
 
     def add(self, block: Block) -> Block:
         if block.id in self.blocks:
