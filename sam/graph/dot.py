@@ -127,7 +127,6 @@ def loads_all(text: str, source: str = "<string>") -> list[Graph]:
         except GraphError as err:
             where = f"graph {k + 1} of {len(dots)}: " if len(dots) > 1 else ""
             raise GraphError(f"{source}: {where}{_one_line(str(err))}") from None
-        graph.dot_id = dot.name or "SAM"
         if dot.name and dot.name != "SAM":
             graph.name = dot.name
         else:
@@ -232,6 +231,7 @@ def _build(dot: DotGraph) -> Graph:
         taken.add((dst, dport.name))
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
+    graph.dot_id = dot.name or "SAM"
     return graph
 
 
