@@ -178,6 +178,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     # Whether the result can be checked is decided before simulating, never after.
     gold = _gold(expression, tensors, prog) if args.check else None
 
+    _say_if_compiling(args, prog)
     with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
                                                    resolved, latencies):
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
@@ -224,6 +225,7 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
                 raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
                                    "expression; --check needs every phase's")
 
+    _say_if_compiling(args, prog)
     with _ProgressBar(args) as bar, _keep_partial(args, graph_path, None, tensors, specs,
                                                    latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
@@ -302,6 +304,15 @@ class _ProgressBar:
             # close() leaves the bar on the line. Clear the line ourselves.
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
+
+
+def _say_if_compiling(args: argparse.Namespace, prog: str) -> None:
+    """The fast engine's first run compiles its kernels for 20-40 s: say so, not silence."""
+    from sam.sim.kernel import cache_dir, kernels_cached
+
+    if args.engine == "fast" and not kernels_cached():
+        print(f"{prog}: compiling the simulator's kernels with numba (first run only, about "
+              f"20-40 s; cached in {cache_dir()})", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

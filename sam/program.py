@@ -141,7 +141,7 @@ class Program:
         self,
         tensors: Mapping[str, Tensor],
         *,
-        engine: str = "reference",
+        engine: str = "fast",
         fifo_depth: int | None = None,
         latencies: Mapping[str, int] | None = None,
         progress: Callable[[int], None] | None = None,

@@ -224,3 +224,21 @@ def test_custard_counts_after_import_custard() -> None:
     graph = custard.compile("x(i)=B(i,j)*c(j)")
     assert custard.counts.row(graph) == custard.counts.row(custard.compile("x(i)=B(i,j)*c(j)"))
     assert sum(custard.counts.row(graph)) > 0
+
+
+def test_first_run_says_it_compiles_kernels(tmp_path: Path) -> None:
+    """A cold kernel cache: the fast engine says it compiles (once), instead of 20-40 s of
+    silence; the next run, cached, says nothing."""
+    import os
+
+    env = dict(os.environ, SAM_CACHE_DIR=str(tmp_path / "cache"))
+    args = [sys.executable, "-m", "sam.cli", "run", str(GRAPHS / "vec_identity.gv"), "-t",
+            "b=random:0.5:1:10"]
+    first = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert "compiling the simulator's kernels" in first.stderr
+    again = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert again.returncode == 0 and "compiling" not in again.stderr
+    assert again.stdout.splitlines()[0] == first.stdout.splitlines()[0]

@@ -157,6 +157,13 @@ def cache_dir() -> str:
 _CACHE_DIR: str | None = None
 
 
+def kernels_cached() -> bool:
+    """Whether compiled kernels of this version of the sources are on disk (else the fast
+    engine's first run compiles them: 20-40 s)."""
+    d = cache_dir()
+    return os.path.isdir(d) and any(f.endswith(".nbi") for f in os.listdir(d))
+
+
 class Kernel:
     """A block kernel with its plain-Python and numba-compiled forms."""
 
