@@ -160,8 +160,7 @@ _CACHE_DIR: str | None = None
 def kernels_cached() -> bool:
     """Whether compiled kernels of this version of the sources are on disk (else the fast
     engine's first run compiles them: 20-40 s)."""
-    d = cache_dir()
-    return os.path.isdir(d) and any(f.endswith(".nbi") for f in os.listdir(d))
+    return any(True for _ in Path(cache_dir()).rglob("*.nbi"))
 
 
 class Kernel:
