@@ -216,6 +216,19 @@ def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
     return True
 
 
+def synthetic_tensor(spec: str, name: str = "T", *, seed: int = 0) -> Tensor:
+    """A ``random:DENSITY[:SEED]:SHAPE`` spec on its own (no graph to size it: the shape must be
+    given), e.g. for ``sam-sim tensor``."""
+    if _synthetic_kind(spec) != "random":
+        raise BindError(f"{spec!r}: only random:DENSITY[:SEED]:SHAPE specs make a tensor on "
+                        "their own (runs and blocks make pairs of vectors for a graph)")
+    parts = spec.split(":")[1:]
+    if len(parts) < 3 or not parts[2]:
+        raise BindError(f"{spec!r}: give the shape, e.g. random:0.1:0:100x200")
+    order = len(parts[2].lower().split("x"))
+    return _random(name, parts, order, {}, {}, seed_for(seed, name))[0]
+
+
 def _index_sizes(tensors: Mapping[str, Tensor], modes: dict[str, dict[int, str]]
                  ) -> dict[str, int]:
     sizes: dict[str, int] = {}

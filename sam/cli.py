@@ -65,9 +65,37 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
         except ValueError:
             raise ToolkitError(f"--shape {args.shape!r}: write the size of every mode, e.g. "
                                "10x20x30") from None
-    tensor = load_tensor(args.source, args.format, **kw)
+    fmt = _format_option(args.format)
+    if args.source.startswith("random:"):
+        from sam.bind import synthetic_tensor
+
+        tensor = synthetic_tensor(args.source)
+        tensor = tensor.with_format(fmt) if fmt is not None else tensor
+    else:
+        tensor = load_tensor(args.source, fmt, **kw)
     print(tensor.describe())
     return 0
+
+
+def _format_option(text: str | None) -> str | None:
+    """``-f ss:1,0``, or Custard's spelling with the tensor's name, ``-f=B:ss:1,0``."""
+    if text is None:
+        return None
+    from formats.errors import FormatError
+    from formats.format import Format
+
+    try:
+        Format.parse(text)
+        return text
+    except FormatError:
+        name, sep, rest = text.partition(":")
+        if sep and name.isidentifier():
+            try:
+                Format.parse(rest)
+                return rest
+            except FormatError:
+                pass
+        raise
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
@@ -531,7 +559,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Load a tensor (a .mtx/.tns/.npy file, or the name of a "
                        "shipped matrix such as west0479) in a chosen format and print its level "
                        "arrays and a summary.")
-    p.add_argument("source", help="file path or shipped data name (see `sam-sim data`)")
+    p.add_argument("source", help="file path, shipped data name (see `sam-sim data`) or "
+                   "random:DENSITY[:SEED]:SHAPE")
     p.add_argument("-f", "--format", default=None,
                    help="level formats and mode order, e.g. ss01 (DCSR, default), ds (CSR), "
                    "ss:1,0 (DCSC)")

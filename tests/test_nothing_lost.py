@@ -242,3 +242,22 @@ def test_first_run_says_it_compiles_kernels(tmp_path: Path) -> None:
                            timeout=600)
     assert again.returncode == 0 and "compiling" not in again.stderr
     assert again.stdout.splitlines()[0] == first.stdout.splitlines()[0]
+
+
+def test_sam_sim_tensor_takes_random_specs_and_custard_spelling(tmp_path: Path) -> None:
+    from formats.synthetic import random_tensor as rt
+
+    proc = sam_sim(tmp_path, "tensor", "random:0.3:1:4x5", "-f=B:ss:1,0")
+    assert proc.returncode == 0, proc.stderr
+    want = rt((4, 5), 0.3, 1).with_format("ss:1,0")
+    assert proc.stdout.splitlines()[0].startswith("T: shape 4x5, format ss10")
+    assert f"crd = {want.levels[1].crd.tolist()}" in proc.stdout
+    refused(sam_sim(tmp_path, "tensor", "random:0.3"), "give the shape")
+    proc = sam_sim(tmp_path, "tensor", "west0479", "-f=B:ds")
+    assert proc.returncode == 0 and "format ds01" in proc.stdout
+
+
+def test_drawings_group_thousands() -> None:
+    from sam.graph import draw
+
+    assert draw._token_label({"data": 12345, "stop": 1000}) == "13,345 = 12,345 data + 1,000 stop"

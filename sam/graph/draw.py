@@ -105,10 +105,10 @@ class _Stats:
 
 def _token_label(counts: Mapping[str, int]) -> str:
     total = sum(counts.values())
-    parts = [f"{counts[k]} {k}" for k in ("data", "empty", "stop", "done") if counts.get(k)]
+    parts = [f"{counts[k]:,} {k}" for k in ("data", "empty", "stop", "done") if counts.get(k)]
     if len(parts) <= 1:
-        return f"{total} tokens" if total != 1 else "1 token"
-    return f"{total} = " + " + ".join(parts)
+        return f"{total:,} tokens" if total != 1 else "1 token"
+    return f"{total:,} = " + " + ".join(parts)
 
 
 # --------------------------------------------------------------------------- DOT text
@@ -171,7 +171,7 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True,
 
 
 def _busy(view: _Stats | None, bid: str) -> str:
-    return f"\\nbusy {view.busy[bid]}" if view is not None and bid in view.busy else ""
+    return f"\\nbusy {view.busy[bid]:,}" if view is not None and bid in view.busy else ""
 
 
 def _node_line(bid: str, block: Block, view: _Stats | None, indent: str) -> str:
