@@ -35,6 +35,12 @@ tensor specs (-t NAME=SPEC):
                                               and the other operands when omitted)
   runs:LEN[:NNZ[:SEED[:SIZE]]]                SAM paper Sec. 6.3 vector pairs: the first tensor
   blocks:LEN[:NNZ[:SEED[:SIZE]]]              bound to a spec gets b, the second c
+the original SAM artifact's generators (its exact data for a seed; see README):
+  orig-random:SPARSITY[:SEED[:SHAPE]]         each element zero with probability SPARSITY,
+                                              else 0..254 (Fig. 12: B=orig-random:0.95:0:
+                                              250x100, C=orig-random:0.95:1:100x250)
+  orig-runs:LEN[:NNZ[:SEED[:SIZE]]]           its runs / blocks vector pairs (NNZ 400, SIZE
+  orig-blocks:LEN[:NNZ[:SEED[:SIZE]]]         2000 by default); first tensor b, second c
   B | B^T | transpose(B)                      another bound tensor, or its transpose
 """
 

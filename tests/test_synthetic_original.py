@@ -176,3 +176,45 @@ def test_original_generators_refuse_what_the_original_cannot_make() -> None:
         original_runs(3, seed=2**32)
     with pytest.raises(FormatError, match="shape"):
         original_random((), 0.5)
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+def test_specs_bind_the_original_data_and_simulate(engine: str) -> None:
+    """``orig-*`` specs give the generators' tensors; the graph (through DOT text and back)
+    computes what numpy computes on them."""
+    from custard.api import compile as compile_expr
+    from sam.bind import bind_tensors
+    from sam.graph.dot import dumps, loads
+    from sam.sim.engine import simulate
+
+    vec = loads(dumps(compile_expr("x(i)=b(i)*c(i)")))
+    for spec, make in (("orig-runs:7", original_runs), ("orig-blocks:30:100:5", original_blocks)):
+        t = bind_tensors(vec, {"b": spec, "c": spec}, seed=4)
+        want = make(7, 400, 4) if make is original_runs else make(30, 100, 5)
+        assert np.array_equal(t["b"].to_dense(), want[0].to_dense())
+        assert np.array_equal(t["c"].to_dense(), want[1].to_dense())
+        out = simulate(vec, t, engine=engine).outputs["x"].to_dense()
+        assert np.array_equal(out, want[0].to_dense() * want[1].to_dense())
+
+    mat = loads(dumps(compile_expr("X(i,j)=B(i,k)*C(k,j)", {"X": "ss", "B": "ss", "C": "ss"},
+                                   "ikj")))
+    t = bind_tensors(mat, {"B": "orig-random:0.8:0:30x20", "C": "orig-random:0.8:1:20x30"})
+    b, c = original_random((30, 20), 0.8, 0), original_random((20, 30), 0.8, 1)
+    assert t["B"] == b.with_format(t["B"].format) and t["C"].shape == (20, 30)
+    assert np.array_equal(t["C"].to_dense(), c.to_dense())
+    out = simulate(mat, t, engine=engine).outputs["X"].to_dense()
+    assert np.array_equal(out, b.to_dense() @ c.to_dense())
+
+
+def test_spec_errors_are_one_line() -> None:
+    from custard.api import compile as compile_expr
+    from sam.bind import BindError, bind_tensors
+
+    vec = compile_expr("x(i)=b(i)*c(i)")
+    for spec, msg in (("orig-random:1.5:0:10", "sparsity 1.5"),
+                      ("orig-random:0.5:x", "SPARSITY is a number"),
+                      ("orig-random:0.5:4294967296:10", "below 2\\*\\*32"),
+                      ("orig-runs:x", "orig-runs:LENGTH"),
+                      ("orig-runs:10:3000", "do not fit")):
+        with pytest.raises((BindError, FormatError), match=msg):
+            bind_tensors(vec, {"b": spec, "c": "orig-random:0.5:0:2000"})
