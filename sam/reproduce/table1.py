@@ -69,7 +69,7 @@ def _draw(path: Path, results: list, headers: tuple[str, ...]) -> None:
         colors.append(["#ffffff" if o == p else "#f4b6b6"
                        for o, p in zip(ours, entry.paper, strict=True)])
         labels.append(f"{entry.name}  {entry.expression}")
-    fig, ax = plt.subplots(figsize=(12, 0.36 * len(results) + 1.4))
+    fig, ax = plt.subplots(figsize=(12, 0.3 * len(results) + 0.6))
     ax.axis("off")
     table = ax.table(cellText=cells, cellColours=colors, rowLabels=labels,
                      colLabels=list(headers), loc="center", cellLoc="center")
