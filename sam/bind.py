@@ -9,6 +9,9 @@ A spec is one of:
   default each mode takes the size of its index variable from the other operands);
 * ``runs:RUN[:NNZ[:SEED[:SIZE]]]`` / ``blocks:BLOCK[:NNZ[:SEED[:SIZE]]]``: the SAM paper's vector
   pairs (Sec. 6.3, Figure 17); the first tensor bound to a spec gets ``b``, the second ``c``;
+* ``orig-random:SPARSITY[:SEED[:SHAPE]]``, ``orig-runs:RUN[:NNZ[:SEED[:SIZE]]]``,
+  ``orig-blocks:BLOCK[:NNZ[:SEED[:SIZE]]]``: the original SAM artifact's generators, giving its
+  exact data (:mod:`formats.synthetic` ``original_*``; NNZ 400 and SIZE 2000 by default);
 * another bound tensor, ``B``, or its transpose, ``B^T`` / ``transpose(B)``.
 
 Every tensor is stored in the format the graph's comment gives it, and the sizes of shared index
@@ -26,7 +29,16 @@ import numpy as np
 from formats.errors import ToolkitError
 from formats.format import Format
 from formats.io import load_tensor
-from formats.synthetic import blocks, random_tensor, runs
+from formats.synthetic import (
+    ORIGINAL_NNZ,
+    ORIGINAL_VECTOR_SIZE,
+    blocks,
+    original_blocks,
+    original_random,
+    original_runs,
+    random_tensor,
+    runs,
+)
 from formats.tensor import Tensor
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors
@@ -64,9 +76,13 @@ def parse_bindings(items: list[str]) -> dict[str, str]:
     return out
 
 
+#: spec heads of synthetic tensors: ours, and the original artifact's (``orig-``)
+SYNTHETIC_KINDS = ("random", "runs", "blocks", "orig-random", "orig-runs", "orig-blocks")
+
+
 def _synthetic_kind(spec: str) -> str | None:
     head = spec.split(":", 1)[0]
-    return head if head in ("random", "runs", "blocks") else None
+    return head if head in SYNTHETIC_KINDS else None
 
 
 def _derived(spec: str) -> tuple[str, bool] | None:
@@ -190,9 +206,9 @@ def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
     parts = spec.split(":")[1:]
     sizes = _index_sizes(out, modes)
     try:
-        if kind == "random":
+        if kind in ("random", "orig-random"):
             tensor, full = _random(name, parts, orders[name], modes.get(name, {}), sizes,
-                                   seed_for(seed, name))
+                                   seed_for(seed, name), original=kind == "orig-random")
             if resolved is not None:
                 resolved[name] = full
             finish(name, tensor)
@@ -280,38 +296,55 @@ def _shape_for(name: str, order: int, modes: dict[int, str], sizes: dict[str, in
 
 
 def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
-            sizes: dict[str, int], seed: int) -> tuple[Tensor, str]:
+            sizes: dict[str, int], seed: int, original: bool = False) -> tuple[Tensor, str]:
+    kind, what = ("orig-random", "SPARSITY") if original else ("random", "DENSITY")
     if not parts or len(parts) > 3:
-        raise BindError(f"{name}: write random:DENSITY[:SEED[:SHAPE]], e.g. random:0.1:7")
+        raise BindError(f"{name}: write {kind}:{what}[:SEED[:SHAPE]], e.g. {kind}:"
+                        f"{'0.95:0:250x100' if original else '0.1:7'}")
     try:
         density = float(parts[0])
         rseed = int(parts[1]) if len(parts) > 1 and parts[1] else seed
     except ValueError:
-        raise BindError(f"{name}: random:{':'.join(parts)}: DENSITY is a number in [0, 1] and "
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: {what} is a number in [0, 1] and "
                         "SEED an integer") from None
     if not 0.0 <= density <= 1.0:
-        raise BindError(f"{name}: density {density} is not in [0, 1]")
-    if rseed < 0:
-        raise BindError(f"{name}: random:{':'.join(parts)}: SEED is a non-negative integer")
+        raise BindError(f"{name}: {what.lower()} {density} is not in [0, 1]")
+    if rseed < 0 or (original and rseed >= 2**32):
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer"
+                        + (" below 2**32" if original else ""))
     shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
-    full = f"random:{density!r}:{rseed}:{'x'.join(map(str, shape))}"
+    full = f"{kind}:{density!r}:{rseed}:{'x'.join(map(str, shape))}"
+    if original:
+        if not shape:
+            raise BindError(f"{name}: {kind} makes tensors of order 1 or more")
+        return original_random(shape, density, rseed, name=name), full
     return random_tensor(shape, density, rseed, name=name), full
 
 
 def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: dict[str, int],
           seed: int) -> tuple[Tensor, Tensor, str]:
     usage = f"{kind}:LENGTH[:NNZ[:SEED[:SIZE]]], e.g. {kind}:8:400:0:2000"
+    original = kind.startswith("orig-")
     try:
         length = int(parts[0])
-        size = int(parts[3]) if len(parts) > 3 else _shape_for(name, 1, modes, sizes, None)[0]
-        nnz = int(parts[1]) if len(parts) > 1 and parts[1] else max(1, size // 5)
+        if len(parts) > 3:
+            size = int(parts[3])
+        else:  # the original's vectors are always 2000 long; ours fit the other operands
+            size = (ORIGINAL_VECTOR_SIZE if original else
+                    _shape_for(name, 1, modes, sizes, None)[0])
+        default_nnz = ORIGINAL_NNZ if original else max(1, size // 5)
+        nnz = int(parts[1]) if len(parts) > 1 and parts[1] else default_nnz
         pseed = int(parts[2]) if len(parts) > 2 and parts[2] else seed
     except (ValueError, IndexError):
         raise BindError(f"{name}: write {usage}") from None
-    if pseed < 0:
-        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer")
-    make = runs if kind == "runs" else blocks
-    b, c = make(size, nnz, length, pseed)
+    if pseed < 0 or (original and pseed >= 2**32):
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer"
+                        + (" below 2**32" if original else ""))
+    if original:
+        make_original = original_runs if kind == "orig-runs" else original_blocks
+        b, c = make_original(length, nnz, pseed, size=size)
+    else:
+        b, c = (runs if kind == "runs" else blocks)(size, nnz, length, pseed)
     return b, c, f"{kind}:{length}:{nnz}:{pseed}:{size}"
 
 

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from formats.errors import ToolkitError
 
@@ -39,6 +39,12 @@ tensor specs (-t NAME=SPEC):
                                               and the other operands when omitted)
   runs:LEN[:NNZ[:SEED[:SIZE]]]                SAM paper Sec. 6.3 vector pairs: the first tensor
   blocks:LEN[:NNZ[:SEED[:SIZE]]]              bound to a spec gets b, the second c
+the original SAM artifact's generators (its exact data for a seed; see README):
+  orig-random:SPARSITY[:SEED[:SHAPE]]         each element zero with probability SPARSITY,
+                                              else 0..254 (Fig. 12: B=orig-random:0.95:0:
+                                              250x100, C=orig-random:0.95:1:100x250)
+  orig-runs:LEN[:NNZ[:SEED[:SIZE]]]           its runs / blocks vector pairs (NNZ 400, SIZE
+  orig-blocks:LEN[:NNZ[:SEED[:SIZE]]]         2000 by default); first tensor b, second c
   B | B^T | transpose(B)                      another bound tensor, or its transpose
 """
 
@@ -502,6 +508,19 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+#: Entry-point group of ``sam-sim`` subcommands that live in packages above ``sam`` (which
+#: never imports them): each entry is a function that adds its subparser.
+PLUGIN_GROUP = "sam_sim.commands"
+
+
+def _plugins() -> list[Callable[[Any], None]]:
+    from importlib.metadata import entry_points
+
+    return [ep.load() for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name)]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sam-sim",
@@ -554,6 +573,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="FILE",
                    help="also write the activity timeline to FILE (default: beside -o)")
     p.set_defaults(func=_cmd_plot)
+
+    for plugin in _plugins():  # subcommands of packages above sam (custard: reproduce)
+        plugin(sub)
+
 
     p = sub.add_parser("tensor", help="load a tensor and print its fibertree level arrays",
                        description="Load a tensor (a .mtx/.tns/.npy file, or the name of a "

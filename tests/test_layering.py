@@ -184,10 +184,11 @@ def layering_violations(known: dict[str, Path]) -> list[str]:
     bad = []
     for mod, path in known.items():
         pkg = mod.split(".")[0]
+        allowed = ALLOWED[pkg]
         tree = ast.parse(path.read_text(), str(path))
         for module, _, line in imported_names(mod, path, tree, type_checking=True):
             top = module.split(".")[0]
-            if top in PACKAGES and top not in ALLOWED[pkg]:
+            if top in PACKAGES and top not in allowed:
                 bad.append(f"{_show(path)}:{line} imports {module}")
     return bad
 
