@@ -45,7 +45,7 @@ def index_modes(graph: Graph) -> dict[str, dict[int, str]]:
     for block in graph.blocks.values():
         var = block.attrs.get("index")
         mode = block.attrs.get("mode", "")
-        if block.tensor and var and mode.isdigit():
+        if block.tensor and var and mode.isascii() and mode.isdigit() and len(mode) < 19:
             modes.setdefault(block.tensor, {}).setdefault(int(mode), var)
     return modes
 
