@@ -36,6 +36,7 @@ from formats.errors import FormatError
 from formats.format import Format
 from sam.blocks.base import Block, GraphError, Port
 from sam.blocks.registry import make_block
+from sam.graph import dotparse
 from sam.graph.dotparse import DotGraph, DotNode, parse
 from sam.graph.model import Edge, Graph
 
@@ -101,7 +102,9 @@ def loads(text: str, source: str = "<string>") -> Graph:
     if not isinstance(text, str):
         raise GraphError(f"{source}: expected DOT text, got {type(text).__name__}")
     try:
-        return _build(parse(text))
+        dot = parse(text)
+        del text  # not needed while building (the caller may hold the only other reference)
+        return _build(dot)
     except GraphError as err:
         raise GraphError(f"{source}: {_one_line(str(err))}") from None
 
@@ -116,16 +119,25 @@ def _one_line(message: str, head: int = 300, tail: int = 200) -> str:
 
 
 def load(path: str | Path) -> Graph:
-    """Read a DOT file."""
+    """Read a DOT file (refused unread if larger than ``sam.graph.dotparse.MAX_TEXT`` bytes)."""
+    p = Path(path)
+    graph = loads(_read(path), str(path))
+    graph.name = p.stem
+    return graph
+
+
+def _read(path: str | Path) -> str:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        limit = dotparse.MAX_TEXT
+        if p.is_file() and p.stat().st_size > limit:
+            raise GraphError(f"{path}: the file has {p.stat().st_size:,} bytes, more than the "
+                             f"reader's limit of {limit:,} (sam.graph.dotparse.MAX_TEXT); "
+                             "SAM graphs of real kernels are a few kilobytes")
+        return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
                          f"{getattr(err, 'strerror', None) or err})") from None
-    graph = loads(text, str(path))
-    graph.name = p.stem
-    return graph
 
 
 def _build(dot: DotGraph) -> Graph:
