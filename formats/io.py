@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from formats import data
+from formats.atomic import atomic_write
 from formats.errors import ReadError, ToolkitError
 from formats.format import Format
 from formats.frostt import read_tns, write_tns
@@ -69,22 +70,25 @@ def load_tensor(source: str | Path, fmt: Format | str | None = None, **kw: Any) 
 
 
 def save_tensor(tensor: Tensor, path: str | Path) -> None:
-    """Save by extension: ``.mtx`` (order 2), ``.tns``, ``.npy`` (dense), ``.npz`` (order 2)."""
+    """Save by extension: ``.mtx`` (order 2), ``.tns``, ``.npy`` (dense), ``.npz`` (order 2).
+
+    Every file is written to a temporary name and renamed when complete, so a failed write
+    leaves an existing file intact (:mod:`formats.atomic`).
+    """
     file = Path(path)
     suffix = file.suffix.lower()
     if suffix == ".mtx":
         write_mtx(tensor, file)
     elif suffix == ".tns":
         write_tns(tensor, file)
-    elif suffix in (".npy", ".npz"):
-        try:
-            if suffix == ".npy":
-                with open(file, "wb") as out:
-                    np.save(out, tensor.to_dense())
-            else:
-                sp.save_npz(file, tensor.to_scipy().tocsr())
-        except OSError as err:
-            raise ToolkitError(f"{file}: cannot write: {err.strerror or err}") from None
+    elif suffix == ".npy":
+        array = tensor.to_dense()
+        with atomic_write(file) as out:
+            np.save(out, array, allow_pickle=False)
+    elif suffix == ".npz":
+        matrix = tensor.to_scipy().tocsr()
+        with atomic_write(file) as out:
+            sp.save_npz(out, matrix)
     else:
         raise ToolkitError(
             f"{file}: unknown file type {suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}"
