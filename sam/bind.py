@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from formats.errors import ToolkitError
+from formats.errors import FormatError, ToolkitError
 from formats.format import Format
 from formats.io import load_tensor
 from formats.synthetic import blocks, random_tensor, runs
@@ -116,7 +116,11 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0) -> di
                 f"order-{orders[name]} tensor"
             )
         fmt = fmt_of(name)
-        tensor = tensor.with_format(fmt) if fmt is not None and fmt != tensor.format else tensor
+        if fmt is not None and fmt != tensor.format:
+            try:
+                tensor = tensor.with_format(fmt)
+            except FormatError as err:  # e.g. too large for memory in the graph's format
+                raise BindError(f"{name}={specs[name]}: {err}") from None
         tensor.name = name
         out[name] = tensor
 
@@ -254,7 +258,10 @@ def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
     if rseed < 0:
         raise BindError(f"{name}: random:{':'.join(parts)}: SEED is a non-negative integer")
     shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
-    return random_tensor(shape, density, rseed, name=name)
+    try:
+        return random_tensor(shape, density, rseed, name=name)
+    except FormatError as err:  # too large for memory, a negative size
+        raise BindError(f"{name}=random:{':'.join(parts)}: {err}") from None
 
 
 def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: dict[str, int],
