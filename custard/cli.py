@@ -27,6 +27,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from formats.atomic import atomic_write
 from formats.errors import ToolkitError
 from formats.format import Format
 from sam.cli import TENSOR_SPECS, add_run_options, run_graph
@@ -204,7 +205,8 @@ def graph_from_command_line(line: str | Sequence[str]):
 # ---------------------------------------------------------------------------- commands
 def _write(path: str, text: str, what: str) -> None:
     try:
-        Path(path).write_text(text)
+        with atomic_write(path) as out:
+            out.write(text.encode("utf-8"))
     except OSError as err:
         raise CompileError(f"cannot write {what} {path}: {err.strerror or err}") from None
 

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from formats import memory
 from formats.errors import FormatError
-from formats.format import Format
+from formats.format import Format, as_format
 from formats.tensor import Tensor
 
 MAX_VALUE = 9
@@ -55,6 +56,7 @@ def random_tensor(
         raise FormatError(f"shape {shape} has a negative dimension")
     size = math.prod(shape)
     nnz = round(density * size)
+    _check_memory(shape, size, density, nnz, as_format(fmt, len(shape)))
     rng = np.random.default_rng(seed)
     flat = np.sort(rng.choice(size, size=nnz, replace=False)) if nnz else np.zeros(0, np.int64)
     coords = np.stack(np.unravel_index(flat, shape), axis=1) if shape else np.zeros((nnz, 0))
@@ -122,6 +124,30 @@ def blocks(
         crd[1].extend(range(at + shift, at + shift + n))
         at += n + shift
     return _vector(crd[0], size, rng, fmt, "b"), _vector(crd[1], size, rng, fmt, "c")
+
+
+def _check_memory(shape: tuple[int, ...], size: int, density: float, nnz: int,
+                  fmt: Format) -> None:
+    """Refuse a random tensor whose sampling or storage would not fit in memory."""
+    what = f"a random {'x'.join(map(str, shape))} tensor of density {density:g}"
+    if size > memory.MAX_POSITIONS:
+        raise FormatError(f"{what} has {size:.3g} positions, more than 64-bit integers can "
+                          "number; lower the shape")
+    # numpy draws more than 2% of the positions by shuffling all of them (8 bytes each)
+    sample = 8 * size if 50 * nnz > size else 24 * nnz
+    need = sample + memory.stored_bytes(shape, fmt, nnz) + memory.build_bytes(len(shape), nnz)
+    problem = memory.too_large(need)
+    if problem is None:
+        return
+    if 2 * sample >= need:
+        hint = ("lower the shape, or the density below 0.02 (then positions are drawn without "
+                "listing all of them)")
+    elif 2 * memory.dense_bytes(shape, fmt, nnz) >= need:
+        hint = f"its format {fmt} has dense levels that hold every coordinate; lower the shape"
+    else:
+        fits = density * memory.available_bytes() / need / 2
+        hint = f"lower the density (about {fits:.2g} fits) or the shape"
+    raise FormatError(f"{what} ({nnz:,} nonzeros) {problem}: {hint}")
 
 
 def _check_counts(size: int, nnz: int, length: int, what: str) -> None:

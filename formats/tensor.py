@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from formats import memory
 from formats.errors import FormatError
 from formats.format import Format, as_format
 from formats.levels import IDX, Level
@@ -79,6 +80,7 @@ class Tensor:
                     f"coordinate {tuple(coords[row].tolist())} is outside shape {shape} "
                     f"(mode {mode})"
                 )
+        check_memory(shape, fmt, len(vals))
         if order == 0:
             return cls((), fmt, [], np.array([vals.sum() if len(vals) else 0.0]), name)
 
@@ -230,6 +232,21 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor(name={self.name!r}, shape={self.shape}, format={self.format})"
+
+
+def check_memory(shape: tuple[int, ...], fmt: Format, nnz: int) -> None:
+    """Refuse (``FormatError``) to build a tensor that would not fit in the available memory
+    (:mod:`formats.memory`), naming the cause: dense levels, or the number of points."""
+    need = memory.stored_bytes(shape, fmt, nnz) + memory.build_bytes(len(shape), nnz)
+    problem = memory.too_large(need)
+    if problem is None:
+        return
+    if 2 * memory.dense_bytes(shape, fmt, nnz) >= need:
+        hint = "its dense levels hold every coordinate; store the large modes compressed (s)"
+    else:
+        hint = "it has too many points for this machine"
+    raise FormatError(f"storing a {'x'.join(map(str, shape))} tensor with {nnz:,} "
+                      f"point{'s' if nnz != 1 else ''} as {fmt} {problem}: {hint}")
 
 
 def _short(arr: np.ndarray, limit: int = 16) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from formats.errors import ToolkitError
+from formats.errors import FormatError, ToolkitError
 from formats.format import Format
 from formats.io import load_tensor
 from formats.synthetic import (
@@ -58,7 +58,7 @@ def index_modes(graph: Graph) -> dict[str, dict[int, str]]:
     for block in graph.blocks.values():
         var = block.attrs.get("index")
         mode = block.attrs.get("mode", "")
-        if block.tensor and var and mode.isdigit():
+        if block.tensor and var and mode.isascii() and mode.isdigit() and len(mode) < 19:
             modes.setdefault(block.tensor, {}).setdefault(int(mode), var)
     return modes
 
@@ -148,7 +148,11 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
                 f"order-{orders[name]} tensor"
             )
         fmt = fmt_of(name)
-        tensor = tensor.with_format(fmt) if fmt is not None and fmt != tensor.format else tensor
+        if fmt is not None and fmt != tensor.format:
+            try:
+                tensor = tensor.with_format(fmt)
+            except FormatError as err:  # e.g. too large for memory in the graph's format
+                raise BindError(f"{name}={specs[name]}: {err}") from None
         tensor.name = name
         out[name] = tensor
 
@@ -314,11 +318,14 @@ def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
                         + (" below 2**32" if original else ""))
     shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
     full = f"{kind}:{density!r}:{rseed}:{'x'.join(map(str, shape))}"
-    if original:
-        if not shape:
-            raise BindError(f"{name}: {kind} makes tensors of order 1 or more")
-        return original_random(shape, density, rseed, name=name), full
-    return random_tensor(shape, density, rseed, name=name), full
+    try:
+        if original:
+            if not shape:
+                raise BindError(f"{name}: {kind} makes tensors of order 1 or more")
+            return original_random(shape, density, rseed, name=name), full
+        return random_tensor(shape, density, rseed, name=name), full
+    except FormatError as err:  # too large for memory, a negative size
+        raise BindError(f"{name}={kind}:{':'.join(parts)}: {err}") from None
 
 
 def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: dict[str, int],

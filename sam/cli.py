@@ -371,8 +371,11 @@ def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | N
 
 
 def _save_report(path: str, report: dict) -> None:
+    from formats.atomic import atomic_write
+
     try:
-        Path(path).write_text(json.dumps(report, indent=1))
+        with atomic_write(path) as out:
+            out.write(json.dumps(report, indent=1).encode())
     except OSError as err:
         raise ToolkitError(f"{path}: {err.strerror or err}") from None
 

@@ -656,13 +656,13 @@ def test_draw_with_stats_shows_report_counts(tmp_path: Path, spmv_run: dict) -> 
     ok(sam_sim(tmp_path, "draw", SPMV, "-o", "g.svg", "--stats", report_path))
     texts = svg_texts(tmp_path / "g.svg")
     joined = "\n".join(texts)
-    assert f"({r['cycles']} cycles)" in joined
+    assert f"({r['cycles']:,} cycles)" in joined  # counts grouped by thousands
     for b in r["blocks"]:
-        assert f"busy {b['busy']}" in texts, b["id"]
+        assert f"busy {b['busy']:,}" in texts, b["id"]
     for s in r["streams"]:
         t = s["tokens"]
-        parts = [f"{t[k]} {k}" for k in ("data", "empty", "stop", "done") if t[k]]
-        label = f"{sum(t.values())} = " + " + ".join(parts)
+        parts = [f"{t[k]:,} {k}" for k in ("data", "empty", "stop", "done") if t[k]]
+        label = f"{sum(t.values()):,} = " + " + ".join(parts)
         assert label in texts, (s, label)
     ok(sam_sim(tmp_path, "draw", SPMV, "-o", "g.png", "--stats", report_path))
     png_size(tmp_path / "g.png")

@@ -31,11 +31,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from formats.atomic import atomic_write
 from formats.errors import FormatError
 from formats.format import Format
 from sam.blocks.base import Block, Port
 from sam.blocks.registry import make_block
 from sam.errors import GraphError
+from sam.graph import dotparse
 from sam.graph.dotparse import DotGraph, DotNode, parse, parse_all
 from sam.graph.dottext import custard_label, dot_id, quote
 from sam.graph.model import Edge, Graph
@@ -99,7 +101,9 @@ def loads(text: str, source: str = "<string>") -> Graph:
     if not isinstance(text, str):
         raise GraphError(f"{source}: expected DOT text, got {type(text).__name__}")
     try:
-        return _build(parse(text))
+        dot = parse(text)
+        del text  # not needed while building (the caller may hold the only other reference)
+        return _build(dot)
     except GraphError as err:
         raise GraphError(f"{source}: {_one_line(str(err))}") from None
 
@@ -145,28 +149,32 @@ def _one_line(message: str, head: int = 300, tail: int = 200) -> str:
 
 
 def load(path: str | Path) -> Graph:
-    """Read a DOT file."""
+    """Read a DOT file (refused unread if larger than ``sam.graph.dotparse.MAX_TEXT`` bytes)."""
+    p = Path(path)
+    graph = loads(_read(path), str(path))
+    graph.name = p.stem
+    return graph
+
+
+def _read(path: str | Path) -> str:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        limit = dotparse.MAX_TEXT
+        if p.is_file() and p.stat().st_size > limit:
+            raise GraphError(f"{path}: the file has {p.stat().st_size:,} bytes, more than the "
+                             f"reader's limit of {limit:,} (sam.graph.dotparse.MAX_TEXT); "
+                             "SAM graphs of real kernels are a few kilobytes")
+        return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
                          f"{getattr(err, 'strerror', None) or err})") from None
-    graph = loads(text, str(path))
-    graph.name = p.stem
-    return graph
 
 
 def load_all(path: str | Path) -> list[Graph]:
     """Read a DOT file holding one or more graphs (see :func:`loads_all`; graphs without a
     name of their own are named after the file's stem)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
-                         f"{getattr(err, 'strerror', None) or err})") from None
-    graphs = loads_all(text, str(path))
+    graphs = loads_all(_read(path), str(path))
     for k, graph in enumerate(graphs):
         if graph.name == str(path):
             graph.name = p.stem
@@ -484,7 +492,8 @@ def dump(graph: Graph, path: str | Path) -> None:
     except UnicodeEncodeError as err:
         raise GraphError(f"{path}: the graph holds text that UTF-8 cannot encode ({err.reason} "
                          f"at {text[max(0, err.start - 20):err.start]!r})") from None
-    Path(path).write_bytes(data)
+    with atomic_write(path) as out:
+        out.write(data)
 
 
 def dump_all(graphs: list[Graph], path: str | Path) -> None:
@@ -495,7 +504,8 @@ def dump_all(graphs: list[Graph], path: str | Path) -> None:
     except UnicodeEncodeError as err:
         raise GraphError(f"{path}: a graph holds text that UTF-8 cannot encode ({err.reason} "
                          f"at {text[max(0, err.start - 20):err.start]!r})") from None
-    Path(path).write_bytes(data)
+    with atomic_write(path) as out:
+        out.write(data)
 
 
 __all__ = ["dump", "dump_all", "dumps", "dumps_all", "edge_comment", "load", "load_all", "loads",
