@@ -145,8 +145,9 @@ def _too_long(line: int, col: int, what: str) -> GraphError:
 
 class _Lexer:
     """DOT text -> tokens, one at a time (comments ``//``, ``/* */``, ``#`` and white space
-    dropped). Every step is a regular expression that cannot backtrack or a ``str.find``, so
-    time and memory are linear in the text."""
+    dropped). Long tokens are scanned by repeated single character classes or ``str.find``,
+    never by a repeated alternation (whose backtracking stack grows with the match), so time
+    and memory are linear in the text."""
 
     def __init__(self, text: str) -> None:
         if len(text) > MAX_TEXT:
@@ -167,7 +168,8 @@ class _Lexer:
             self.line_start = last + 1
         self.pos = end
 
-    def _share(self, text: str) -> str:
+    def share(self, text: str) -> str:
+        """``text``, stored once if short (see ``_SHARE_BELOW``)."""
         return self.shared.setdefault(text, text) if len(text) < _SHARE_BELOW else text
 
     def next(self) -> Tok | None:
@@ -200,10 +202,10 @@ class _Lexer:
                 continue
             if kind == "qstring":
                 end = self._quoted_end(pos, line, col)
-                tok = Tok("id", self._share(_unescape(text[pos + 1:end - 1])), line, col, True)
+                tok = Tok("id", self.share(_unescape(text[pos + 1:end - 1])), line, col, True)
             elif kind == "html":
                 end = self._html_end(pos, line, col)
-                tok = Tok("id", self._share(text[pos:end]), line, col)
+                tok = Tok("id", self.share(text[pos:end]), line, col)
             elif kind == "id" or kind == "num":
                 if end - pos > MAX_ID:
                     raise _too_long(line, col, "an ID")
@@ -214,7 +216,7 @@ class _Lexer:
                         f"{text[pos:end + 1]!r}; quote IDs that mix digits and letters"
                     )
                 low = value.lower() if kind == "id" else ""
-                tok = Tok(low if low in _KEYWORDS else "id", self._share(value), line, col)
+                tok = Tok(low if low in _KEYWORDS else "id", self.share(value), line, col)
             else:  # arrow, punct
                 value = text[pos:end]
                 tok = Tok(value, value, line, col)
@@ -328,7 +330,7 @@ class _Parser:
             length += len(t.text)
             if length > MAX_ID:
                 raise _too_long(first.line, first.col, "a joined quoted string")
-        return self.lexer._share("".join(parts))
+        return self.lexer.share("".join(parts))
 
     def store(self, weight: tuple[int, int], times: int = 1) -> None:
         """Count attribute values held and their characters (``MAX_VALUES``,
