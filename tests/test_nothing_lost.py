@@ -261,3 +261,17 @@ def test_drawings_group_thousands() -> None:
     from sam.graph import draw
 
     assert draw._token_label({"data": 12345, "stop": 1000}) == "13,345 = 12,345 data + 1,000 stop"
+
+
+def test_failed_run_leaves_an_existing_output_intact(work: Path) -> None:
+    """-o keep.npy (an existing file) with an input declared 99999999999 x 99999999999: one line
+    before anything is allocated, and keep.npy keeps its bytes (was: internal error, 0 bytes)."""
+    np.save(work / "keep.npy", np.arange(5.0))
+    before = (work / "keep.npy").read_bytes()
+    line = refused(sam_sim(work, "run", "g.gv", "-t", "B=random:0.5:1:99999999999x99999999999",
+                           "-t", "c=random:0.5", "-o", "keep.npy"))
+    assert "99999999999" in line or "positions" in line
+    assert (work / "keep.npy").read_bytes() == before
+    line = refused(sam_sim(work, "run", "g.gv", "-t", "B=random:0.5:1:30000x30000",
+                           "-t", "c=random:0.5", "--check", "-o", "keep.npy"), "memory")
+    assert (work / "keep.npy").read_bytes() == before
