@@ -98,10 +98,12 @@ class Tensor:
                 new[lvl] |= new[lvl - 1]
             if len(vals) > 1:
                 new[lvl][1:] |= perm[1:, lvl] != perm[:-1, lvl]
+        deep = 0
         for lvl, level_cls in enumerate(fmt.level_types):
             # A non-unique level stores a coordinate for every distinct prefix through the
-            # singleton levels below it (COO: one per point), which tell its repeats apart.
-            deep = lvl
+            # singleton levels below it (COO: one per point), which tell its repeats apart; a
+            # singleton level has one entry per parent position, so it follows its parent.
+            deep = max(lvl, deep) if level_cls.branchless else lvl
             if not level_cls.unique:
                 while deep + 1 < order and fmt.level_types[deep + 1].branchless:
                     deep += 1

@@ -31,10 +31,12 @@ SETTINGS = settings(max_examples=25, deadline=None,
 
 
 # --------------------------------------------------------------------------- formats
-def always_buildable(order: int) -> st.SearchStrategy[str]:
+def always_buildable(order: int, truthful: bool = False) -> st.SearchStrategy[str]:
     """Level letters any tensor can be stored in: a singleton (q, c) only below a non-unique
     level or below singletons that are (a singleton below a unique level holds one point per
-    parent position only)."""
+    parent position only). ``truthful``: a singleton with a singleton below is non-unique
+    (``c``), as its coordinates repeat within a run of the level above for some tensors (a
+    ``uqq`` claim is refused when scanned)."""
 
     @st.composite
     def draw(pick) -> str:
@@ -43,6 +45,9 @@ def always_buildable(order: int) -> st.SearchStrategy[str]:
             singleton_ok = bool(letters) and letters.rstrip("qc")[-1:] == "u"
             pool = "dsu" + ("qc" if singleton_ok else "")
             letters += pick(st.sampled_from(pool))
+        if truthful:
+            letters = "".join("c" if x == "q" and letters[k + 1: k + 2] in ("q", "c") else x
+                              for k, x in enumerate(letters))
         return letters
 
     return draw()
@@ -160,6 +165,8 @@ EXPRESSIONS = [
     ("X(i,j)=B(i,j,k)*c(k)", {"B": 3, "c": 1}, "X"),
     ("x(k)=B(i,j,k)", {"B": 3}, "x"),
     ("X(i,j,k)=B(i,j,k)+C(i,j,k)", {"B": 3, "C": 3}, "X"),
+    ("X(i,j)=B(i,k,l)*C(k,j)*D(l,j)", {"B": 3, "C": 2, "D": 2}, "X"),  # MTTKRP
+    ("x(j)=B(i,j)*c(i)", {"B": 2, "c": 1}, "x"),
 ]
 
 
@@ -168,7 +175,7 @@ EXPRESSIONS = [
 @given(data=st.data())
 def test_mixed_formats_simulate(data):
     expr, orders, out = data.draw(st.sampled_from(EXPRESSIONS))
-    sizes = {v: data.draw(st.integers(1, 4), label=f"size {v}") for v in "ijk"}
+    sizes = {v: data.draw(st.integers(1, 4), label=f"size {v}") for v in "ijkl"}
     formats: dict[str, str] = {}
     arrays: dict[str, np.ndarray] = {}
     lhs = expr.split("=")[0]
@@ -178,7 +185,7 @@ def test_mixed_formats_simulate(data):
         at = rhs.index(name + "(")
         variables = rhs[at + len(name) + 1: rhs.index(")", at)].split(",")
         arrays[name] = data.draw(sparse_array(tuple(sizes[v] for v in variables)), label=name)
-        formats[name] = data.draw(always_buildable(order), label=f"format {name}")
+        formats[name] = data.draw(always_buildable(order, truthful=True), label=f"format {name}")
     formats[out] = data.draw(st.sampled_from(["s", "d", "u"] if len(out_vars) == 1 else
                                              ["ss", "ds", "uq", "us"] if len(out_vars) == 2 else
                                              ["sss", "ucq", "dss"]), label="result format")
@@ -212,6 +219,22 @@ def test_dedup_scanner_cycles_per_distinct_coordinate():
         np.testing.assert_array_equal(res.outputs["X"].to_dense(), arr)
         cycles[fmt] = res.cycles
     assert cycles["uq"] == cycles["ss"]
+
+
+def test_false_uniqueness_claim_is_one_line_error():
+    """``uqq`` claims the middle level unique within a run of rows; data repeating it there is
+    stored, but refused when scanned."""
+    arr = np.zeros((2, 2, 2))
+    arr[1, 1] = [1.0, 2.0]
+    t = Tensor.from_dense(arr, "uqq")
+    np.testing.assert_array_equal(t.to_dense(), arr)
+    graph = custard.compile("x(i)=B(i,j,k)", formats={"B": "uqq", "x": "s"})
+    with pytest.raises(GraphError, match="must ascend and be distinct") as err:
+        simulate(dot.loads(dot.dumps(graph)), {"B": t})
+    assert "\n" not in str(err.value)
+    graph = custard.compile("x(i)=B(i,j,k)", formats={"B": "ucq", "x": "s"})
+    res = simulate(dot.loads(dot.dumps(graph)), {"B": t.with_format("ucq")})
+    np.testing.assert_array_equal(res.outputs["x"].to_dense(), arr.sum(axis=(1, 2)))
 
 
 def test_unwalkable_non_unique_level_is_one_line_error():
