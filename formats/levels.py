@@ -256,6 +256,9 @@ class SingletonLevel(Level):
         return cls(size, full), parent
 
     def num_positions(self, n_parents: int) -> int:
+        if n_parents != len(self.crd):
+            raise FormatError(f"a {self.name} level stores one coordinate per parent position: "
+                              f"{n_parents} parent positions but {len(self.crd)} coordinates")
         return n_parents
 
     def expand(self, parents):
