@@ -40,7 +40,9 @@ expression (tensor index notation, quote it for the shell):
                               bare name: x=B(i,j,k)*C(i,j,k), x(i)=a*B(j,i)*c(j)+b*d(i)
 
 formats (-f / --format, one per tensor, repeatable):
-  -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed);
+  -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed),
+                              u = compressed non-unique, q = singleton, c = singleton
+                              non-unique (COO: uq, ucq);
                               MODEORDER lists the stored modes outermost first:
                               -f=B:ss (DCSR), -f=B:ds (CSR), -f=B:ss:1,0 (DCSC, column-major)
   default: every level compressed, stored in mode order (ss, sss, ...)

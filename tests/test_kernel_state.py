@@ -12,7 +12,7 @@ import pytest
 import sam.blocks
 from formats import Tensor
 from sam.blocks.base import Memories
-from sam.blocks.reducers import A_CUR, A_EXPECT, A_FRESH, A_LEVEL, A_N, SparseAccumulator
+from sam.blocks.reducers import A_EXPECT, A_LEVEL, A_N, SparseAccumulator
 from sam.blocks.scanners import COORDINATES, POSITIONS, SEGMENT, SIZE, STORED, LevelScanner
 from sam.blocks.writers import LevelWriter
 from sam.sim.kernel import State, kernel
@@ -89,9 +89,9 @@ def test_every_block_state_is_unpacked():
 def test_block_initial_state_places_parameters_by_name():
     acc = SparseAccumulator("a", {"order": "2", "in0": "j", "in1": "i"})
     st, fst, mem = acc.initial_state({})
-    assert (st[A_N], st[A_LEVEL], st[A_FRESH], st[A_EXPECT]) == (2, 1, 2, 0)
-    assert not st[A_CUR: A_CUR + 3].any()
-    assert mem.names == ("pts", "opts", "where", "m3", "vals", "ovals")
+    assert (st[A_N], st[A_LEVEL], st[A_EXPECT]) == (2, 1, 0)
+    assert mem["cur"].tolist() == [0, 0, 0, 1]  # coordinates, then fresh flags: outermost open
+    assert mem.names == ("pts", "opts", "where", "cur", "vals", "ovals")
     assert mem["pts"].dtype == np.int64 and mem["ovals"].dtype == np.float64
     assert len(fst) == FSTATE_SLOTS
 

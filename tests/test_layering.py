@@ -33,8 +33,9 @@ CAPABILITY_DIRS = ("custard", "sam", "scripts")
 CAPABILITY_NOT_YET: tuple[str, ...] = ()
 #: Private names imported across modules, by (importer, imported module): none.
 KNOWN_PRIVATE: set[tuple[str, str]] = set()
-LEVEL_LETTERS = {"d", "s"}
-LEVEL_CLASSES = {"DenseLevel", "CompressedLevel"}
+LEVEL_LETTERS = {"d", "s", "u", "q", "c"}
+LEVEL_CLASSES = {"DenseLevel", "CompressedLevel", "NonUniqueCompressedLevel", "SingletonLevel",
+                 "NonUniqueSingletonLevel"}
 
 
 # ----------------------------------------------------------------------------- module index

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from formats.errors import FormatError
 from sam.errors import GraphError
 from sam.sim.kernel import FLOAT_MEMORIES, INT_MEMORIES, Kernel, State
 
@@ -218,6 +219,15 @@ class LevelBlock(Block):
             raise GraphError(f"node {self.id} {self.level_verb} mode {mode} of {self.tensor}, "
                              f"which has order {tensor.order}")
         return tensor.level_of_mode(mode)
+
+    def walked_level(self, tensor: Tensor) -> Level:
+        """The level this block walks for its mode: the stored one, or the deduplicated view of a
+        non-unique level and the singletons below it (:func:`formats.levels.walk_levels`)."""
+        self.level_of(tensor)
+        try:
+            return tensor.walked_level_of_mode(self.mode)
+        except FormatError as err:
+            raise GraphError(f"node {self.id} {self.level_verb} {self.tensor}: {err}") from None
 
 
 #: DOT node type -> block class. Filled by :mod:`sam.blocks.registry` (the one list of every

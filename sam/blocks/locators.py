@@ -149,7 +149,7 @@ class Locator(LevelBlock):
                 Port("ref", f"out-{self.tensor}", optional=True)]
 
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
-        level = self.level_of(tensors[self.tensor])
+        level = self.walked_level(tensors[self.tensor])
         rules = level_rules(self.id, level)
         if rules["coordinates"] == OFFSET:
             lookup = COMPUTE
@@ -158,7 +158,7 @@ class Locator(LevelBlock):
         return {**rules, "lookup": lookup}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
-        return level_memories(self.id, self.level_of(tensors[self.tensor]), self.kernel)
+        return level_memories(self.id, self.walked_level(tensors[self.tensor]), self.kernel)
 
     def label(self) -> str:
         return f"locate {self.attrs.get('index', '')}: {self.tensor}{self.attrs.get('mode')}"

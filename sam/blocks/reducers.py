@@ -3,7 +3,7 @@
 * n = 0, the **scalar reducer** (DOT type ``reduce``): sums each innermost fiber of a value
   stream into one value; an input stop ``Sn`` (n >= 1) also closes outer fibers and comes out as
   ``S(n-1)`` after the sum (one cycle later).
-* n = 1, 2, the **vector / matrix reducers** (DOT type ``spaccumulator`` with ``order=1|2``):
+* n >= 1, the **vector / matrix / order-n reducers** (DOT type ``spaccumulator`` with ``order=n``):
   take the coordinate stream(s) of the kept index variable(s) (attributes ``in0`` = innermost,
   ``in1``) and the value stream, accumulate every point of one group (all fibers until a stop
   that closes the reduced level) in an internal sparse store, then emit the group with sorted,
@@ -206,18 +206,26 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 
 
 # Order-n reducer (sparse accumulator) state. Gathering reads the kept levels' streams one token
-# at a time: ``level`` is the level read next, ``cur`` the current coordinate of every level,
-# bit d of ``fresh`` is set while level d's fiber is still empty, ``expect`` is 1 right after a
+# at a time: ``level`` is the level read next; the memory ``cur`` (2n entries, so any order n
+# fits) holds the current coordinate of every level d at ``cur[d]`` and at ``cur[n + d]`` a 1
+# while level d's fiber is still empty; ``expect`` is 1 right after a
 # fiber ended inside its parent (a coordinate must follow), ``npts`` counts the group's points.
 # A complete group is sorted and merged into ``m`` points, emitted one per firing (``k``: the next
 # one; ``stops``: the stops before it are out), then closed at level ``g``; ``held`` is a closing
 # held back until the next group shows whether an empty group raises it (-1: none).
-ORDERS = (1, 2, 3)
 GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
 ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
-                   g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0)
-(A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD, A_FRESH, A_CUR,
+                   g=0, held=-1, expect=0)
+(A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD,
  A_EXPECT) = ACCUMULATE.slots
+
+
+@jitable(inline=True)
+def _reset_fresh(cur, n):
+    """A new group: only the outermost kept level's fiber is open (and empty)."""
+    for d in range(n - 1):
+        cur[n + d] = 0
+    cur[2 * n - 1] = 1
 
 
 @jitable
@@ -240,7 +248,7 @@ def _drain_ignored(w, ins, n, n_ignored):
 
 
 @jitable(inline=True)
-def _gather(w, st, ins, optr, ochan, n, pts, where, vals):
+def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
     """Gather phase: take the next token of the current level (with the value at level 0)."""
     lv = st[A_LEVEL]
     cv = ins[0]
@@ -254,16 +262,16 @@ def _gather(w, st, ins, optr, ochan, n, pts, where, vals):
         if t_in == NOT_YET:
             return RC_IN
     if kc == DATA:
-        return _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals)
+        return _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur)
     if kc == EMPTY:
         return fail(st, ERR_ALIGN, w, c, 1 + lv)
     if kc == DONE:
         return _gather_done(w, st, ins, optr, ochan, n, lv, t_in)
-    return _gather_stop(w, st, ins, n, lv, t_in)
+    return _gather_stop(w, st, ins, n, lv, t_in, cur)
 
 
 @jitable(inline=True)
-def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals):
+def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur):
     """A coordinate of level ``lv``: at level 0 a point of the group (with its value), above it
     the current coordinate of its level."""
     cv = ins[0]
@@ -291,19 +299,19 @@ def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals):
             else:
                 vals[where[x] - 1] += v
         else:
-            st[A_CUR] = x
+            cur[0] = x
             for d in range(n):
-                pts[npts * n + d] = st[A_CUR + d]
+                pts[npts * n + d] = cur[d]
             vals[npts] = v
             st[A_NPTS] = npts + 1
         fire(st, t_in, t_in)
         pop(w, cv, t_in)
     else:
-        st[A_CUR + lv] = x
+        cur[lv] = x
         st[A_LEVEL] = lv - 1
-        st[A_FRESH] |= 1 << (lv - 1)
+        cur[n + lv - 1] = 1
         fire(st, t_in, t_in)
-    st[A_FRESH] &= ~(1 << lv)
+    cur[n + lv] = 0
     st[A_EXPECT] = 0
     pop(w, c, t_in)
     return AGAIN
@@ -353,7 +361,7 @@ def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
 
 
 @jitable(inline=True)
-def _gather_stop(w, st, ins, n, lv, t_in):
+def _gather_stop(w, st, ins, n, lv, t_in, cur):
     """A stop ``Sx`` at level ``lv``: it may close parent levels too (their stops come with it),
     and an empty fiber's inner levels carry matching stops (``S(x+1)``, ...) to take. A stop
     that closes the reduced level completes the group."""
@@ -362,7 +370,7 @@ def _gather_stop(w, st, ins, n, lv, t_in):
     x = hdata(w, c)
     if st[A_EXPECT] == 1:
         return fail(st, ERR_STOP, w, c, 1 + lv)
-    fresh = (st[A_FRESH] >> lv) & 1
+    fresh = cur[n + lv]
     for d in range(lv + 1, min(lv + x, n - 1) + 1):
         t_in = arrive(w, st, ins[1 + d], t_in)
         if t_in == NOT_YET:
@@ -394,7 +402,7 @@ def _gather_stop(w, st, ins, n, lv, t_in):
         st[A_EXPECT] = 1
         return AGAIN
     st[A_LEVEL] = n - 1
-    st[A_FRESH] = 1 << (n - 1)
+    _reset_fresh(cur, n)
     if top_stop >= 1:
         st[A_G] = top_stop - 1  # the group is complete: sort/merge it (no firing)
         st[A_PHASE] = MERGE
@@ -535,8 +543,8 @@ def _close(w, st, optr, ochan, n):
 
 
 @kernel
-def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
-    """Order-n reducer (n = 1, 2, 3): see module docstring. Each loop iteration runs one step
+def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, cur, vals, ovals):
+    """Order-n reducer (any n >= 1): see module docstring. Each loop iteration runs one step
     of the current phase: gather (a firing), sort/merge (no firing: part of the cycle of the stop
     that completed the group), emit or close (firings).
 
@@ -550,7 +558,7 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
     while st[STATUS] == 0:
         phase = st[A_PHASE]
         if phase == GATHER:
-            rc = _gather(w, st, ins, optr, ochan, n, pts, where, vals)
+            rc = _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur)
         elif phase == MERGE:
             _merge_group(st, n, pts, opts, where, vals, ovals)
             continue
@@ -608,7 +616,7 @@ class Reducer(Block):
 
 
 class SparseAccumulator(Block):
-    """Order-n reducer, n = 1, 2 (and 3) (Def. 3.7); DOT type ``spaccumulator``.
+    """Order-n reducer, any n >= 1 (Def. 3.7); DOT type ``spaccumulator``.
 
     ``in0`` names the innermost kept index variable, ``in1``, ``in2`` the next ones out (for
     order 1 the Custard schema's ``in1`` names the reduced variable, whose stream is ignored).
@@ -631,9 +639,10 @@ class SparseAccumulator(Block):
             self.order = int(self.attrs["order"])
         except ValueError:
             self.order = -1
-        if self.order not in ORDERS:
+        if self.order < 1:
             raise GraphError(
-                f"node {self.id} (spaccumulator): order={self.attrs['order']!r}; use 1, 2 or 3"
+                f"node {self.id} (spaccumulator): order={self.attrs['order']!r}; use an integer "
+                "n >= 1 (the number of kept index variables)"
             )
         self.kept = []
         for d in range(self.order):
@@ -678,15 +687,19 @@ class SparseAccumulator(Block):
         if mode not in ("drop", "keep"):
             raise GraphError(f"node {self.id}: empty={mode!r}; use drop or keep")
         n = self.order
-        return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1,
-                "fresh": 1 << (n - 1)}
+        return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        """The point stores, and ``cur``: the current coordinate and the empty-fiber flag of each
+        kept level (only the outermost fiber open)."""
         points = INITIAL_LENGTH * self.order
-        return {"pts": np.zeros(points, np.int64), "opts": np.zeros(points, np.int64),
+        mem = {"pts": np.zeros(points, np.int64), "opts": np.zeros(points, np.int64),
                 "where": np.zeros(INITIAL_LENGTH, np.int64),
                 "vals": np.zeros(INITIAL_LENGTH, np.float64),
-                "ovals": np.zeros(INITIAL_LENGTH, np.float64)}
+                "ovals": np.zeros(INITIAL_LENGTH, np.float64),
+                "cur": np.zeros(2 * self.order, np.int64)}
+        mem["cur"][-1] = 1
+        return mem
 
     def grow_memory(self, mem: Memories, which: int) -> None:
         """The point store and the sorted store grow together; the coordinate index alone."""

@@ -9,6 +9,14 @@ with the stop that ends the last fiber before them (``0, 1, 2, S0, D`` in gives
 Timing, per fiber of length L: the cycle that takes the reference emits the first coordinate,
 L-1 more cycles emit the rest, and one cycle emits the closing stop (it needs the next input
 token to know its level). An empty fiber costs a cycle to take the reference and one for its stop.
+
+A non-unique level (``format=compressed_nonunique`` / ``singleton_nonunique``) is scanned
+*deduplicated*: the scanner walks the level's runs (:func:`formats.levels.walk_levels`), emitting
+each distinct coordinate of a fiber once with its run number as the reference, and the singleton
+level below walks the run's positions as a segment. SAM's merges thus see ascending, distinct
+coordinates (Sec. 3.4). Timing: one cycle per distinct coordinate, as for a compressed level (the
+run bounds are a segment array read in one cycle, Sec. 6.1: memory fetches take one cycle and
+memories are pre-initialized); see docs/timing-model.md.
 """
 
 from __future__ import annotations
@@ -221,7 +229,7 @@ class LevelScanner(LevelBlock):
                 f"node {self.id} scans mode {self.mode} of {self.tensor} as {fmt}, but that "
                 f"level is stored {level.name}; bind {self.tensor} in the graph's format"
             )
-        return level, False
+        return self.walked_level(tensors[self.tensor]), False
 
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         level, counter = self._scanned(tensors)
