@@ -196,6 +196,7 @@ def _build(dot: DotGraph) -> Graph:
             raise GraphError(f"node {nid} (line {node.line}) has no type attribute; add "
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
+    _original_reducers(graph)
 
     edges = []
     for e in dot.edges:
@@ -232,6 +233,23 @@ def _build(dot: DotGraph) -> Graph:
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     return graph
+
+
+def _original_reducers(graph: Graph) -> None:
+    """Compatibility with the original Custard's older graphs (docs/fidelity.md): a graph that
+    our compiler did not write (no ``expression`` attribute) and that has no coordinate dropper
+    relies on the original simulator's scalar reducer, which emits a sum, 0 for an empty fiber,
+    at every stop token; if its comment lists the tensor formats (the original always writes
+    them), its reducers without an ``empty`` attribute get ``empty=zero`` (written back
+    explicitly). Graphs with an expression, a dropper or no formats keep the default ``drop``."""
+    if "expression" in graph.attrs or not graph.formats:
+        return
+    blocks = graph.blocks.values()
+    if any(b.dot_type == "crddrop" for b in blocks):
+        return
+    for b in blocks:
+        if b.dot_type == "reduce" and "empty" not in b.attrs:
+            b.attrs["empty"] = "zero"
 
 
 def _named_port(block: Block, way: str, kind: str, name: str, where: str) -> Port:
