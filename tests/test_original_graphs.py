@@ -45,7 +45,6 @@ EXPRESSIONS = _suite_expressions() | {
     "mat_mask_tri": "x=B(i,j)*C(i,k)*D(k,j)",
 }
 
-_HELD = "order-n accumulator fed the original's held (point) coordinate streams"
 _WRONG = ("wrong in the original too: its crddrop drops coordinates of empty fibers but the "
           "reducer still emits their 0 (its authors' hand-fixed _HAND graph runs)")
 #: Original graphs that do not run correctly here yet, and why.
@@ -53,11 +52,6 @@ NOT_YET = {
     "mat_mask_tri_partial": "values and coordinates of the output disagree",
     "mat_residual": _WRONG,
     "mat_mattransmul": _WRONG,
-    "matmul_ikj": _HELD,
-    "matmul_jki": _HELD,
-    "matmul_kij": _HELD,
-    "matmul_kji": _HELD,
-    "mat_spacc_simple": _HELD,
     "vec_sd_compression": "crdhold fed a value stream (type val into crdhold)",
     "vec_sd_compression_HAND": "crdhold fed a value stream (type val into crdhold)",
     "matmul_ikj_hand_BLACKBOX": "vectorreducer (the original's black-boxed reducer)",
@@ -149,3 +143,28 @@ def test_crdhold_ports_and_dot_round_trip():
     hold = next(b for b in graph.blocks.values() if b.dot_type == "crdhold")
     assert [p.name for p in hold.inputs()] == ["crd:i", "crd:j"]
     assert [p.name for p in hold.outputs()] == ["crd:outer-i", "crd:inner-j"]
+
+
+def _held_accumulator(order: int):
+    from sam.blocks.reducers import SparseAccumulator
+
+    acc = SparseAccumulator("acc", {"order": str(order), "in0": "j", "in1": "i"})
+    acc.declare_port("in", "crd", "outer-i")
+    acc.declare_port("in", "crd", "inner-j")
+    return acc
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_accumulator_on_point_streams(order):
+    """The original's wiring: i held once per j point (crdhold); points summed, stops taken
+    free, the whole result emitted after the done token; one firing per point."""
+    streams = {"val": "1, 2, S0, 3, S1, 4, S0, 5, S2, D",
+               "crd:i": "1, 1, S0, 0, S1, 1, S0, 0, S2, D",
+               "crd:j": "2, 5, S0, 2, S1, 5, S0, 2, S2, D"}
+    ref = run_block(_held_accumulator(order), streams)
+    fast = run_block(_held_accumulator(order), streams, engine="fast")
+    assert dict(ref) == dict(fast)
+    assert (ref.st == fast.st).all()
+    assert ref["crd:out-i"] == "0, 1, S0, D"
+    assert ref["crd:out-j"] == "2, S0, 2, 5, S1, D"
+    assert ref["val"] == "8, S0, 1, 6, S1, D"

@@ -215,9 +215,9 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 ORDERS = (1, 2, 3)
 GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
 ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
-                   g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0)
+                   g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0, points=0)
 (A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD, A_FRESH, A_CUR,
- A_EXPECT) = ACCUMULATE.slots
+ A_EXPECT, A_POINTS) = ACCUMULATE.slots
 
 
 @jitable
@@ -401,6 +401,58 @@ def _gather_stop(w, st, ins, n, lv, t_in):
     return AGAIN
 
 
+@jitable(inline=True)
+def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
+    """Gather from point streams (the original's wiring: every kept level's coordinate held
+    once per point by a ``crdhold``, aligned with the values). One firing per point; stop
+    tokens are taken without a firing (the original drops them before its accumulator); the
+    done token completes the one group, the whole result."""
+    cv = ins[0]
+    t_in = arrive(w, st, cv, st[T])
+    if t_in == NOT_YET:
+        return RC_IN
+    for d in range(n):
+        t_in = arrive(w, st, ins[1 + d], t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+    kv = hkind(w, cv)
+    for d in range(n):
+        kc = hkind(w, ins[1 + d])
+        if (kc == DATA) != (kv == DATA or kv == EMPTY) or (kc != DATA and kc != kv):
+            return fail(st, ERR_ALIGN, w, ins[1 + d], 1 + d)
+    if kv == DATA or kv == EMPTY:
+        npts = st[A_NPTS]
+        if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
+            return need_memory(st, PTS)
+        for d in range(n):
+            pts[npts * n + d] = hdata(w, ins[1 + d])
+        vals[npts] = hval(w, cv) if kv == DATA else 0.0
+        st[A_NPTS] = npts + 1
+        fire(st, t_in, t_in)
+    elif kv == DONE:
+        if st[A_NPTS] > 0:
+            st[A_G] = 0
+            st[A_PHASE] = MERGE
+            return AGAIN
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        if st[A_HELD] >= 0:
+            _push_stops(w, optr, ochan, n, st[A_HELD], a)
+            st[A_HELD] = -1
+            return AGAIN
+        for port in range(n + 1):
+            push(w, optr, ochan, port, DONE, 0, a)
+        for q in range(st[A_NEXTRA]):
+            pop(w, ins[1 + n + q], t_out)
+        st[STATUS] = 1
+    pop(w, cv, t_in)
+    for d in range(n):
+        pop(w, ins[1 + d], t_in)
+    return AGAIN
+
+
 # --------------------------------------------------------------------------- sort / merge
 @jitable
 def _merge_group(st, n, pts, opts, where, vals, ovals):
@@ -549,7 +601,9 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
     _drain_ignored(w, ins, n, st[A_NEXTRA])
     while st[STATUS] == 0:
         phase = st[A_PHASE]
-        if phase == GATHER:
+        if phase == GATHER and st[A_POINTS] == 1:
+            rc = _gather_points(w, st, ins, optr, ochan, n, pts, vals)
+        elif phase == GATHER:
             rc = _gather(w, st, ins, optr, ochan, n, pts, where, vals)
         elif phase == MERGE:
             _merge_group(st, n, pts, opts, where, vals, ovals)
@@ -644,11 +698,23 @@ class SparseAccumulator(Block):
                 )
             self.kept.append(var)
         self.ignored: list[str] = list(ignored or [])
+        #: reads the original's point streams (``crdhold`` outputs); see ``_gather_points``
+        self.points = False
         if self.order == 1 and self.attrs.get("in1") and self.attrs["in1"] not in self.ignored:
             self.ignored.append(self.attrs["in1"])
 
     def declare_port(self, direction: str, kind: str, comment: str) -> None:
-        """Learn an extra (ignored) coordinate input from a DOT edge."""
+        """Learn an extra (ignored) coordinate input from a DOT edge; an input from the
+        original's ``crdhold`` (comment ``outer-i``/``inner-j``) makes this accumulator read point
+        streams, and for order 1 keeps the held outer variable (``in1``) as well."""
+        if direction == "in" and kind == "crd" and comment.startswith(("outer-", "inner-")):
+            var = self.port_alias("in", kind, comment)
+            if var in self.kept or (self.order == 1 and var == self.attrs.get("in1")):
+                self.points = True
+                if var not in self.kept:
+                    self.kept.append(var)
+                    self.ignored.remove(var)
+                return
         if direction == "in" and kind == "crd":
             var = self.port_alias("in", kind, comment)
             if var and var not in self.kept and var not in self.ignored:
@@ -677,12 +743,12 @@ class SparseAccumulator(Block):
         mode = self.attrs.get("empty", "drop")
         if mode not in ("drop", "keep"):
             raise GraphError(f"node {self.id}: empty={mode!r}; use drop or keep")
-        n = self.order
+        n = len(self.kept)
         return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1,
-                "fresh": 1 << (n - 1)}
+                "fresh": 1 << (n - 1), "points": int(self.points and n >= 2)}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
-        points = INITIAL_LENGTH * self.order
+        points = INITIAL_LENGTH * len(self.kept)
         return {"pts": np.zeros(points, np.int64), "opts": np.zeros(points, np.int64),
                 "where": np.zeros(INITIAL_LENGTH, np.int64),
                 "vals": np.zeros(INITIAL_LENGTH, np.float64),
