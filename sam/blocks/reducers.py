@@ -24,7 +24,13 @@ repeated points summed), *emit* them (``_emit``) and *close* the group (``_close
 or nothing for an empty group dropped).
 
 Timing: one input token per cycle while accumulating; one output token per cycle while emitting
-(sorting the internal store is not modeled as extra cycles).
+(sorting the internal store is not modeled as extra cycles). ``--timing original``
+(docs/timing-model.md, rule 9) charges the order-n reducer for points only and emits beside
+gathering, as the original simulator does.
+
+Compatibility with the original's graphs: an accumulator whose inputs come from the original's
+``crdhold`` (edge comments ``outer-i``, ``inner-j``) reads *point streams*, every kept coordinate
+once per point (:func:`_gather_points`), and an order-1 one keeps its ``in1`` variable too.
 """
 
 from __future__ import annotations
@@ -51,6 +57,9 @@ from sam.sim.kernel import (
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (
+    BUSY,
+    IDLE,
+    LAT,
     RC_DONE,
     RC_IN,
     STATUS,
@@ -215,9 +224,10 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 ORDERS = (1, 2, 3)
 GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
 ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
-                   g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0, points=0)
+                   g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0, points=0,
+                   orig=0, emit_t=0)
 (A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD, A_FRESH, A_CUR,
- A_EXPECT, A_POINTS) = ACCUMULATE.slots
+ A_EXPECT, A_POINTS, A_ORIG, A_EMIT_T) = ACCUMULATE.slots
 
 
 @jitable
@@ -226,6 +236,44 @@ def _push_stops(w, optr, ochan, n, top, a):
     for d in range(n):
         push(w, optr, ochan, 1 + d, STOP, top + n - 1 - d, a)
     push(w, optr, ochan, 0, STOP, top + n - 1, a)
+
+
+@jitable
+def _take_free(st, t_in):
+    """``--timing original``: take a token without a firing (the original's accumulator never
+    sees outer coordinates or stop tokens: a CrdHold and stop droppers run beside it)."""
+    if t_in > st[T]:
+        st[IDLE] += t_in - st[T]
+        st[T] = t_in
+
+
+@jitable
+def _take(st, t_in, free):
+    """Take a gathered token: a firing, or none under ``--timing original`` when ``free``."""
+    if free:
+        _take_free(st, t_in)
+    else:
+        fire(st, t_in, t_in)
+
+
+@jitable
+def _out_start(st):
+    """The earliest cycle of the next emit/close firing: after the previous firing, or under
+    ``--timing original`` on the emission clock, which runs beside gathering (the original's
+    accumulator emits a finished row while it takes the next row's points)."""
+    if st[A_ORIG] == 1:
+        return st[A_EMIT_T]
+    return st[T]
+
+
+@jitable
+def _out_fire(st, t, t_out):
+    """Account an emit/close firing (see :func:`_out_start`); return the arrival cycle."""
+    if st[A_ORIG] == 1:
+        st[A_EMIT_T] = t_out + 1
+        st[BUSY] += 1
+        return t_out + st[LAT]
+    return fire(st, t, t_out)
 
 
 # --------------------------------------------------------------------------- gather points
@@ -302,7 +350,7 @@ def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals):
         st[A_CUR + lv] = x
         st[A_LEVEL] = lv - 1
         st[A_FRESH] |= 1 << (lv - 1)
-        fire(st, t_in, t_in)
+        _take(st, t_in, st[A_ORIG] == 1)
     st[A_FRESH] &= ~(1 << lv)
     st[A_EXPECT] = 0
     pop(w, c, t_in)
@@ -333,6 +381,8 @@ def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
         if not ready(w, cx):
             st[WAIT] = cx
             return RC_IN
+    if st[A_ORIG] == 1 and st[A_EMIT_T] > t_in:
+        t_in = st[A_EMIT_T]  # the emission clock is behind: done goes out after it
     t_out = reserve_all(w, st, optr, ochan, t_in)
     if t_out < 0:
         return blocked(t_out)
@@ -379,7 +429,7 @@ def _gather_stop(w, st, ins, n, lv, t_in):
     if lv == 0 or fresh == 1:
         if hkind(w, cv) != STOP or hdata(w, cv) != x + lv:
             return fail(st, ERR_ALIGN, w, cv, 0)
-    fire(st, t_in, t_in)
+    _take(st, t_in, st[A_ORIG] == 1)
     pop(w, c, t_in)
     for d in range(lv + 1, min(lv + x, n - 1) + 1):
         pop(w, ins[1 + d], t_in)
@@ -464,6 +514,8 @@ def _merge_group(st, n, pts, opts, where, vals, ovals):
     else:
         m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
     st[A_M] = m
+    if st[A_EMIT_T] < st[T]:
+        st[A_EMIT_T] = st[T]
     st[A_K] = 0
     st[A_STOPS] = 0
     st[A_NPTS] = 0
@@ -519,11 +571,11 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
     """Emit phase: one firing emits the next point of the sorted group, after the held closing
     of the previous group (first point) or the stops closing the fibers it leaves."""
     k = st[A_K]
-    t = st[T]
+    t = _out_start(st)
     t_out = reserve_all(w, st, optr, ochan, t)
     if t_out < 0:
         return blocked(t_out)
-    a = fire(st, t, t_out)
+    a = _out_fire(st, t, t_out)
     if k == 0 and st[A_HELD] >= 0:
         _push_stops(w, optr, ochan, n, st[A_HELD], a)  # close the previous group
         st[A_HELD] = -1
@@ -557,7 +609,7 @@ def _close(w, st, optr, ochan, n):
     """Close phase: the stops ending the group at level ``g``. With ``empty=drop`` they are held
     (a following empty group may raise their level), and an empty group disappears (Def. 3.7):
     only its outer closings remain."""
-    t = st[T]
+    t = _out_start(st)
     keep = st[A_MODE] == KEEP
     if keep or st[A_M] > 0:
         if not keep:
@@ -567,7 +619,7 @@ def _close(w, st, optr, ochan, n):
         t_out = reserve_all(w, st, optr, ochan, t)
         if t_out < 0:
             return blocked(t_out)
-        a = fire(st, t, t_out)
+        a = _out_fire(st, t, t_out)
         _push_stops(w, optr, ochan, n, st[A_G], a)
         st[A_PHASE] = GATHER
         return AGAIN
@@ -577,7 +629,7 @@ def _close(w, st, optr, ochan, n):
         t_out = reserve_all(w, st, optr, ochan, t)
         if t_out < 0:
             return blocked(t_out)
-        a = fire(st, t, t_out)
+        a = _out_fire(st, t, t_out)
         _push_stops(w, optr, ochan, n, h, a)
         st[A_HELD] = g
     elif g >= 1:
@@ -746,6 +798,11 @@ class SparseAccumulator(Block):
         n = len(self.kept)
         return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1,
                 "fresh": 1 << (n - 1), "points": int(self.points and n >= 2)}
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``original``: outer coordinates and stops taken without a firing, emission beside
+        gathering (docs/timing-model.md, rule 9)."""
+        return {"orig": 1} if timing == "original" else {}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         points = INITIAL_LENGTH * len(self.kept)
