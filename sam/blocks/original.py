@@ -11,6 +11,7 @@ graphs the original Custard wrote run here (documented compatibility; docs/timin
   ``crdrepeat`` of the outer one; the inner stream is passed through by a broadcast point.
   Timing: the held outer stream costs the generator's and the repeater's cycles (one token per
   cycle each, two cycles of latency); the inner stream costs nothing.
+* ``vectorreducer``: the original's black-boxed vector reducer, an order-1 ``spaccumulator``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from sam.blocks.base import Port
 from sam.blocks.compound import CompoundBlock
+from sam.blocks.reducers import SparseAccumulator
 from sam.blocks.repeaters import Repeater
+from sam.errors import GraphError
 
 if TYPE_CHECKING:
     from sam.graph.builder import GraphBuilder
@@ -61,3 +64,31 @@ class CrdHold(CompoundBlock):
 
     def label(self) -> str:
         return f"crdhold {self.attrs['outer']},{self.attrs['inner']}"
+
+
+class VectorReducer(SparseAccumulator):
+    """The original's black-boxed vector reducer (DOT type ``vectorreducer``, attribute
+    ``index`` or ``accum_index``: the kept variable), an order-1 reducer (Def. 3.7) as its
+    ``matmul_ikj_hand_BLACKBOX`` graphs wire it: its one coordinate input (whatever its edge
+    comment) is the kept variable's stream. Same tokens and timing as ``spaccumulator``
+    ``order=1``."""
+
+    dot_type = "vectorreducer"
+    required_attrs = ()
+
+    def __init__(self, node_id, attrs=None, ignored: list[str] | None = None) -> None:
+        attrs = dict(attrs or {})
+        var = attrs.get("accum_index") or attrs.get("index")
+        if not var:
+            raise GraphError(f"node {node_id} (vectorreducer) lacks attribute index")
+        attrs.setdefault("order", "1")
+        attrs.setdefault("in0", var)
+        super().__init__(node_id, attrs, ignored)
+
+    def port_alias(self, direction: str, kind: str, comment: str) -> str:
+        if direction == "in" and kind == "crd":
+            return self.kept[0]
+        return super().port_alias(direction, kind, comment)
+
+    def label(self) -> str:
+        return f"vectorreducer {self.kept[0]}"
