@@ -55,7 +55,7 @@ def test_contraction_family(data):
     ins, out = spec.split("->")
     ops = ins.split(",")
     names = ["B", "C"]
-    variables = sorted(set(ins))
+    variables = sorted(set(ins) - {','})
     sizes = {v: data.draw(st.integers(1, 4), label=f"size {v}") for v in variables}
     formats = {"X": "".join(data.draw(st.sampled_from("sd")) for _ in out)}
     for name, idx in zip(names, ops, strict=True):
@@ -75,3 +75,12 @@ def test_contraction_family(data):
     except CompileError:
         return  # a documented refusal (discordant formats, loop order)
     _run(expr, formats, order, arrays, spec)
+
+
+def test_crddrop_outer_edge_is_not_a_held_stream():
+    """Found by the family test: a coordinate dropper's ``outer-i`` output into an order-2
+    accumulator was taken for the original's held point stream (only a crdhold's is)."""
+    b = np.array([[[7, 6]]])
+    c = np.array([[[0, 1, 0, 0]], [[6, 0, 5, 0]]])
+    _run("X(i,l)=B(i,j,k)*C(k,j,l)", {"X": "ss", "B": "sss:1,0,2", "C": "sss:1,0,2"}, None,
+         {"B": b, "C": c}, "ijk,kjl->il")

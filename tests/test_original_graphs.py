@@ -151,8 +151,7 @@ def _held_accumulator(order: int):
     from sam.blocks.reducers import SparseAccumulator
 
     acc = SparseAccumulator("acc", {"order": str(order), "in0": "j", "in1": "i"})
-    acc.declare_port("in", "crd", "outer-i")
-    acc.declare_port("in", "crd", "inner-j")
+    acc.held_inputs({"crd:i", "crd:j"})
     return acc
 
 

@@ -756,21 +756,23 @@ class SparseAccumulator(Block):
             self.ignored.append(self.attrs["in1"])
 
     def declare_port(self, direction: str, kind: str, comment: str) -> None:
-        """Learn an extra (ignored) coordinate input from a DOT edge; an input from the
-        original's ``crdhold`` (comment ``outer-i``/``inner-j``) makes this accumulator read point
-        streams, and for order 1 keeps the held outer variable (``in1``) as well."""
-        if direction == "in" and kind == "crd" and comment.startswith(("outer-", "inner-")):
-            var = self.port_alias("in", kind, comment)
-            if var in self.kept or (self.order == 1 and var == self.attrs.get("in1")):
-                self.points = True
-                if var not in self.kept:
-                    self.kept.append(var)
-                    self.ignored.remove(var)
-                return
+        """Learn an extra (ignored) coordinate input from a DOT edge."""
         if direction == "in" and kind == "crd":
             var = self.port_alias("in", kind, comment)
             if var and var not in self.kept and var not in self.ignored:
                 self.ignored.append(var)
+
+    def held_inputs(self, ports: set[str]) -> None:
+        """The DOT reader names the inputs fed by the original's ``crdhold``: if the innermost
+        kept stream is one, this accumulator reads point streams (the original's wiring), and
+        an order-1 one keeps its ``in1`` variable too (the original writes its coordinates)."""
+        if f"crd:{self.kept[0]}" not in ports:
+            return
+        self.points = True
+        outer = self.attrs.get("in1")
+        if self.order == 1 and outer and outer in self.ignored and f"crd:{outer}" in ports:
+            self.ignored.remove(outer)
+            self.kept.append(outer)
 
     def port_alias(self, direction: str, kind: str, comment: str) -> str:
         for prefix in ("inner-", "outer-", "in-"):

@@ -197,6 +197,7 @@ def _build(dot: DotGraph) -> Graph:
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
     _original_reducers(graph)
+    _held_inputs(graph, dot)
 
     edges = []
     for e in dot.edges:
@@ -233,6 +234,22 @@ def _build(dot: DotGraph) -> Graph:
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     return graph
+
+
+def _held_inputs(graph: Graph, dot: DotGraph) -> None:
+    """Tell each block which of its inputs the original's ``crdhold`` feeds, before ports are
+    resolved (an accumulator then reads point streams and may grow an output,
+    docs/fidelity.md). The hold's output comments are ``outer-i`` / ``inner-j``."""
+    held: dict[str, set[str]] = {}
+    for e in dot.edges:
+        src = graph.blocks.get(e.src)
+        if src is not None and src.dot_type == "crdhold" and e.dst in graph.blocks:
+            var = e.attrs.get("comment", "").partition("-")[2]
+            held.setdefault(e.dst, set()).add(f"crd:{var}")
+    for bid, ports in held.items():
+        hook = getattr(graph.blocks[bid], "held_inputs", None)
+        if hook is not None:
+            hook(ports)
 
 
 def _original_reducers(graph: Graph) -> None:
