@@ -181,7 +181,8 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
 
     with _ProgressBar(args) as bar:
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                          latencies=latencies, progress=bar.callback, timing=args.timing)
+                          latencies=latencies, progress=bar.callback,
+                          timing=getattr(args, "timing", "sam"))
         bar.interrupted = result.interrupted
 
     check = None
@@ -225,7 +226,8 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
 
     with _ProgressBar(args) as bar:
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                             latencies=latencies, progress=bar.callback, timing=args.timing)
+                             latencies=latencies, progress=bar.callback,
+                             timing=getattr(args, "timing", "sam"))
         bar.interrupted = result.interrupted
 
     checks: list[dict | None] = []
