@@ -30,7 +30,8 @@ gathering, as the original simulator does.
 
 Compatibility with the original's graphs: an accumulator whose inputs come from the original's
 ``crdhold`` (edge comments ``outer-i``, ``inner-j``) reads *point streams*, every kept coordinate
-once per point (:func:`_gather_points`), and an order-1 one keeps its ``in1`` variable too.
+once per point (:func:`_gather_points`), and an order-1 one keeps its ``in1`` variable too and
+emits a row whenever that held coordinate changes (the original's ``SparseAccumulator1``).
 """
 
 from __future__ import annotations
@@ -223,11 +224,12 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 # held back until the next group shows whether an empty group raises it (-1: none).
 ORDERS = (1, 2, 3)
 GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
+ROW = -2  # ``held``: a row of the original's order-1 accumulator ended (its S0 goes out next)
 ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
                    g=0, held=-1, fresh=0, cur=[0] * max(ORDERS), expect=0, points=0,
-                   orig=0, emit_t=0)
+                   orig=0, emit_t=0, rows=0)
 (A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD, A_FRESH, A_CUR,
- A_EXPECT, A_POINTS, A_ORIG, A_EMIT_T) = ACCUMULATE.slots
+ A_EXPECT, A_POINTS, A_ORIG, A_EMIT_T, A_ROWS) = ACCUMULATE.slots
 
 
 @jitable
@@ -472,6 +474,11 @@ def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
             return fail(st, ERR_ALIGN, w, ins[1 + d], 1 + d)
     if kv == DATA or kv == EMPTY:
         npts = st[A_NPTS]
+        if st[A_ROWS] == 1 and npts > 0 and pts[(npts - 1) * n + n - 1] != hdata(w, ins[n]):
+            # The original's order-1 accumulator: a new outer coordinate ends the row.
+            st[A_G] = -1
+            st[A_PHASE] = MERGE
+            return AGAIN
         if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
             return need_memory(st, PTS)
         for d in range(n):
@@ -576,6 +583,11 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
     if t_out < 0:
         return blocked(t_out)
     a = _out_fire(st, t, t_out)
+    if k == 0 and st[A_HELD] == ROW:
+        push(w, optr, ochan, 1, STOP, 0, a)  # the previous row ends, the result goes on
+        push(w, optr, ochan, 0, STOP, 0, a)
+        st[A_HELD] = -1
+        return AGAIN
     if k == 0 and st[A_HELD] >= 0:
         _push_stops(w, optr, ochan, n, st[A_HELD], a)  # close the previous group
         st[A_HELD] = -1
@@ -613,7 +625,7 @@ def _close(w, st, optr, ochan, n):
     keep = st[A_MODE] == KEEP
     if keep or st[A_M] > 0:
         if not keep:
-            st[A_HELD] = st[A_G]
+            st[A_HELD] = st[A_G] if st[A_G] >= 0 else ROW
             st[A_PHASE] = GATHER
             return AGAIN
         t_out = reserve_all(w, st, optr, ochan, t)
@@ -799,7 +811,8 @@ class SparseAccumulator(Block):
             raise GraphError(f"node {self.id}: empty={mode!r}; use drop or keep")
         n = len(self.kept)
         return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1,
-                "fresh": 1 << (n - 1), "points": int(self.points and n >= 2)}
+                "fresh": 1 << (n - 1), "points": int(self.points and n >= 2),
+                "rows": int(self.points and n == 2 and self.order == 1)}
 
     def timing_params(self, timing: str) -> dict[str, int]:
         """``original``: outer coordinates and stops taken without a firing, emission beside
