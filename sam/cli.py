@@ -177,6 +177,9 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
                    help="bound every FIFO to N tokens (default: unbounded, as in the paper)")
     p.add_argument("--latency", action="append", metavar="TYPE=CYCLES",
                    help="latency of a block type, e.g. arrayvals=2 (default 1 for all)")
+    p.add_argument("--timing", choices=("sam", "original"), default="sam",
+                   help="timing model: sam (ours, default) or original (the original SAM "
+                   "simulator's costs where ours differ; docs/timing-model.md)")
     p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -216,7 +219,8 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
                                                    resolved, latencies):
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                          latencies=latencies, progress=bar.callback)
+                          latencies=latencies, progress=bar.callback,
+                          timing=getattr(args, "timing", "sam"))
         bar.interrupted = result.interrupted
 
     check = None
@@ -263,7 +267,8 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
     with _ProgressBar(args) as bar, _keep_partial(args, graph_path, None, tensors, specs,
                                                    latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                             latencies=latencies, progress=bar.callback)
+                             latencies=latencies, progress=bar.callback,
+                             timing=getattr(args, "timing", "sam"))
         bar.interrupted = result.interrupted
 
     checks: list[dict | None] = []

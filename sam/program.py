@@ -144,6 +144,7 @@ class Program:
         engine: str = "fast",
         fifo_depth: int | None = None,
         latencies: Mapping[str, int] | None = None,
+        timing: str = "sam",
         progress: Callable[[int], None] | None = None,
     ) -> ProgramResult:
         """Run the phases in order on the program's input ``tensors`` (by program name)."""
@@ -158,7 +159,8 @@ class Program:
             bound = self._bindings(k, have)
             sim = sims.get(id(phase.graph))
             if sim is None:
-                sim = Simulation(phase.graph, bound, fifo_depth=fifo_depth, latencies=latencies)
+                sim = Simulation(phase.graph, bound, fifo_depth=fifo_depth, latencies=latencies,
+                                 timing=timing)
                 sims[id(phase.graph)] = sim
             else:
                 sim.rebind(bound)

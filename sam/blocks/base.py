@@ -170,6 +170,11 @@ class Block:
         return (self.state.initial(self.params(tensors)), self.float_state.initial({}),
                 Memories(names, self.memories(tensors)))
 
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """Kernel state slots (by name) that a timing model other than ``sam`` sets
+        (docs/timing-model.md); none by default."""
+        return {}
+
     def grow_memory(self, mem: Memories, which: int) -> None:
         """Enlarge memory ``which`` (argument position) when the kernel asks (RC_GROW)."""
         mem.grow(which)

@@ -262,6 +262,9 @@ class CoordinateDropper(Block):
             return self.outer
         if direction == "in" and comment in (self.inner, f"inner-{self.inner}"):
             return f"in-{self.inner}"
+        for var, side in ((self.outer, "outer"), (self.inner, "inner")):
+            if direction == "out" and comment == f"crddrp-crd-{var}-out":
+                return f"{side}-{var}"  # the original's hand-written BLACKBOX graphs
         return comment
 
     def label(self) -> str:

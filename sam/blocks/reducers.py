@@ -24,7 +24,14 @@ repeated points summed), *emit* them (``_emit``) and *close* the group (``_close
 or nothing for an empty group dropped).
 
 Timing: one input token per cycle while accumulating; one output token per cycle while emitting
-(sorting the internal store is not modeled as extra cycles).
+(sorting the internal store is not modeled as extra cycles). ``--timing original``
+(docs/timing-model.md, rule 9) charges the order-n reducer for points only and emits beside
+gathering, as the original simulator does.
+
+Compatibility with the original's graphs: an accumulator whose inputs come from the original's
+``crdhold`` (edge comments ``outer-i``, ``inner-j``) reads *point streams*, every kept coordinate
+once per point (:func:`_gather_points`), and an order-1 one keeps its ``in1`` variable too and
+emits a row whenever that held coordinate changes (the original's ``SparseAccumulator1``).
 """
 
 from __future__ import annotations
@@ -51,6 +58,9 @@ from sam.sim.kernel import (
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (
+    BUSY,
+    IDLE,
+    LAT,
     RC_DONE,
     RC_IN,
     STATUS,
@@ -214,10 +224,11 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 # one; ``stops``: the stops before it are out), then closed at level ``g``; ``held`` is a closing
 # held back until the next group shows whether an empty group raises it (-1: none).
 GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
+ROW = -2  # ``held``: a row of the original's order-1 accumulator ended (its S0 goes out next)
 ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
-                   g=0, held=-1, expect=0)
+                   g=0, held=-1, expect=0, points=0, orig=0, emit_t=0, rows=0)
 (A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD,
- A_EXPECT) = ACCUMULATE.slots
+ A_EXPECT, A_POINTS, A_ORIG, A_EMIT_T, A_ROWS) = ACCUMULATE.slots
 
 
 @jitable(inline=True)
@@ -234,6 +245,44 @@ def _push_stops(w, optr, ochan, n, top, a):
     for d in range(n):
         push(w, optr, ochan, 1 + d, STOP, top + n - 1 - d, a)
     push(w, optr, ochan, 0, STOP, top + n - 1, a)
+
+
+@jitable
+def _take_free(st, t_in):
+    """``--timing original``: take a token without a firing (the original's accumulator never
+    sees outer coordinates or stop tokens: a CrdHold and stop droppers run beside it)."""
+    if t_in > st[T]:
+        st[IDLE] += t_in - st[T]
+        st[T] = t_in
+
+
+@jitable
+def _take(st, t_in, free):
+    """Take a gathered token: a firing, or none under ``--timing original`` when ``free``."""
+    if free:
+        _take_free(st, t_in)
+    else:
+        fire(st, t_in, t_in)
+
+
+@jitable
+def _out_start(st):
+    """The earliest cycle of the next emit/close firing: after the previous firing, or under
+    ``--timing original`` on the emission clock, which runs beside gathering (the original's
+    accumulator emits a finished row while it takes the next row's points)."""
+    if st[A_ORIG] == 1:
+        return st[A_EMIT_T]
+    return st[T]
+
+
+@jitable
+def _out_fire(st, t, t_out):
+    """Account an emit/close firing (see :func:`_out_start`); return the arrival cycle."""
+    if st[A_ORIG] == 1:
+        st[A_EMIT_T] = t_out + 1
+        st[BUSY] += 1
+        return t_out + st[LAT]
+    return fire(st, t, t_out)
 
 
 # --------------------------------------------------------------------------- gather points
@@ -310,7 +359,7 @@ def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur):
         cur[lv] = x
         st[A_LEVEL] = lv - 1
         cur[n + lv - 1] = 1
-        fire(st, t_in, t_in)
+        _take(st, t_in, st[A_ORIG] == 1)
     cur[n + lv] = 0
     st[A_EXPECT] = 0
     pop(w, c, t_in)
@@ -341,6 +390,8 @@ def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
         if not ready(w, cx):
             st[WAIT] = cx
             return RC_IN
+    if st[A_ORIG] == 1 and st[A_EMIT_T] > t_in:
+        t_in = st[A_EMIT_T]  # the emission clock is behind: done goes out after it
     t_out = reserve_all(w, st, optr, ochan, t_in)
     if t_out < 0:
         return blocked(t_out)
@@ -387,7 +438,7 @@ def _gather_stop(w, st, ins, n, lv, t_in, cur):
     if lv == 0 or fresh == 1:
         if hkind(w, cv) != STOP or hdata(w, cv) != x + lv:
             return fail(st, ERR_ALIGN, w, cv, 0)
-    fire(st, t_in, t_in)
+    _take(st, t_in, st[A_ORIG] == 1)
     pop(w, c, t_in)
     for d in range(lv + 1, min(lv + x, n - 1) + 1):
         pop(w, ins[1 + d], t_in)
@@ -409,6 +460,63 @@ def _gather_stop(w, st, ins, n, lv, t_in, cur):
     return AGAIN
 
 
+@jitable(inline=True)
+def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
+    """Gather from point streams (the original's wiring: every kept level's coordinate held
+    once per point by a ``crdhold``, aligned with the values). One firing per point; stop
+    tokens are taken without a firing (the original drops them before its accumulator); the
+    done token completes the one group, the whole result."""
+    cv = ins[0]
+    t_in = arrive(w, st, cv, st[T])
+    if t_in == NOT_YET:
+        return RC_IN
+    for d in range(n):
+        t_in = arrive(w, st, ins[1 + d], t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+    kv = hkind(w, cv)
+    for d in range(n):
+        kc = hkind(w, ins[1 + d])
+        if (kc == DATA) != (kv == DATA or kv == EMPTY) or (kc != DATA and kc != kv):
+            return fail(st, ERR_ALIGN, w, ins[1 + d], 1 + d)
+    if kv == DATA or kv == EMPTY:
+        npts = st[A_NPTS]
+        if st[A_ROWS] == 1 and npts > 0 and pts[(npts - 1) * n + n - 1] != hdata(w, ins[n]):
+            # The original's order-1 accumulator: a new outer coordinate ends the row.
+            st[A_G] = -1
+            st[A_PHASE] = MERGE
+            return AGAIN
+        if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
+            return need_memory(st, PTS)
+        for d in range(n):
+            pts[npts * n + d] = hdata(w, ins[1 + d])
+        vals[npts] = hval(w, cv) if kv == DATA else 0.0
+        st[A_NPTS] = npts + 1
+        fire(st, t_in, t_in)
+    elif kv == DONE:
+        if st[A_NPTS] > 0:
+            st[A_G] = 0
+            st[A_PHASE] = MERGE
+            return AGAIN
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        if st[A_HELD] >= 0:
+            _push_stops(w, optr, ochan, n, st[A_HELD], a)
+            st[A_HELD] = -1
+            return AGAIN
+        for port in range(n + 1):
+            push(w, optr, ochan, port, DONE, 0, a)
+        for q in range(st[A_NEXTRA]):
+            pop(w, ins[1 + n + q], t_out)
+        st[STATUS] = 1
+    pop(w, cv, t_in)
+    for d in range(n):
+        pop(w, ins[1 + d], t_in)
+    return AGAIN
+
+
 # --------------------------------------------------------------------------- sort / merge
 @jitable
 def _merge_group(st, n, pts, opts, where, vals, ovals):
@@ -420,6 +528,8 @@ def _merge_group(st, n, pts, opts, where, vals, ovals):
     else:
         m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
     st[A_M] = m
+    if st[A_EMIT_T] < st[T]:
+        st[A_EMIT_T] = st[T]
     st[A_K] = 0
     st[A_STOPS] = 0
     st[A_NPTS] = 0
@@ -475,11 +585,16 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
     """Emit phase: one firing emits the next point of the sorted group, after the held closing
     of the previous group (first point) or the stops closing the fibers it leaves."""
     k = st[A_K]
-    t = st[T]
+    t = _out_start(st)
     t_out = reserve_all(w, st, optr, ochan, t)
     if t_out < 0:
         return blocked(t_out)
-    a = fire(st, t, t_out)
+    a = _out_fire(st, t, t_out)
+    if k == 0 and st[A_HELD] == ROW:
+        push(w, optr, ochan, 1, STOP, 0, a)  # the previous row ends, the result goes on
+        push(w, optr, ochan, 0, STOP, 0, a)
+        st[A_HELD] = -1
+        return AGAIN
     if k == 0 and st[A_HELD] >= 0:
         _push_stops(w, optr, ochan, n, st[A_HELD], a)  # close the previous group
         st[A_HELD] = -1
@@ -513,17 +628,17 @@ def _close(w, st, optr, ochan, n):
     """Close phase: the stops ending the group at level ``g``. With ``empty=drop`` they are held
     (a following empty group may raise their level), and an empty group disappears (Def. 3.7):
     only its outer closings remain."""
-    t = st[T]
+    t = _out_start(st)
     keep = st[A_MODE] == KEEP
     if keep or st[A_M] > 0:
         if not keep:
-            st[A_HELD] = st[A_G]
+            st[A_HELD] = st[A_G] if st[A_G] >= 0 else ROW
             st[A_PHASE] = GATHER
             return AGAIN
         t_out = reserve_all(w, st, optr, ochan, t)
         if t_out < 0:
             return blocked(t_out)
-        a = fire(st, t, t_out)
+        a = _out_fire(st, t, t_out)
         _push_stops(w, optr, ochan, n, st[A_G], a)
         st[A_PHASE] = GATHER
         return AGAIN
@@ -533,7 +648,7 @@ def _close(w, st, optr, ochan, n):
         t_out = reserve_all(w, st, optr, ochan, t)
         if t_out < 0:
             return blocked(t_out)
-        a = fire(st, t, t_out)
+        a = _out_fire(st, t, t_out)
         _push_stops(w, optr, ochan, n, h, a)
         st[A_HELD] = g
     elif g >= 1:
@@ -557,7 +672,9 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, cur, vals, ovals)
     _drain_ignored(w, ins, n, st[A_NEXTRA])
     while st[STATUS] == 0:
         phase = st[A_PHASE]
-        if phase == GATHER:
+        if phase == GATHER and st[A_POINTS] == 1:
+            rc = _gather_points(w, st, ins, optr, ochan, n, pts, vals)
+        elif phase == GATHER:
             rc = _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur)
         elif phase == MERGE:
             _merge_group(st, n, pts, opts, where, vals, ovals)
@@ -653,6 +770,8 @@ class SparseAccumulator(Block):
                 )
             self.kept.append(var)
         self.ignored: list[str] = list(ignored or [])
+        #: reads the original's point streams (``crdhold`` outputs); see ``_gather_points``
+        self.points = False
         if self.order == 1 and self.attrs.get("in1") and self.attrs["in1"] not in self.ignored:
             self.ignored.append(self.attrs["in1"])
 
@@ -662,6 +781,18 @@ class SparseAccumulator(Block):
             var = self.port_alias("in", kind, comment)
             if var and var not in self.kept and var not in self.ignored:
                 self.ignored.append(var)
+
+    def held_inputs(self, ports: set[str]) -> None:
+        """The DOT reader names the inputs fed by the original's ``crdhold``: if the innermost
+        kept stream is one, this accumulator reads point streams (the original's wiring), and
+        an order-1 one keeps its ``in1`` variable too (the original writes its coordinates)."""
+        if f"crd:{self.kept[0]}" not in ports:
+            return
+        self.points = True
+        outer = self.attrs.get("in1")
+        if self.order == 1 and outer and outer in self.ignored and f"crd:{outer}" in ports:
+            self.ignored.remove(outer)
+            self.kept.append(outer)
 
     def port_alias(self, direction: str, kind: str, comment: str) -> str:
         for prefix in ("inner-", "outer-", "in-"):
@@ -686,18 +817,25 @@ class SparseAccumulator(Block):
         mode = self.attrs.get("empty", "drop")
         if mode not in ("drop", "keep"):
             raise GraphError(f"node {self.id}: empty={mode!r}; use drop or keep")
-        n = self.order
-        return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1}
+        n = len(self.kept)
+        return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1,
+                "points": int(self.points and n >= 2),
+                "rows": int(self.points and n == 2 and self.order == 1)}
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``original``: outer coordinates and stops taken without a firing, emission beside
+        gathering (docs/timing-model.md, rule 9)."""
+        return {"orig": 1} if timing == "original" else {}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         """The point stores, and ``cur``: the current coordinate and the empty-fiber flag of each
         kept level (only the outermost fiber open)."""
-        points = INITIAL_LENGTH * self.order
+        points = INITIAL_LENGTH * len(self.kept)
         mem = {"pts": np.zeros(points, np.int64), "opts": np.zeros(points, np.int64),
                 "where": np.zeros(INITIAL_LENGTH, np.int64),
                 "vals": np.zeros(INITIAL_LENGTH, np.float64),
                 "ovals": np.zeros(INITIAL_LENGTH, np.float64),
-                "cur": np.zeros(2 * self.order, np.int64)}
+                "cur": np.zeros(2 * len(self.kept), np.int64)}
         mem["cur"][-1] = 1
         return mem
 

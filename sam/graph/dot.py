@@ -204,6 +204,8 @@ def _build(dot: DotGraph) -> Graph:
             raise GraphError(f"node {nid} (line {node.line}) has no type attribute; add "
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
+    _original_reducers(graph)
+    _held_inputs(graph, dot)
 
     edges = []
     for e in dot.edges:
@@ -241,6 +243,39 @@ def _build(dot: DotGraph) -> Graph:
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     graph.dot_id = dot.name or "SAM"
     return graph
+
+
+def _held_inputs(graph: Graph, dot: DotGraph) -> None:
+    """Tell each block which of its inputs the original's ``crdhold`` feeds, before ports are
+    resolved (an accumulator then reads point streams and may grow an output,
+    docs/fidelity.md). The hold's output comments are ``outer-i`` / ``inner-j``."""
+    held: dict[str, set[str]] = {}
+    for e in dot.edges:
+        src = graph.blocks.get(e.src)
+        if src is not None and src.dot_type == "crdhold" and e.dst in graph.blocks:
+            var = e.attrs.get("comment", "").partition("-")[2]
+            held.setdefault(e.dst, set()).add(f"crd:{var}")
+    for bid, ports in held.items():
+        hook = getattr(graph.blocks[bid], "held_inputs", None)
+        if hook is not None:
+            hook(ports)
+
+
+def _original_reducers(graph: Graph) -> None:
+    """Compatibility with the original Custard's older graphs (docs/fidelity.md): a graph that
+    our compiler did not write (no ``expression`` attribute) and that has no coordinate dropper
+    relies on the original simulator's scalar reducer, which emits a sum, 0 for an empty fiber,
+    at every stop token; if its comment lists the tensor formats (the original always writes
+    them), its reducers without an ``empty`` attribute get ``empty=zero`` (written back
+    explicitly). Graphs with an expression, a dropper or no formats keep the default ``drop``."""
+    if "expression" in graph.attrs or not graph.formats:
+        return
+    blocks = graph.blocks.values()
+    if any(b.dot_type == "crddrop" for b in blocks):
+        return
+    for b in blocks:
+        if b.dot_type == "reduce" and "empty" not in b.attrs:
+            b.attrs["empty"] = "zero"
 
 
 def _named_port(block: Block, way: str, kind: str, name: str, where: str) -> Port:

@@ -174,6 +174,10 @@ def _dataflow_order(ids: list[str], links: list[tuple[str, Port, str, Port]]) ->
     return order
 
 
+#: Timing models: ours (``sam``, the default) and the original SAM simulator's (``original``).
+TIMINGS = ("sam", "original")
+
+
 class Simulation:
     """A graph elaborated once: compounds expanded, channels, block runtimes, schedule.
 
@@ -190,9 +194,15 @@ class Simulation:
         fifo_depth: int | None = None,
         latencies: Mapping[str, int] | None = None,
         capacity: int = 1 << 12,
+        timing: str = "sam",
     ) -> None:
         from sam.graph.expand import expand
         from sam.graph.validate import bind, check_structure
+
+        if timing not in TIMINGS:
+            raise SimulationError(f"unknown timing {timing!r}; use {' or '.join(TIMINGS)}")
+        #: the timing model (docs/timing-model.md): "sam" (ours) or "original"
+        self.timing = timing
 
         check_structure(graph)
         #: the graph as given (compound blocks as single nodes)
@@ -272,6 +282,8 @@ class Simulation:
         for run in self.runs.values():
             block = run.block
             st, fst, mem = block.initial_state(self.tensors)
+            for name, value in block.timing_params(self.timing).items():
+                st[block.state[name]] = value
             st[W.LAT] = int(lat.get(block.dot_type, lat.get("default", 1)))
             if st[W.LAT] < 1:
                 raise SimulationError(
@@ -489,13 +501,16 @@ def simulate(
     fifo_depth: int | None = None,
     latencies: Mapping[str, int] | None = None,
     progress: Callable[[int], None] | None = None,
+    timing: str = "sam",
 ) -> SimResult:
     """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring.
 
     ``engine`` is ``"fast"`` (the default, as on the command line: the block kernels compiled
     with numba, about 20-40 s once, then cached on disk) or ``"reference"`` (the same kernels
-    in plain Python: no compilation, 100-300 times slower)."""
+    in plain Python: no compilation, 100-300 times slower).
+    ``timing="original"`` selects the original SAM simulator's costs where ours differ
+    (docs/timing-model.md)."""
     if fifo_depth is not None and fifo_depth < 1:
         raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
-    sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies)
+    sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies, timing=timing)
     return sim.run(engine, progress)
