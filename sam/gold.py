@@ -100,6 +100,10 @@ class Evaluator:
                 cols.append(d)
         return Coo(tuple(first), crd[keep][:, cols], vals[keep])
 
+    def constant(self, value: float) -> Coo:
+        """A numeric constant: a scalar (a zero stays a stored zero: it is a value)."""
+        return Coo((), np.zeros((1, 0), np.int64), np.array([value], np.float64))
+
     def neg(self, a: Coo) -> Coo:
         return Coo(a.indices, a.crd, -a.vals)
 
