@@ -379,8 +379,24 @@ class _Compilation:
 
         schedule = interpret(self.directives, start, operands, self.assign.lhs.name,
                              level_is_full)
+        self._check_positions(schedule)
         self.notices += schedule.notices
         return schedule
+
+    def _check_positions(self, schedule: Schedule) -> None:
+        """``pos(i,ip,B)`` iterates B's positions: only where i merges B by intersection (or B
+        alone), else the coordinates the other operands of a sum add would be skipped."""
+        if not schedule.positions:
+            return
+        placed = place_reductions(self.assign)
+        _, _, scope = scope_of(placed)
+        for d, tensor, var in schedule.positions:
+            for acc in placed.rhs.accesses():
+                if acc.name == tensor and var in acc.indices and _path_has_add(scope[var], acc):
+                    raise CompileError(
+                        f"{d}: {var} unites {tensor} with other operands (a sum), so iterating "
+                        f"{tensor}'s positions would skip their coordinates; SAM cannot express "
+                        "it (TACO's pos needs a product with the tensor)")
 
     def _precompute(self, phases: list[Assignment], pre: Precompute, order: list[str]
                     ) -> list[Assignment]:
@@ -492,6 +508,15 @@ class _Compilation:
             return node
 
         return Assignment(placed.lhs, swap(placed.rhs), placed.text), used
+
+
+def _path_has_add(node: Node, target: Node) -> bool:
+    """Does the path from ``node`` down to ``target`` pass an addition (a union)?"""
+    while node is not target:
+        if isinstance(node, Add):
+            return True
+        node = next(c for c in children(node) if encloses(c, target))
+    return False
 
 
 def _find(node: Node, wanted: Node) -> Node | None:
