@@ -9,7 +9,9 @@ order, as Custard does:
    loop order, every tensor access in that scope that is indexed by v gets a level scanner
    (Def. 3.1); the scanners' streams are merged by the expression's structure at v: products
    intersect (Def. 3.2), sums unite (Def. 3.3), n-ary where n operands meet; a sum with an operand
-   that lacks v (a broadcast) unites with a dense iteration of v's whole range. Every access in
+   that lacks v (a broadcast) unites with a dense iteration of v's whole range, and a result
+   variable that no operand has is such a dense iteration alone, over an implicit range tensor
+   (``ranges``, :mod:`sam.graph.implicit`). Every access in
    the scope that is not indexed by v is repeated (Def. 3.4) over v's merged coordinates. So each
    access follows a path of scanners and repeaters through the loop order.
 2. **Computation.** Each access's final references load its values (Def. 3.5); ALUs (Def. 3.6)
