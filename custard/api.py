@@ -498,7 +498,7 @@ class _Compilation:
                 self.formats.setdefault(name, Format((), ()))
                 return Access(name, (), col=node.col)
             if isinstance(node, Mul):
-                return Mul(swap(node.left), swap(node.right), col=node.col)
+                return type(node)(swap(node.left), swap(node.right), col=node.col)
             if isinstance(node, Add):
                 return Add(swap(node.left), swap(node.right), node.sub, col=node.col)
             if isinstance(node, Neg):

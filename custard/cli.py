@@ -38,8 +38,11 @@ from sam.errors import CompileError
 _SYNTAX = """\
 expression (tensor index notation, quote it for the shell):
   X(i,j)=B(i,k)*C(k,j)        the result on the left; index variables missing from it are
-                              summed (here k); operators + - * and parentheses; a scalar is a
-                              bare name: x=B(i,j,k)*C(i,j,k), x(i)=a*B(j,i)*c(j)+b*d(i)
+                              summed (here k); operators + - * / and parentheses; a scalar is a
+                              bare name: x=B(i,j,k)*C(i,j,k), x(i)=a*B(j,i)*c(j)+b*d(i);
+                              constants: y(i)=B(i,j)*x(j)+1.5e-3; the result on the right is
+                              its old value: y(i)=A(i,j)*x(j)+y(i); a division iterates like
+                              a product (the quotient exists where both operands do)
 
 formats (-f / --format, one per tensor, repeatable):
   -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed);

@@ -39,6 +39,7 @@ from sam.notation.expr import (
     Access,
     Add,
     Assignment,
+    Div,
     Mul,
     Neg,
     Node,
@@ -300,7 +301,7 @@ class Lowering:
         if isinstance(node, (Mul, Add)):
             left, right = self.value(node.left), self.value(node.right)
             if isinstance(node, Mul):
-                alu = self.b.block("mul")
+                alu = self.b.block("div" if isinstance(node, Div) else "mul")
             else:
                 alu = self.b.block("add", sub="1" if node.sub else "0")
             self.b.link(left, alu, "val:in0")

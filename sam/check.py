@@ -24,11 +24,13 @@ from sam.notation.expr import (
     Access,
     Add,
     Assignment,
+    Div,
     Literal,
     Mul,
     Neg,
     Node,
     Sum,
+    children,
     deep_recursion,
     place_reductions,
 )
@@ -116,10 +118,13 @@ def expected(expression: str, tensors: Mapping[str, Tensor],
         raise CheckError(f"cannot check {expression}: the size of index {unknown[0]} (on no "
                          "operand) is not known")
     finite = all(np.isfinite(t.vals).all() for t in tensors.values())
+    # a quotient depends on which zeros are stored (a dense level stores them: x/0 = inf), which
+    # dense arrays cannot tell: divisions follow the stored entries
+    division = _has_division(assign.rhs)
     with deep_recursion():
-        if _dense_size(index_sizes) <= SPARSE_FROM and finite:
+        if _dense_size(index_sizes) <= SPARSE_FROM and finite and not division:
             return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()}, index_sizes)
-        if finite and not broadcast_indices(assign):
+        if finite and not broadcast_indices(assign) and not division:
             try:
                 return _expected_sparse(expression, assign, tensors)
             except CheckError:
@@ -128,6 +133,10 @@ def expected(expression: str, tensors: Mapping[str, Tensor],
             return _expected_coo(assign, tensors, index_sizes)
         except GoldError as err:
             raise CheckError(f"cannot check {expression}: {err}") from None
+
+
+def _has_division(node: Node) -> bool:
+    return isinstance(node, Div) or any(_has_division(c) for c in children(node))
 
 
 def _expected_coo(assign: Assignment, tensors: Mapping[str, Tensor],
@@ -149,7 +158,7 @@ def _expected_coo(assign: Assignment, tensors: Mapping[str, Tensor],
         if isinstance(node, Sum):
             return ev.sum(walk(node.child), tuple(node.vars_))
         if isinstance(node, Mul):
-            return ev.mul(walk(node.left), walk(node.right))
+            return ev.mul(walk(node.left), walk(node.right), divide=isinstance(node, Div))
         if isinstance(node, Add):
             return ev.add(walk(node.left), walk(node.right), node.sub)
         raise GoldError(f"cannot evaluate {type(node).__name__} nodes")
@@ -175,6 +184,8 @@ def _expected_sparse(expression: str, assign: Assignment,
 
 def _sparse(node: Node, tensors: Mapping[str, Tensor]) -> tuple[sp.spmatrix, tuple[str, ...]]:
     """Evaluate with scipy.sparse; vectors are n x 1 matrices, scalars 1 x 1."""
+    if isinstance(node, Div):
+        raise CheckError("divisions are checked by following the stored entries")
     if isinstance(node, Access):
         t = tensors[node.name]
         if t.order == 2:

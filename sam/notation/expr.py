@@ -1,8 +1,8 @@
 """Tensor index notation: the expression tree (SAM paper Sec. 2.1; Sec. 5 compiles it).
 
 ``X(i,j) = B(i,k) * C(k,j)`` is an :class:`Assignment` of an :class:`Access` on the left to an
-expression tree of accesses, numeric constants (:class:`Literal`), ``*`` (:class:`Mul`), ``+``/``-``
-(:class:`Add`) on the right.
+expression tree of accesses, numeric constants (:class:`Literal`), ``*`` (:class:`Mul`), ``/``
+(:class:`Div`), ``+``/``-`` (:class:`Add`) on the right.
 Index variables absent from the left-hand side are summed; :func:`place_reductions` puts each
 sum at the smallest subexpression holding every use of its variable, as TACO does, giving
 :class:`Sum` nodes (the reductions of concrete index notation).
@@ -89,6 +89,17 @@ class Mul(Node):
 
     def __str__(self) -> str:
         return f"{_wrap(self.left, self)} * {_wrap(self.right, self)}"
+
+
+@dataclass(eq=False)
+class Div(Mul):
+    """``left / right``. As in TACO, a division iterates like a product (an intersection: the
+    quotient exists where both operands do) and a sum over a variable of either side covers the
+    whole term; it is a :class:`Mul` for everything but its arithmetic."""
+
+    def __str__(self) -> str:
+        right = f"({self.right})" if isinstance(self.right, (Add, Mul)) else str(self.right)
+        return f"{_wrap(self.left, self)} / {right}"
 
 
 @dataclass(eq=False)
@@ -236,7 +247,7 @@ def place_reductions(assign: Assignment) -> Assignment:
 
     def rebuild(node: Node) -> Node:
         if isinstance(node, Mul):
-            new: Node = Mul(rebuild(node.left), rebuild(node.right), col=node.col)
+            new: Node = type(node)(rebuild(node.left), rebuild(node.right), col=node.col)
         elif isinstance(node, Add):
             new = Add(rebuild(node.left), rebuild(node.right), node.sub, col=node.col)
         elif isinstance(node, Neg):
@@ -258,7 +269,7 @@ def replace(node: Node, target: Node, new: Node) -> Node:
     if isinstance(node, (Mul, Add)) and encloses(node, target):
         left, right = replace(node.left, target, new), replace(node.right, target, new)
         if isinstance(node, Mul):
-            return Mul(left, right, col=node.col)
+            return type(node)(left, right, col=node.col)
         return Add(left, right, node.sub, col=node.col)
     if isinstance(node, (Neg, Sum)) and encloses(node.child, target):
         child = replace(node.child, target, new)

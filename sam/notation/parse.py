@@ -1,10 +1,10 @@
 """Read tensor index notation (SAM paper Sec. 2.1) as the TACO/Custard command line writes it.
 
-* ``X(i,j)=B(i,k)*C(k,j)``, with ``+``, ``-`` (binary and unary), ``*``, parentheses and numeric
-  constants (``2*B(i,j)``, ``1.5e-3``); a scalar is a bare name (``x = b*c``); the result may
-  appear on the right (``y(i)=A(i,j)*x(j)+y(i)``: there it is the result's value before the
-  assignment, an input) and may have index variables no operand has (``A(i,j)=b(i)``: the value
-  repeats along ``j``, whose size the caller gives);
+* ``X(i,j)=B(i,k)*C(k,j)``, with ``+``, ``-`` (binary and unary), ``*``, ``/`` (iterated like a
+  product, as TACO does), parentheses and numeric constants (``2*B(i,j)``, ``1.5e-3``); a scalar
+  is a bare name (``x = b*c``); the result may appear on the right (``y(i)=A(i,j)*x(j)+y(i)``:
+  there it is the result's value before the assignment, an input) and may have index variables
+  no operand has (``A(i,j)=b(i)``: the value repeats along ``j``, whose size the caller gives);
 * numpy-style einsum strings ``"ik,kj->ij"`` with operand names.
 
 Every error is a :class:`~sam.errors.CompileError` naming the column or the offending part.
@@ -15,7 +15,17 @@ from __future__ import annotations
 import re
 
 from sam.errors import CompileError
-from sam.notation.expr import Access, Add, Assignment, Literal, Mul, Neg, Node, deep_recursion
+from sam.notation.expr import (
+    Access,
+    Add,
+    Assignment,
+    Div,
+    Literal,
+    Mul,
+    Neg,
+    Node,
+    deep_recursion,
+)
 
 _NUMBER = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _TOKEN = re.compile(rf"\s*(?:([A-Za-z_][A-Za-z_0-9]*)|({_NUMBER})|(.))")
@@ -62,7 +72,7 @@ class _Parser:
         rhs = self.expr()
         kind, tok, col = self.peek()
         if kind != "end":
-            raise self.error(f"unexpected {tok!r} (expected an operator: + - *)")
+            raise self.error(f"unexpected {tok!r} (expected an operator: + - * /)")
         return Assignment(lhs, rhs, self.text)
 
     def expr(self) -> Node:
@@ -75,10 +85,10 @@ class _Parser:
 
     def term(self) -> Node:
         node = self.factor()
-        while self.peek()[1] == "*" and self.peek()[0] == "op":
-            col = self.peek()[2]
+        while self.peek()[1] in ("*", "/") and self.peek()[0] == "op":
+            _, op, col = self.peek()
             self.pos += 1
-            node = Mul(node, self.factor(), col=col)
+            node = (Mul if op == "*" else Div)(node, self.factor(), col=col)
         return node
 
     def factor(self) -> Node:
@@ -172,7 +182,7 @@ def parse_rhs(text: str) -> Node:
         raise CompileError("the expression is nested too deeply to parse") from None
     kind, tok, _ = parser.peek()
     if kind != "end":
-        raise parser.error(f"unexpected {tok!r} (expected an operator: + - *)")
+        raise parser.error(f"unexpected {tok!r} (expected an operator: + - * /)")
     return node
 
 

@@ -4,7 +4,10 @@ Sums are placed as Custard places them (:func:`sam.notation.expr.place_reduction
 index variable is summed over the smallest subexpression that holds all its uses; an operand of
 a ``+`` that lacks an index variable is broadcast over it, and so is the whole right-hand side
 over result variables it lacks (``A(i,j)=b(i)``; their sizes are given). A constant is its value
-everywhere.
+everywhere. A quotient exists where both operands are nonzero (a division iterates like a
+product, as in TACO), or where the dividend is when the divisor is a scalar; dense arrays cannot
+tell a stored zero from an absent one, so :func:`sam.check.expected` checks divisions by
+following the stored entries instead (:mod:`sam.gold`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sam.notation.expr import (
     Access,
     Add,
     Assignment,
+    Div,
     Literal,
     Mul,
     Neg,
@@ -86,6 +90,13 @@ def _evaluate(assign: Assignment | str, arrays: Mapping[str, np.ndarray],
         idx = tuple(dict.fromkeys(lidx + ridx))
         a = _expand(left, lidx, idx, sizes)
         b = _expand(right, ridx, idx, sizes)
+        if isinstance(node, Div):
+            # the quotient exists where both operands do (TACO): a zero divisor gives no entry,
+            # unless it is a scalar (always present)
+            with np.errstate(all="ignore"):
+                if not ridx:
+                    return np.where(a != 0, a / b, 0.0), idx
+                return np.where(b != 0, a / np.where(b != 0, b, 1.0), 0.0), idx
         if isinstance(node, Mul):
             return a * b, idx
         assert isinstance(node, Add)
