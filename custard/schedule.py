@@ -365,7 +365,9 @@ class _Interpreter:
 
     def cmd_unroll(self, d: Directive) -> None:
         self.arity(d, 2, usage="unroll(i, factor)")
-        self.integer(d, d.args[1], "unroll factor")
+        if not d.args[1].isdigit():  # TACO reads any size_t, 0 included
+            raise CompileError(f"{d}: the unroll factor {d.args[1]!r} is not a non-negative "
+                               "integer")
         if self.find_loop_or_none(d, d.args[0]) is None:
             return
         self.out.notices.append(f"{d}: ignored: loop unrolling is a C-code transformation; a "
