@@ -357,13 +357,9 @@ class _Compilation:
         for k, phase in enumerate(phases):
             graphs += self._compile_phase(phase, schedule, k == len(phases) - 1)
         graphs[-1].notices = list(dict.fromkeys(self.notices + graphs[-1].notices))
-        if len(graphs) == 1:
-            if self.name:
-                graphs[0].name = self.name
-            return graphs[0]
         if self.name:
-            graphs[-1].name = self.name
-        return Program(graphs)
+            graphs[-1].name = graphs[-1].dot_id = self.name
+        return graphs[0] if len(graphs) == 1 else Program(graphs)
 
     def _schedule(self) -> Schedule:
         try:
@@ -463,7 +459,7 @@ class _Compilation:
         if parallel:
             graph.attrs[PARALLELIZE_ATTR] = ";".join(parallel)
         if not last:
-            graph.name = assign.lhs.name
+            graph.name = graph.dot_id = assign.lhs.name
         return [graph]
 
     def _hoist_sum(self, assign: Assignment, late: tuple[Sum, list[str]], seq: list[str],

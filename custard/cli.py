@@ -30,6 +30,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from formats.atomic import atomic_write
 from formats.errors import ToolkitError
 from formats.format import Format
 from sam.cli import TENSOR_SPECS, add_run_options, run_graph, run_program_graphs
@@ -45,7 +46,9 @@ expression (tensor index notation, quote it for the shell):
                               a product (the quotient exists where both operands do)
 
 formats (-f / --format, one per tensor, repeatable):
-  -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed);
+  -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed),
+                              u = compressed non-unique, q = singleton, c = singleton
+                              non-unique (COO: uq, ucq);
                               MODEORDER lists the stored modes outermost first:
                               -f=B:ss (DCSR), -f=B:ds (CSR), -f=B:ss:1,0 (DCSC, column-major)
   default: every level compressed, stored in mode order (ss, sss, ...)
@@ -277,7 +280,8 @@ def print_notices(result) -> None:
 # ---------------------------------------------------------------------------- commands
 def _write(path: str, text: str, what: str) -> None:
     try:
-        Path(path).write_text(text)
+        with atomic_write(path) as out:
+            out.write(text.encode("utf-8"))
     except OSError as err:
         raise CompileError(f"cannot write {what} {path}: {err.strerror or err}") from None
 

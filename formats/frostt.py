@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from formats.atomic import atomic_write
 from formats.errors import FormatError, ReadError
 from formats.format import Format, as_format
-from formats.mtx import stored_points, write_text
+from formats.mtx import ascii_lines, comment_text, sorted_points, write_points
 from formats.tensor import Tensor
 from formats.textfile import (
     check_width,
@@ -131,20 +132,17 @@ def write_tns(tensor: Tensor, path: str | Path, zero_based: bool = False) -> Non
 
     Values are written with ``repr`` (exact round trip). A first comment line records the
     shape for people; readers ignore it, so pass ``shape=`` to read trailing empty slices back.
+    The lines are written in chunks to a temporary file that replaces ``path`` only when
+    complete (:func:`formats.atomic.atomic_write`).
     """
-    coords, vals = stored_points(tensor)
-    if len(vals) and tensor.order:
-        order = np.lexsort(coords.T[::-1])
-        coords, vals = coords[order], vals[order]
+    coords, vals = sorted_points(tensor)
     base = 0 if zero_based else 1
     shape = " ".join(str(s) for s in tensor.shape) or "scalar"
-    out = [
-        f"# {tensor.name or 'tensor'}: shape {shape}, {len(vals)} points, "
-        f"{base}-based (written by sam-toolkit)"
-    ]
-    for point, value in zip((coords + base).tolist(), vals.tolist(), strict=True):
-        out.append(" ".join([*(str(c) for c in point), repr(value)]))
-    write_text(path, "\n".join(out) + "\n")
+    head = (f"# {comment_text(tensor.name or 'tensor')}: shape {shape}, {len(vals)} points, "
+            f"{base}-based (written by sam-toolkit)")
+    with atomic_write(path) as out:
+        out.write(ascii_lines([head]))
+        write_points(out, coords, vals, base)
 
 
 def _label(path: str, name: str | None) -> str:

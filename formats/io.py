@@ -5,8 +5,8 @@ suffix    contents                                               reader / writer
 ========  =====================================================  ==========================
 ``.mtx``  Matrix Market matrix                                   :mod:`formats.mtx`
 ``.tns``  FROSTT tensor                                          :mod:`formats.frostt`
-``.npy``  dense numpy array (any order; nonzeros are stored)     ``numpy.load`` / ``save``
-``.npz``  scipy.sparse matrix saved with ``save_npz``            ``scipy.sparse.load_npz``
+``.npy``  dense numpy array (any order; nonzeros are stored)     :mod:`formats.numpyfile`
+``.npz``  scipy.sparse matrix saved with ``save_npz``            :mod:`formats.numpyfile`
 ========  =====================================================  ==========================
 """
 
@@ -19,10 +19,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from formats import data
+from formats.atomic import atomic_write
 from formats.errors import ReadError, ToolkitError
 from formats.format import Format
 from formats.frostt import read_tns, write_tns
 from formats.mtx import read_mtx, write_mtx
+from formats.numpyfile import read_npy, read_npz
 from formats.tensor import Tensor
 
 SUFFIXES = (".mtx", ".tns", ".npy", ".npz")
@@ -61,59 +63,34 @@ def load_tensor(source: str | Path, fmt: Format | str | None = None, **kw: Any) 
         extra = set(kw) - {"name"}
         if extra:
             raise ToolkitError(f"{suffix} files take no option {', '.join(sorted(extra))}")
-        name = kw.get("name", file.stem)
-        return _read_npy(file, fmt, name) if suffix == ".npy" else _read_npz(file, fmt, name)
+        read = read_npy if suffix == ".npy" else read_npz
+        return read(file, fmt, name=kw.get("name"))
     raise ReadError(
         str(file), f"unknown file type {suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}"
     )
 
 
 def save_tensor(tensor: Tensor, path: str | Path) -> None:
-    """Save by extension: ``.mtx`` (order 2), ``.tns``, ``.npy`` (dense), ``.npz`` (order 2)."""
+    """Save by extension: ``.mtx`` (order 2), ``.tns``, ``.npy`` (dense), ``.npz`` (order 2).
+
+    Every file is written to a temporary name and renamed when complete, so a failed write
+    leaves an existing file intact (:mod:`formats.atomic`).
+    """
     file = Path(path)
     suffix = file.suffix.lower()
     if suffix == ".mtx":
         write_mtx(tensor, file)
     elif suffix == ".tns":
         write_tns(tensor, file)
-    elif suffix in (".npy", ".npz"):
-        try:
-            if suffix == ".npy":
-                with open(file, "wb") as out:
-                    np.save(out, tensor.to_dense())
-            else:
-                sp.save_npz(file, tensor.to_scipy().tocsr())
-        except OSError as err:
-            raise ToolkitError(f"{file}: cannot write: {err.strerror or err}") from None
+    elif suffix == ".npy":
+        array = tensor.to_dense()
+        with atomic_write(file) as out:
+            np.save(out, array, allow_pickle=False)
+    elif suffix == ".npz":
+        matrix = tensor.to_scipy().tocsr()
+        with atomic_write(file) as out:
+            sp.save_npz(out, matrix)
     else:
         raise ToolkitError(
             f"{file}: unknown file type {suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}"
         )
-
-
-def _read_npy(file: Path, fmt: Format | str | None, name: str) -> Tensor:
-    try:
-        array = np.load(file, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        raise ReadError(str(file), f"not a readable .npy array: {err}") from None
-    if not isinstance(array, np.ndarray):
-        raise ReadError(str(file), "holds several arrays (.npz); save one array with numpy.save")
-    if np.iscomplexobj(array):
-        raise ReadError(str(file), "complex values are not supported")
-    if array.dtype.kind not in "biuf":
-        raise ReadError(str(file), f"holds {array.dtype} values; a tensor needs numbers")
-    return Tensor.from_dense(array.astype(np.float64), fmt, name=name)
-
-
-def _read_npz(file: Path, fmt: Format | str | None, name: str) -> Tensor:
-    try:
-        matrix = sp.load_npz(file)
-    except Exception as err:  # load_npz raises KeyError, ValueError, OSError, zipfile errors...
-        raise ReadError(
-            str(file), f"not a scipy.sparse .npz (save it with scipy.sparse.save_npz): {err}"
-        ) from None
-    if np.iscomplexobj(matrix.data):
-        raise ReadError(str(file), "complex values are not supported")
-    if matrix.dtype.kind not in "biuf":
-        raise ReadError(str(file), f"holds {matrix.dtype} values; a tensor needs numbers")
-    return Tensor.from_scipy(matrix.astype(np.float64), fmt, name=name)

@@ -8,6 +8,15 @@ which is the reference the next level (or the value array) is indexed by.
   position p holds every coordinate 0..N-1 at positions ``p*N + c``.
 * :class:`CompressedLevel` (letter ``s``): a segment array and a coordinate array; the fiber of
   parent position p holds ``crd[seg[p]:seg[p+1]]`` at positions ``seg[p]..seg[p+1]-1``.
+* :class:`NonUniqueCompressedLevel` (``u``): a compressed level whose fibers may repeat a
+  coordinate (TACO's ``Compressed(not unique)``, the row level of COO ``uq``).
+* :class:`SingletonLevel` (``q``) and :class:`NonUniqueSingletonLevel` (``c``): a coordinate array
+  only, one coordinate per parent position (the fiber of p is position p); ``c`` may repeat a
+  coordinate across the parent positions of one run of the non-unique level above (the middle
+  levels of COO ``ucq``).
+
+The letters are TACO's (``tools/taco.cpp``: ``d`` dense, ``s`` compressed, ``u`` compressed
+non-unique, ``q`` singleton, ``c`` singleton non-unique).
 
 Every level class declares its *capabilities* (TACO's mode-format properties) and how a SAM
 scanner, locator or writer uses it; code outside ``formats/`` asks these, never the letter or the
@@ -27,6 +36,17 @@ property                  dense      compressed    meaning
 ``positions``             stride     segment       fiber p's positions: p*N.., seg[p]..seg[p+1]
 ``coordinates``           offset     stored        coordinate at position q: q - start, crd[q]
 ========================  =========  ============  =============================================
+
+``u`` is ``s`` with ``unique`` false; ``q`` is ``branchless`` with positions ``single``
+(fiber p is position p) and stored coordinates; ``c`` is ``q`` with ``unique`` false.
+
+**Non-unique levels as SAM walks them.** SAM's merge blocks need each fiber's coordinates
+ascending and distinct (Sec. 3.4), so a scanner never walks a non-unique level as stored:
+:func:`walk_levels` gives, for every stored level, the level a scanner or locator walks. A
+non-unique level is walked *deduplicated*: one coordinate per *run* (the maximal sequence of
+positions of one fiber holding the same coordinate), its references being run numbers; the
+singleton level below is then walked as a segment level whose fibers are those runs (its
+segment array is the runs' bounds), so its positions, and the values below, are the stored ones.
 """
 
 from __future__ import annotations
@@ -195,8 +215,133 @@ class CompressedLevel(Level):
         return {"seg": self.seg, "crd": self.crd}
 
 
+class NonUniqueCompressedLevel(CompressedLevel):
+    """Compressed level whose fibers may repeat a coordinate (TACO ``u``; COO's first level)."""
+
+    letter = "u"
+    name = "compressed_nonunique"
+    unique = False
+
+
+class SingletonLevel(Level):
+    """Singleton level: one stored coordinate per parent position (TACO ``q``)."""
+
+    letter = "q"
+    name = "singleton"
+    branchless = True
+    has_append = True
+    positions = "single"
+    coordinates = "stored"
+
+    def __init__(self, size: int, crd: np.ndarray) -> None:
+        super().__init__(size)
+        self.crd = np.asarray(crd, dtype=IDX)
+        if self.crd.ndim != 1:
+            raise FormatError(f"a {self.name} level's coordinate array must be one-dimensional")
+
+    @classmethod
+    def build(cls, parent, crd, n_parents, size):
+        parent = parent.astype(IDX)
+        if len(parent) > 1 and np.any(parent[1:] == parent[:-1]):
+            p = int(parent[1:][parent[1:] == parent[:-1]][0])
+            raise FormatError(
+                f"a {cls.name} level ({cls.letter}) stores one coordinate per parent position, "
+                f"but position {p} of the level above has several; store that level non-unique "
+                "(u), e.g. as COO uq"
+            )
+        # A parent position without a point (below a dense level) stores coordinate 0, whose
+        # value stays an explicit zero.
+        full = np.zeros(n_parents, dtype=IDX)
+        full[parent] = crd
+        return cls(size, full), parent
+
+    def num_positions(self, n_parents: int) -> int:
+        if n_parents != len(self.crd):
+            raise FormatError(f"a {self.name} level stores one coordinate per parent position: "
+                              f"{n_parents} parent positions but {len(self.crd)} coordinates")
+        return n_parents
+
+    def expand(self, parents):
+        return np.arange(len(parents), dtype=IDX), self.crd[parents], parents.astype(IDX)
+
+    def arrays(self):
+        return {"crd": self.crd}
+
+
+class NonUniqueSingletonLevel(SingletonLevel):
+    """Singleton level whose coordinates may repeat within a run of the non-unique level above
+    (TACO ``c``; the middle levels of COO ``ucq``)."""
+
+    letter = "c"
+    name = "singleton_nonunique"
+    unique = False
+
+
+def walk_levels(levels: list[Level]) -> list[Level]:
+    """The level a scanner or locator walks for each stored level (see the module docstring).
+
+    A unique level below a unique one is walked as stored. A non-unique level is walked as a
+    compressed level of its runs; a branchless level below it as a compressed level whose fibers
+    are those runs. ``FormatError`` when a run cannot be told apart below (a non-branchless level
+    or the values below a run of several positions) or a run's singleton coordinates do not
+    ascend.
+    """
+    out: list[Level] = []
+    runs: np.ndarray | None = None  # bounds (stored positions) of the runs of the level above
+    n_stored = 1  # stored positions of the level above
+    for lvl, level in enumerate(levels):
+        if runs is not None and not level.branchless:
+            if len(runs) - 1 != n_stored:
+                raise FormatError(
+                    f"level {lvl} ({level.name}) is below a non-unique level that repeats a "
+                    "coordinate; only singleton levels (q, c) can tell repeated coordinates apart"
+                )
+            runs = None  # every run is one position: run numbers are the stored positions
+        n = level.num_positions(n_stored)
+        if runs is None:
+            if level.unique:
+                out.append(level)
+                n_stored = n
+                continue
+            owner, crd, pos = level.expand(np.arange(n_stored, dtype=IDX))
+            n_owners = n_stored
+        else:
+            crd = level.expand(np.arange(n, dtype=IDX))[1]
+            pos = np.arange(n, dtype=IDX)
+            owner = np.repeat(np.arange(len(runs) - 1, dtype=IDX), np.diff(runs))
+            same = owner[1:] == owner[:-1]
+            step = crd[1:] - crd[:-1]
+            if np.any(same & ((step <= 0) if level.unique else (step < 0))):
+                raise FormatError(
+                    f"level {lvl} ({level.name}): coordinates within a run of the non-unique "
+                    "level above must ascend" + (" and be distinct (sum duplicate points)"
+                                                 if level.unique else "")
+                )
+            if level.unique:
+                out.append(CompressedLevel(level.size, runs, crd))
+                runs = None
+                n_stored = n
+                continue
+            n_owners = len(runs) - 1
+        new = np.ones(len(crd), dtype=bool)
+        new[1:] = (owner[1:] != owner[:-1]) | (crd[1:] != crd[:-1])
+        starts = np.flatnonzero(new)
+        seg = np.zeros(n_owners + 1, dtype=IDX)
+        np.cumsum(np.bincount(owner[starts], minlength=n_owners), out=seg[1:])
+        out.append(CompressedLevel(level.size, seg, crd[starts]))
+        runs = np.append(pos[starts], n).astype(IDX)
+        n_stored = n
+    if runs is not None and len(runs) - 1 != n_stored:
+        raise FormatError("the last level is non-unique and repeats a coordinate in a fiber: "
+                          "sum the duplicate points")
+    return out
+
+
 #: Level format letter -> class. A new level format is one class plus one line here.
-LEVEL_TYPES: dict[str, type[Level]] = {"d": DenseLevel, "s": CompressedLevel}
+LEVEL_TYPES: dict[str, type[Level]] = {
+    "d": DenseLevel, "s": CompressedLevel, "u": NonUniqueCompressedLevel, "q": SingletonLevel,
+    "c": NonUniqueSingletonLevel,
+}
 #: DOT ``format`` attribute (``dense``, ``compressed``) -> class.
 LEVEL_NAMES: dict[str, type[Level]] = {cls.name: cls for cls in LEVEL_TYPES.values()}
 

@@ -28,12 +28,15 @@ Decisions (tested in ``tests/test_bad_input.py``):
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import scipy.io
 
-from formats.errors import FormatError, ReadError, ToolkitError
+from formats.atomic import atomic_write
+from formats.errors import FormatError, ReadError
 from formats.format import Format, as_format
 from formats.tensor import Tensor
 from formats.textfile import (
@@ -98,23 +101,21 @@ def write_mtx(tensor: Tensor, path: str | Path) -> None:
 
     Values are written with ``repr`` so that reading the file back gives identical floats.
     Zeros that a dense level stores implicitly are not written; explicit zeros of compressed
-    levels are.
+    levels are. The lines are written in chunks (see :func:`write_points`) to a temporary file
+    that replaces ``path`` only when complete (:func:`formats.atomic.atomic_write`).
     """
     if tensor.order != 2:
         raise FormatError(
             f"Matrix Market holds matrices; this tensor has order {tensor.order} (use .tns)"
         )
-    coords, vals = stored_points(tensor)
-    order = np.lexsort((coords[:, 1], coords[:, 0]))
-    coords, vals = coords[order], vals[order]
-    out = [EXAMPLE_HEADER, "% written by sam-toolkit (formats.mtx)"]
+    coords, vals = sorted_points(tensor)
+    head = [EXAMPLE_HEADER, "% written by sam-toolkit (formats.mtx)"]
     if tensor.name:
-        out.append(f"% name: {tensor.name}")
-    out.append(f"{tensor.shape[0]} {tensor.shape[1]} {len(vals)}")
-    out.extend(
-        f"{r + 1} {c + 1} {v!r}" for (r, c), v in zip(coords.tolist(), vals.tolist(), strict=True)
-    )
-    write_text(path, "\n".join(out) + "\n")
+        head.append(f"% name: {comment_text(tensor.name)}")
+    head.append(f"{tensor.shape[0]} {tensor.shape[1]} {len(vals)}")
+    with atomic_write(path) as out:
+        out.write(ascii_lines(head))
+        write_points(out, coords, vals, 1)
 
 
 def stored_points(tensor: Tensor) -> tuple[np.ndarray, np.ndarray]:
@@ -130,12 +131,49 @@ def stored_points(tensor: Tensor) -> tuple[np.ndarray, np.ndarray]:
     return coords, vals
 
 
+def sorted_points(tensor: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`stored_points` in row-major coordinate order."""
+    coords, vals = stored_points(tensor)
+    in_order = tensor.format.mode_order == tuple(range(tensor.order)) and all(
+        level.ordered for level in tensor.levels
+    )  # points come out of the levels in level order
+    if len(vals) > 1 and tensor.order > 1 and not in_order:
+        order = np.lexsort(coords.T[::-1])
+        coords, vals = coords[order], vals[order]
+    return coords, vals
+
+
+#: Points formatted per chunk by :func:`write_points`.
+CHUNK = 1 << 16
+
+
+def write_points(out: BinaryIO, coords: np.ndarray, vals: np.ndarray, base: int) -> None:
+    """One line per point: its coordinates plus ``base``, then its value with ``repr``
+    (exact), separated by single spaces; written ``CHUNK`` points at a time, so memory stays
+    small whatever the number of points."""
+    order = coords.shape[1]
+    for start in range(0, len(vals), CHUNK):
+        stop = start + CHUNK
+        block = coords[start:stop] + base
+        fields = [map(str, block[:, mode].tolist()) for mode in range(order)]
+        fields.append(map(repr, vals[start:stop].tolist()))
+        out.write(ascii_lines(map(" ".join, zip(*fields, strict=True))))
+
+
+def ascii_lines(lines: Iterable[str]) -> bytes:
+    """Lines, each ended by a line feed, as ASCII bytes (other characters escaped)."""
+    return "".join(line + "\n" for line in lines).encode("ascii", "backslashreplace")
+
+
+def comment_text(text: str) -> str:
+    """``text`` for a one-line comment (line breaks written as backslash-n)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def write_text(path: str | Path, text: str) -> None:
-    """Write a text file, reporting failures as one-line :class:`ToolkitError`."""
-    try:
-        Path(path).write_text(text, encoding="ascii")
-    except OSError as err:
-        raise ToolkitError(f"{path}: cannot write: {err.strerror or err}") from None
+    """Write an ASCII text file atomically (:func:`formats.atomic.atomic_write`)."""
+    with atomic_write(path) as out:
+        out.write(text.encode("ascii"))
 
 
 # ---------------------------------------------------------------------------- checks

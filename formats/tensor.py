@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from formats import memory
 from formats.errors import FormatError
 from formats.format import Format, as_format
-from formats.levels import IDX, Level
+from formats.levels import IDX, Level, walk_levels
 
 VAL = np.float64
 
@@ -79,6 +80,7 @@ class Tensor:
                     f"coordinate {tuple(coords[row].tolist())} is outside shape {shape} "
                     f"(mode {mode})"
                 )
+        check_memory(shape, fmt, len(vals))
         if order == 0:
             return cls((), fmt, [], np.array([vals.sum() if len(vals) else 0.0]), name)
 
@@ -89,14 +91,26 @@ class Tensor:
         levels: list[Level] = []
         n_parents = 1
         point_parent = np.zeros(len(vals), dtype=IDX)  # parent position of each point
-        new = np.zeros(len(vals), dtype=bool)
-        if len(vals):
-            new[0] = True
-        for lvl, level_cls in enumerate(fmt.level_types):
+        # new[d]: the points whose coordinate prefix through level d differs from the previous
+        new = [np.zeros(len(vals), dtype=bool) for _ in fmt.level_types]
+        for lvl in range(order):
+            if len(vals):
+                new[lvl][0] = True
+            if lvl:
+                new[lvl] |= new[lvl - 1]
             if len(vals) > 1:
-                new[1:] |= perm[1:, lvl] != perm[:-1, lvl]
-            group = np.cumsum(new) - 1  # id of each point's distinct prefix
-            first = np.flatnonzero(new)
+                new[lvl][1:] |= perm[1:, lvl] != perm[:-1, lvl]
+        deep = 0
+        for lvl, level_cls in enumerate(fmt.level_types):
+            # A non-unique level stores a coordinate for every distinct prefix through the
+            # singleton levels below it (COO: one per point), which tell its repeats apart; a
+            # singleton level has one entry per parent position, so it follows its parent.
+            deep = max(lvl, deep) if level_cls.branchless else lvl
+            if not level_cls.unique:
+                while deep + 1 < order and fmt.level_types[deep + 1].branchless:
+                    deep += 1
+            group = np.cumsum(new[deep]) - 1  # id of each point's distinct prefix
+            first = np.flatnonzero(new[deep])
             size = shape[fmt.mode_order[lvl]]
             level, prefix_pos = level_cls.build(
                 point_parent[first], perm[first, lvl], n_parents, size
@@ -202,6 +216,15 @@ class Tensor:
         """The stored level holding tensor mode ``mode``."""
         return self.levels[self.format.level_of_mode(mode)]
 
+    def walked_level_of_mode(self, mode: int) -> Level:
+        """The level a scanner or locator walks for tensor mode ``mode``: the stored one, or for
+        a non-unique level and the singletons below it their deduplicated view
+        (:func:`formats.levels.walk_levels`)."""
+        lvl = self.format.level_of_mode(mode)
+        if all(lv.unique for lv in self.levels[: lvl + 1]):
+            return self.levels[lvl]
+        return walk_levels(self.levels)[lvl]
+
     def describe(self) -> str:
         """A short multi-line summary with every level's arrays."""
         name = self.name or "tensor"
@@ -230,6 +253,21 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor(name={self.name!r}, shape={self.shape}, format={self.format})"
+
+
+def check_memory(shape: tuple[int, ...], fmt: Format, nnz: int) -> None:
+    """Refuse (``FormatError``) to build a tensor that would not fit in the available memory
+    (:mod:`formats.memory`), naming the cause: dense levels, or the number of points."""
+    need = memory.stored_bytes(shape, fmt, nnz) + memory.build_bytes(len(shape), nnz)
+    problem = memory.too_large(need)
+    if problem is None:
+        return
+    if 2 * memory.dense_bytes(shape, fmt, nnz) >= need:
+        hint = "its dense levels hold every coordinate; store the large modes compressed (s)"
+    else:
+        hint = "it has too many points for this machine"
+    raise FormatError(f"storing a {'x'.join(map(str, shape))} tensor with {nnz:,} "
+                      f"point{'s' if nnz != 1 else ''} as {fmt} {problem}: {hint}")
 
 
 def _short(arr: np.ndarray, limit: int = 16) -> str:

@@ -9,6 +9,9 @@ A spec is one of:
   default each mode takes the size of its index variable from the other operands);
 * ``runs:RUN[:NNZ[:SEED[:SIZE]]]`` / ``blocks:BLOCK[:NNZ[:SEED[:SIZE]]]``: the SAM paper's vector
   pairs (Sec. 6.3, Figure 17); the first tensor bound to a spec gets ``b``, the second ``c``;
+* ``orig-random:SPARSITY[:SEED[:SHAPE]]``, ``orig-runs:RUN[:NNZ[:SEED[:SIZE]]]``,
+  ``orig-blocks:BLOCK[:NNZ[:SEED[:SIZE]]]``: the original SAM artifact's generators, giving its
+  exact data (:mod:`formats.synthetic` ``original_*``; NNZ 400 and SIZE 2000 by default);
 * another bound tensor, ``B``, or its transpose, ``B^T`` / ``transpose(B)``.
 
 Every tensor is stored in the format the graph's comment gives it, and the sizes of shared index
@@ -18,14 +21,24 @@ variables must agree; anything else is one clear :class:`BindError`.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from formats.errors import ToolkitError
+from formats.errors import FormatError, ToolkitError
 from formats.format import Format
 from formats.io import load_tensor
-from formats.synthetic import blocks, random_tensor, runs
+from formats.synthetic import (
+    ORIGINAL_NNZ,
+    ORIGINAL_VECTOR_SIZE,
+    blocks,
+    original_blocks,
+    original_random,
+    original_runs,
+    random_tensor,
+    runs,
+)
 from formats.tensor import Tensor
 from sam.graph.implicit import implicit_names
 from sam.graph.model import Graph
@@ -46,7 +59,7 @@ def index_modes(graph: Graph) -> dict[str, dict[int, str]]:
     for block in graph.blocks.values():
         var = block.attrs.get("index")
         mode = block.attrs.get("mode", "")
-        if block.tensor and var and mode.isdigit():
+        if block.tensor and var and mode.isascii() and mode.isdigit() and len(mode) < 19:
             modes.setdefault(block.tensor, {}).setdefault(int(mode), var)
     return modes
 
@@ -64,9 +77,13 @@ def parse_bindings(items: list[str]) -> dict[str, str]:
     return out
 
 
+#: spec heads of synthetic tensors: ours, and the original artifact's (``orig-``)
+SYNTHETIC_KINDS = ("random", "runs", "blocks", "orig-random", "orig-runs", "orig-blocks")
+
+
 def _synthetic_kind(spec: str) -> str | None:
     head = spec.split(":", 1)[0]
-    return head if head in ("random", "runs", "blocks") else None
+    return head if head in SYNTHETIC_KINDS else None
 
 
 def _derived(spec: str) -> tuple[str, bool] | None:
@@ -88,9 +105,19 @@ def _number(spec: str) -> float | None:
     return value
 
 
+def seed_for(seed: int, name: str) -> int:
+    """The seed of a synthetic operand without one: derived from ``--seed`` and its name, so
+    that two operands never share data by accident (``-t D=random:0.2 -t E=random:0.2``)."""
+    return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**31
+
+
 def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
-                 known: Mapping[str, Tensor] | None = None) -> dict[str, Tensor]:
+                 known: Mapping[str, Tensor] | None = None,
+                 resolved: dict[str, str] | None = None) -> dict[str, Tensor]:
     """Resolve every spec to a tensor in the graph's format (see module docstring).
+
+    ``resolved``, when given, receives every synthetic operand's full spec (density, the seed
+    used, shape), for the report: the run can be repeated from it.
 
     ``known`` tensors (e.g. those of earlier phases of a :mod:`sam.program`) need no spec; specs
     may refer to them (``C=B^T``) and they size synthetic tensors, but are not returned."""
@@ -126,7 +153,11 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
                 f"order-{orders[name]} tensor"
             )
         fmt = fmt_of(name)
-        tensor = tensor.with_format(fmt) if fmt is not None and fmt != tensor.format else tensor
+        if fmt is not None and fmt != tensor.format:
+            try:
+                tensor = tensor.with_format(fmt)
+            except FormatError as err:  # e.g. too large for memory in the graph's format
+                raise BindError(f"{name}={specs[name]}: {err}") from None
         tensor.name = name
         out[name] = tensor
 
@@ -147,10 +178,10 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
     pairs: dict[str, list[Tensor]] = {}
     while pending:
         done = [name for name in pending
-                if _resolve(name, specs, out, orders, modes, pairs, seed, finish)]
+                if _resolve(name, specs, out, orders, modes, pairs, seed, finish, resolved)]
         if not done:  # stuck: say why (a synthetic tensor's size is more telling than a cycle)
             first = next((n for n in pending if _synthetic_kind(specs[n])), pending[0])
-            _resolve(first, specs, out, orders, modes, pairs, seed, finish, last=True)
+            _resolve(first, specs, out, orders, modes, pairs, seed, finish, resolved, last=True)
         pending = [n for n in pending if n not in done]
     check_sizes(out, modes)
     return {n: t for n, t in out.items() if n not in known}
@@ -159,7 +190,7 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
 def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
              orders: dict[str, int], modes: dict[str, dict[int, str]],
              pairs: dict[str, list[Tensor]], seed: int, finish: Callable[[str, Tensor], None],
-             last: bool = False) -> bool:
+             resolved: dict[str, str] | None = None, last: bool = False) -> bool:
     """Bind a derived or synthetic tensor if what it needs is known; False to try later (with
     ``last``, raise the reason instead)."""
     spec = specs[name]
@@ -184,11 +215,19 @@ def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
     parts = spec.split(":")[1:]
     sizes = _index_sizes(out, modes)
     try:
-        if kind == "random":
-            finish(name, _random(name, parts, orders[name], modes.get(name, {}), sizes, seed))
+        if kind in ("random", "orig-random"):
+            tensor, full = _random(name, parts, orders[name], modes.get(name, {}), sizes,
+                                   seed_for(seed, name), original=kind == "orig-random")
+            if resolved is not None:
+                resolved[name] = full
+            finish(name, tensor)
             return True
-        if spec not in pairs:
-            pairs[spec] = list(_pair(name, kind, parts, modes.get(name, {}), sizes, seed))
+        if spec not in pairs:  # the two vectors of a pair share a seed: derived from the spec
+            b, c, full = _pair(name, kind, parts, modes.get(name, {}), sizes,
+                               seed_for(seed, spec))
+            pairs[spec] = [b, c]
+            if resolved is not None:
+                resolved[spec] = full
     except _SizeUnknown:
         if last:
             raise
@@ -196,8 +235,23 @@ def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],
     if not pairs[spec]:
         raise BindError(f"{kind} spec {spec!r} makes a pair of vectors; bind it to at most two "
                         "tensors")
+    if resolved is not None:
+        resolved[name] = resolved.get(spec, spec)
     finish(name, pairs[spec].pop(0))
     return True
+
+
+def synthetic_tensor(spec: str, name: str = "T", *, seed: int = 0) -> Tensor:
+    """A ``random:DENSITY[:SEED]:SHAPE`` spec on its own (no graph to size it: the shape must be
+    given), e.g. for ``sam-sim tensor``."""
+    if _synthetic_kind(spec) != "random":
+        raise BindError(f"{spec!r}: only random:DENSITY[:SEED]:SHAPE specs make a tensor on "
+                        "their own (runs and blocks make pairs of vectors for a graph)")
+    parts = spec.split(":")[1:]
+    if len(parts) < 3 or not parts[2]:
+        raise BindError(f"{spec!r}: give the shape, e.g. random:0.1:0:100x200")
+    order = len(parts[2].lower().split("x"))
+    return _random(name, parts, order, {}, {}, seed_for(seed, name))[0]
 
 
 def _index_sizes(tensors: Mapping[str, Tensor], modes: dict[str, dict[int, str]]
@@ -251,37 +305,59 @@ def _shape_for(name: str, order: int, modes: dict[int, str], sizes: dict[str, in
 
 
 def _random(name: str, parts: list[str], order: int, modes: dict[int, str],
-            sizes: dict[str, int], seed: int) -> Tensor:
+            sizes: dict[str, int], seed: int, original: bool = False) -> tuple[Tensor, str]:
+    kind, what = ("orig-random", "SPARSITY") if original else ("random", "DENSITY")
     if not parts or len(parts) > 3:
-        raise BindError(f"{name}: write random:DENSITY[:SEED[:SHAPE]], e.g. random:0.1:7")
+        raise BindError(f"{name}: write {kind}:{what}[:SEED[:SHAPE]], e.g. {kind}:"
+                        f"{'0.95:0:250x100' if original else '0.1:7'}")
     try:
         density = float(parts[0])
         rseed = int(parts[1]) if len(parts) > 1 and parts[1] else seed
     except ValueError:
-        raise BindError(f"{name}: random:{':'.join(parts)}: DENSITY is a number in [0, 1] and "
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: {what} is a number in [0, 1] and "
                         "SEED an integer") from None
     if not 0.0 <= density <= 1.0:
-        raise BindError(f"{name}: density {density} is not in [0, 1]")
-    if rseed < 0:
-        raise BindError(f"{name}: random:{':'.join(parts)}: SEED is a non-negative integer")
+        raise BindError(f"{name}: {what.lower()} {density} is not in [0, 1]")
+    if rseed < 0 or (original and rseed >= 2**32):
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer"
+                        + (" below 2**32" if original else ""))
     shape = _shape_for(name, order, modes, sizes, parts[2] if len(parts) > 2 else None)
-    return random_tensor(shape, density, rseed, name=name)
+    full = f"{kind}:{density!r}:{rseed}:{'x'.join(map(str, shape))}"
+    try:
+        if original:
+            if not shape:
+                raise BindError(f"{name}: {kind} makes tensors of order 1 or more")
+            return original_random(shape, density, rseed, name=name), full
+        return random_tensor(shape, density, rseed, name=name), full
+    except FormatError as err:  # too large for memory, a negative size
+        raise BindError(f"{name}={kind}:{':'.join(parts)}: {err}") from None
 
 
 def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: dict[str, int],
-          seed: int) -> tuple[Tensor, Tensor]:
+          seed: int) -> tuple[Tensor, Tensor, str]:
     usage = f"{kind}:LENGTH[:NNZ[:SEED[:SIZE]]], e.g. {kind}:8:400:0:2000"
+    original = kind.startswith("orig-")
     try:
         length = int(parts[0])
-        size = int(parts[3]) if len(parts) > 3 else _shape_for(name, 1, modes, sizes, None)[0]
-        nnz = int(parts[1]) if len(parts) > 1 and parts[1] else max(1, size // 5)
+        if len(parts) > 3:
+            size = int(parts[3])
+        else:  # the original's vectors are always 2000 long; ours fit the other operands
+            size = (ORIGINAL_VECTOR_SIZE if original else
+                    _shape_for(name, 1, modes, sizes, None)[0])
+        default_nnz = ORIGINAL_NNZ if original else max(1, size // 5)
+        nnz = int(parts[1]) if len(parts) > 1 and parts[1] else default_nnz
         pseed = int(parts[2]) if len(parts) > 2 and parts[2] else seed
     except (ValueError, IndexError):
         raise BindError(f"{name}: write {usage}") from None
-    if pseed < 0:
-        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer")
-    make = runs if kind == "runs" else blocks
-    return make(size, nnz, length, pseed)
+    if pseed < 0 or (original and pseed >= 2**32):
+        raise BindError(f"{name}: {kind}:{':'.join(parts)}: SEED is a non-negative integer"
+                        + (" below 2**32" if original else ""))
+    if original:
+        make_original = original_runs if kind == "orig-runs" else original_blocks
+        b, c = make_original(length, nnz, pseed, size=size)
+    else:
+        b, c = (runs if kind == "runs" else blocks)(size, nnz, length, pseed)
+    return b, c, f"{kind}:{length}:{nnz}:{pseed}:{size}"
 
 
 def dense_operands(tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:

@@ -8,12 +8,13 @@ the traceback), 130 interrupted (Ctrl-C; partial statistics are printed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from formats.errors import ToolkitError
 
@@ -38,6 +39,12 @@ tensor specs (-t NAME=SPEC):
                                               and the other operands when omitted)
   runs:LEN[:NNZ[:SEED[:SIZE]]]                SAM paper Sec. 6.3 vector pairs: the first tensor
   blocks:LEN[:NNZ[:SEED[:SIZE]]]              bound to a spec gets b, the second c
+the original SAM artifact's generators (its exact data for a seed; see README):
+  orig-random:SPARSITY[:SEED[:SHAPE]]         each element zero with probability SPARSITY,
+                                              else 0..254 (Fig. 12: B=orig-random:0.95:0:
+                                              250x100, C=orig-random:0.95:1:100x250)
+  orig-runs:LEN[:NNZ[:SEED[:SIZE]]]           its runs / blocks vector pairs (NNZ 400, SIZE
+  orig-blocks:LEN[:NNZ[:SEED[:SIZE]]]         2000 by default); first tensor b, second c
   B | B^T | transpose(B)                      another bound tensor, or its transpose
 """
 
@@ -64,9 +71,37 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
         except ValueError:
             raise ToolkitError(f"--shape {args.shape!r}: write the size of every mode, e.g. "
                                "10x20x30") from None
-    tensor = load_tensor(args.source, args.format, **kw)
+    fmt = _format_option(args.format)
+    if args.source.startswith("random:"):
+        from sam.bind import synthetic_tensor
+
+        tensor = synthetic_tensor(args.source)
+        tensor = tensor.with_format(fmt) if fmt is not None else tensor
+    else:
+        tensor = load_tensor(args.source, fmt, **kw)
     print(tensor.describe())
     return 0
+
+
+def _format_option(text: str | None) -> str | None:
+    """``-f ss:1,0``, or Custard's spelling with the tensor's name, ``-f=B:ss:1,0``."""
+    if text is None:
+        return None
+    from formats.errors import FormatError
+    from formats.format import Format
+
+    try:
+        Format.parse(text)
+        return text
+    except FormatError:
+        name, sep, rest = text.partition(":")
+        if sep and name.isidentifier():
+            try:
+                Format.parse(rest)
+                return rest
+            except FormatError:
+                pass
+        raise
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
@@ -142,6 +177,9 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
                    help="bound every FIFO to N tokens (default: unbounded, as in the paper)")
     p.add_argument("--latency", action="append", metavar="TYPE=CYCLES",
                    help="latency of a block type, e.g. arrayvals=2 (default 1 for all)")
+    p.add_argument("--timing", choices=("sam", "original"), default="sam",
+                   help="timing model: sam (ours, default) or original (the original SAM "
+                   "simulator's costs where ours differ; docs/timing-model.md)")
     p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -172,13 +210,17 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         )
     if args.check and not written:
         raise ToolkitError("the graph writes no output tensor to check")
-    tensors = bind_tensors(graph, specs, seed=args.seed)
+    resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
+    tensors = bind_tensors(graph, specs, seed=args.seed, resolved=resolved)
     # Whether the result can be checked is decided before simulating, never after.
     gold = _gold(expression, tensors, prog, graph) if args.check else None
 
-    with _ProgressBar(args) as bar:
+    _say_if_compiling(args, prog)
+    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
+                                                   resolved, latencies):
         result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                          latencies=latencies, progress=bar.callback)
+                          latencies=latencies, progress=bar.callback,
+                          timing=getattr(args, "timing", "sam"))
         bar.interrupted = result.interrupted
 
     check = None
@@ -188,7 +230,8 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         check = _verdict(gold, next(iter(result.outputs.values())))
 
     report = build_report(result, graph_path=graph_path, expression=expression,
-                          inputs=tensors, sources=specs, latencies=latencies, check=check)
+                          inputs=tensors, sources=resolved, latencies=latencies, check=check)
+    report["seed"] = args.seed
     return _finish(args, report, result.outputs, result.interrupted, prog)
 
 
@@ -220,9 +263,12 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
                 raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
                                    "expression; --check needs every phase's")
 
-    with _ProgressBar(args) as bar:
+    _say_if_compiling(args, prog)
+    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, None, tensors, specs,
+                                                   latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                             latencies=latencies, progress=bar.callback)
+                             latencies=latencies, progress=bar.callback,
+                             timing=getattr(args, "timing", "sam"))
         bar.interrupted = result.interrupted
 
     checks: list[dict | None] = []
@@ -299,6 +345,46 @@ class _ProgressBar:
             sys.stderr.flush()
 
 
+def _say_if_compiling(args: argparse.Namespace, prog: str) -> None:
+    """The fast engine's first run compiles its kernels for 20-40 s: say so, not silence."""
+    from sam.sim.kernel import cache_dir, kernels_cached
+
+    if args.engine == "fast" and not kernels_cached():
+        print(f"{prog}: compiling the simulator's kernels with numba (first run only, about "
+              f"20-40 s; cached in {cache_dir()})", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | None,
+                  tensors: Mapping[str, Tensor], specs: Mapping[str, str],
+                  latencies: Mapping[str, int]) -> Iterator[None]:
+    """A simulation that stops with an error (a deadlock, a malformed stream) still writes
+    ``--report`` with the statistics of the run so far and its ``error``."""
+    from sam.errors import SimulationError
+    from sam.report import build_report
+
+    try:
+        yield
+    except SimulationError as err:
+        if args.report and err.partial is not None:
+            report = build_report(err.partial, graph_path=graph_path, expression=expression,
+                                  inputs=tensors, sources=specs, latencies=latencies)
+            report["seed"] = args.seed
+            _save_report(args.report, report)
+            err.args = (f"{err} (the statistics so far are in {args.report})",)
+        raise
+
+
+def _save_report(path: str, report: dict) -> None:
+    from formats.atomic import atomic_write
+
+    try:
+        with atomic_write(path) as out:
+            out.write(json.dumps(report, indent=1).encode())
+    except OSError as err:
+        raise ToolkitError(f"{path}: {err.strerror or err}") from None
+
+
 def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[str, str]
                       ) -> None:
     """Outputs that would overwrite an input or each other, or cannot be written: refused
@@ -355,10 +441,7 @@ def _finish(args: argparse.Namespace, report: dict, outputs: Mapping[str, Tensor
                                f"({', '.join(outputs) or 'none'})")
         save_tensor(next(iter(outputs.values())), output)
     if args.report:
-        try:
-            Path(args.report).write_text(json.dumps(report, indent=1))
-        except OSError as err:
-            raise ToolkitError(f"{args.report}: {err.strerror or err}") from None
+        _save_report(args.report, report)
     print(json.dumps(report, indent=1) if args.json else format_text(report))
     if interrupted:
         print(f"{prog}: interrupted; the statistics above are partial", file=sys.stderr)
@@ -435,6 +518,19 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+#: Entry-point group of ``sam-sim`` subcommands that live in packages above ``sam`` (which
+#: never imports them): each entry is a function that adds its subparser.
+PLUGIN_GROUP = "sam_sim.commands"
+
+
+def _plugins() -> list[Callable[[Any], None]]:
+    from importlib.metadata import entry_points
+
+    return [ep.load() for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name)]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sam-sim",
@@ -488,11 +584,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the activity timeline to FILE (default: beside -o)")
     p.set_defaults(func=_cmd_plot)
 
+    for plugin in _plugins():  # subcommands of packages above sam (custard: reproduce)
+        plugin(sub)
+
+
     p = sub.add_parser("tensor", help="load a tensor and print its fibertree level arrays",
                        description="Load a tensor (a .mtx/.tns/.npy file, or the name of a "
                        "shipped matrix such as west0479) in a chosen format and print its level "
                        "arrays and a summary.")
-    p.add_argument("source", help="file path or shipped data name (see `sam-sim data`)")
+    p.add_argument("source", help="file path, shipped data name (see `sam-sim data`) or "
+                   "random:DENSITY[:SEED]:SHAPE")
     p.add_argument("-f", "--format", default=None,
                    help="level formats and mode order, e.g. ss01 (DCSR, default), ds (CSR), "
                    "ss:1,0 (DCSC)")

@@ -16,7 +16,12 @@ class GraphError(ToolkitError):
 
 
 class SimulationError(ToolkitError):
-    """The simulation cannot go on (malformed stream, deadlock, unbound tensor)."""
+    """The simulation cannot go on (malformed stream, deadlock, unbound tensor).
+
+    When it stopped a running simulation, ``partial`` holds that run's statistics so far (a
+    ``sam.sim.engine.SimResult`` without outputs), so that no measurement is lost."""
+
+    partial: object | None = None
 
 
 class Deadlock(SimulationError):

@@ -24,9 +24,10 @@ import numpy as np
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
+from sam.errors import SimulationError
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors, output_tensors
-from sam.sim.engine import SimResult, Simulation, SimulationError
+from sam.sim.engine import SimResult, Simulation
 
 
 class ProgramError(ToolkitError):
@@ -140,9 +141,10 @@ class Program:
         self,
         tensors: Mapping[str, Tensor],
         *,
-        engine: str = "reference",
+        engine: str = "fast",
         fifo_depth: int | None = None,
         latencies: Mapping[str, int] | None = None,
+        timing: str = "sam",
         progress: Callable[[int], None] | None = None,
     ) -> ProgramResult:
         """Run the phases in order on the program's input ``tensors`` (by program name)."""
@@ -157,7 +159,8 @@ class Program:
             bound = self._bindings(k, have)
             sim = sims.get(id(phase.graph))
             if sim is None:
-                sim = Simulation(phase.graph, bound, fifo_depth=fifo_depth, latencies=latencies)
+                sim = Simulation(phase.graph, bound, fifo_depth=fifo_depth, latencies=latencies,
+                                 timing=timing)
                 sims[id(phase.graph)] = sim
             else:
                 sim.rebind(bound)

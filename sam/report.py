@@ -52,6 +52,7 @@ def build_report(
         "fifo_depth": result.fifo_depth,
         "latencies": dict(latencies or {}),
         "interrupted": result.interrupted,
+        "error": result.error,
         "cycles": result.cycles,
         "wall_time_s": wall,
         "jit_time_s": result.jit_time,

@@ -270,7 +270,9 @@ def test_accumulator_malformed(order, ins, message):
 
 def test_accumulator_configuration_errors():
     with pytest.raises(GraphError, match="order="):
-        accumulator(4, "a", "b", "c", "d")
+        accumulator(0, "a")
+    with pytest.raises(GraphError, match="order="):
+        SparseAccumulator("a", {"order": "four", "in0": "j"})
     with pytest.raises(GraphError, match="lacks attribute in1"):
         SparseAccumulator("a", {"order": "2", "in0": "j"})
     with pytest.raises(GraphError, match="empty='zero'"):

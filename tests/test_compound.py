@@ -200,7 +200,7 @@ def test_drawn_as_one_node_or_a_cluster(matload):
     result = simulate(graph, {"B": Tensor.from_dense(matrix())})
     one = to_dot(graph, result)
     assert "peripheries=2" in one and "cluster_1" not in one and '"1/0"' not in one
-    assert f"busy {result.blocks['1'].busy}" in one
+    assert f"busy {result.blocks['1'].busy:,}" in one
     for e in graph.edges:  # token counts on the compound's edges too
         if "1" in (e.src, e.dst):
             line = next(x for x in one.splitlines() if x.strip().startswith(

@@ -190,7 +190,7 @@ def test_formats_as_strings_or_objects():
     ({"X": "s"}, ["X", "1 level(s)", "order 2"]),
     ({"C": "none"}, ["C", "0 level(s)", "order 2"]),
     ({"Q": "ss"}, ["format given for Q", "tensors: X, B, C"]),
-    ({"B": "sq"}, ["format of B", "unknown level format 'q'"]),
+    ({"B": "sx"}, ["format of B", "unknown level format 'x'"]),
 ])
 def test_wrong_formats(fmts, parts):
     msg = error_of(custard.compile, MATMUL, fmts, "ikj")
@@ -492,7 +492,7 @@ def test_cli_help_documents_syntax_defaults_and_examples():
     (["compile", "X(i,j)=B(i,k)*"], "column 15"),
     (["compile", MATMUL, "-f=B:ss", "-f=B:ds"], "format of B given twice"),
     (["compile", MATMUL, "-f=B:sss"], "B has order 2"),
-    (["compile", MATMUL, "-f=B:qq"], "unknown level format 'q'"),
+    (["compile", MATMUL, "-f=B:qx"], "unknown level format 'x'"),
     (["compile", MATMUL, "-s=split(i)"], "split(i): split takes 4 argument(s)"),
     (["compile", MATMUL, "-s=reorder(i,j,k)"], "-f=C:ss:1,0"),
     (["compile", MATMUL, "-s=reorder(i,z,j)"], "'z'"),

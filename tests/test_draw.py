@@ -72,7 +72,7 @@ def test_with_stats_svg_and_png(example, tmp_path):
     texts = [t.text or "" for t in root.iter(f"{SVG}text")]
     assert any(re.fullmatch(r"\d+ = \d+ data( \+ \d+ empty)? \+ \d+ stop \+ 1 done", t)
                for t in texts), texts
-    assert any(f"({result.cycles} cycles)" in t for t in texts)
+    assert any(f"({result.cycles:,} cycles)" in t for t in texts)
     assert any(t.startswith("busy ") for t in texts)
     png = render(graph, tmp_path / "s.png", stats=result)
     assert png.read_bytes()[:4] == b"\x89PNG"

@@ -215,7 +215,7 @@ def test_format_spellings() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["sq", "SS", "ss2", "ss00", "ss012", "ss:0,0", "ss:0", "ss:a,b", "s s", "123",
+    ["sx", "SS", "ss2", "ss00", "ss012", "ss:0,0", "ss:0", "ss:a,b", "s s", "123",
      "ss:1,010", "d1", "ss:", "dense"],
 )
 def test_bad_format_strings(text: str) -> None:

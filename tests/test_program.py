@@ -12,7 +12,7 @@ import pytest
 
 import custard
 from formats.synthetic import random_tensor
-from sam.blocks.base import GraphError
+from sam.errors import GraphError
 from sam.graph.dot import dump_all, dumps, dumps_all, load, load_all, loads_all
 from sam.graph.dotparse import parse_all
 from sam.program import Phase, Program, ProgramError, bind_program

@@ -178,10 +178,18 @@ def test_scalar_binding(tmp_path: Path) -> None:
 
 
 def test_seed_option_seeds_random_specs(tmp_path: Path) -> None:
-    ok(sam_sim(tmp_path, "run", GRAPHS / "vec_scalar_mul.gv", "-t", "b=-3", "-t",
-               "c=random:0.2::40", "--seed", "11", "--engine", "reference", "-o", "x.npy"))
-    c = random_tensor((40,), 0.2, 11).to_dense()
+    """--seed seeds every random spec without a seed, each operand its own seed derived from
+    --seed and its name (sam.bind.seed_for); the report records the full spec used."""
+    from sam.bind import seed_for
+
+    run = ok(sam_sim(tmp_path, "run", GRAPHS / "vec_scalar_mul.gv", "-t", "b=-3", "-t",
+                     "c=random:0.2::40", "--seed", "11", "--engine", "reference", "-o", "x.npy",
+                     "--json"))
+    c = random_tensor((40,), 0.2, seed_for(11, "c")).to_dense()
     np.testing.assert_array_equal(np.load(tmp_path / "x.npy"), -3 * c)
+    report = json.loads(run.stdout)
+    assert report["seed"] == 11
+    assert report["inputs"]["c"]["source"] == f"random:0.2:{seed_for(11, 'c')}:40"
 
 
 def test_scalar_result_tns_and_npy(tmp_path: Path) -> None:
@@ -266,7 +274,7 @@ def test_json_report_fields(spmv_run: dict) -> None:
         "B": {"shape": [77, 760], "format": "ss01", "nnz": 2388, "stored": 2388,
               "source": "lp_scsd1"},
         "c": {"shape": [760], "format": "s0", "nnz": 380, "stored": 380,
-              "source": "random:0.5:3"},
+              "source": "random:0.5:3:760"},  # the full spec: density, seed, shape
     }
     assert list(r["outputs"]) == ["x"]
     assert r["outputs"]["x"]["shape"] == [77] and r["outputs"]["x"]["format"] == "s0"
@@ -648,13 +656,13 @@ def test_draw_with_stats_shows_report_counts(tmp_path: Path, spmv_run: dict) -> 
     ok(sam_sim(tmp_path, "draw", SPMV, "-o", "g.svg", "--stats", report_path))
     texts = svg_texts(tmp_path / "g.svg")
     joined = "\n".join(texts)
-    assert f"({r['cycles']} cycles)" in joined
+    assert f"({r['cycles']:,} cycles)" in joined  # counts grouped by thousands
     for b in r["blocks"]:
-        assert f"busy {b['busy']}" in texts, b["id"]
+        assert f"busy {b['busy']:,}" in texts, b["id"]
     for s in r["streams"]:
         t = s["tokens"]
-        parts = [f"{t[k]} {k}" for k in ("data", "empty", "stop", "done") if t[k]]
-        label = f"{sum(t.values())} = " + " + ".join(parts)
+        parts = [f"{t[k]:,} {k}" for k in ("data", "empty", "stop", "done") if t[k]]
+        label = f"{sum(t.values()):,} = " + " + ".join(parts)
         assert label in texts, (s, label)
     ok(sam_sim(tmp_path, "draw", SPMV, "-o", "g.png", "--stats", report_path))
     png_size(tmp_path / "g.png")

@@ -257,7 +257,7 @@ def test_matmul_inner_sizes_disagree():
     ("X=ss01;B=ss01", ["tensor X", "ss01;B=ss01"]),
     ("X:ss01", ["'X:ss01' is not NAME=FORMAT"]),
     ("=ss01", ["'=ss01' is not NAME=FORMAT"]),
-    ("X=qq01", ["tensor X", "qq01"]),
+    ("X=xx01", ["tensor X", "xx01"]),
     ("X=ss012", ["tensor X"]),
     ("X=ss00", ["tensor X", "permutation"]),
     ("X=ss01,X=s0", ["tensor X twice"]),

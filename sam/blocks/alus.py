@@ -14,13 +14,19 @@ import math
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
-OP = P
-BINARY_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "max": 4, "min": 5}
-UNARY_OPS = {"neg": 0, "abs": 1, "exp": 2, "relu": 3}
+ADD, SUB, MUL, DIV, MAX, MIN = range(6)
+BINARY_OPS = {"add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "max": MAX, "min": MIN}
+NEG, ABS, EXP, RELU = range(4)
+UNARY_OPS = {"neg": NEG, "abs": ABS, "exp": EXP, "relu": RELU}
+#: The operation (a code above).
+ALU = State(op=ADD)
+(OP,) = ALU.slots
+#: Largest x whose exp(x) is finite (math.exp raises OverflowError beyond it; numba gives inf).
+EXP_MAX = 709.782712893384
 ERR_ALIGN = 1
 
 
@@ -53,18 +59,18 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             else:
                 x = hval(w, ca) if ka == DATA else 0.0
                 y = hval(w, cb) if kb == DATA else 0.0
-                if op == 0:
+                if op == ADD:
                     r = x + y
-                elif op == 1:
+                elif op == SUB:
                     r = x - y
-                elif op == 2:
+                elif op == MUL:
                     r = x * y
-                elif op == 3:
+                elif op == DIV:
                     if y != 0.0:
                         r = x / y
                     else:
                         r = math.nan if x == 0.0 else math.copysign(math.inf, x)
-                elif op == 4:
+                elif op == MAX:
                     r = max(x, y)
                 else:
                     r = min(x, y)
@@ -94,13 +100,12 @@ def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         a = fire(st, t_in, t_out)
         if k == DATA:
             x = hval(w, c)
-            if op == 0:
+            if op == NEG:
                 r = -x
-            elif op == 1:
+            elif op == ABS:
                 r = abs(x)
-            elif op == 2:
-                # math.exp raises OverflowError in Python where numba returns inf
-                r = math.inf if x > 709.782712893384 else math.exp(x)
+            elif op == EXP:
+                r = math.inf if x > EXP_MAX else math.exp(x)
             else:
                 r = x if x > 0.0 else 0.0
             pushv(w, optr, ochan, 0, DATA, r, a)
@@ -117,6 +122,7 @@ class BinaryALU(Block):
 
     family = "compute"
     kernel = alu2
+    state = ALU
     errors = {ERR_ALIGN: "the two value streams are not aligned (different stop/done tokens)"}
 
     def __init__(self, node_id, attrs=None, op: str | None = None) -> None:
@@ -133,8 +139,8 @@ class BinaryALU(Block):
     def outputs(self) -> list[Port]:
         return [Port("val")]
 
-    def params(self, tensors) -> list[int]:
-        return [BINARY_OPS[self.op]]
+    def params(self, tensors) -> dict[str, int]:
+        return {"op": BINARY_OPS[self.op]}
 
     def label(self) -> str:
         return self.op
@@ -145,6 +151,7 @@ class UnaryALU(Block):
 
     family = "compute"
     kernel = alu1
+    state = ALU
 
     def inputs(self) -> list[Port]:
         return [Port("val")]
@@ -152,8 +159,8 @@ class UnaryALU(Block):
     def outputs(self) -> list[Port]:
         return [Port("val")]
 
-    def params(self, tensors) -> list[int]:
-        return [UNARY_OPS[self.dot_type]]
+    def params(self, tensors) -> dict[str, int]:
+        return {"op": UNARY_OPS[self.dot_type]}
 
     def label(self) -> str:
         return self.dot_type

@@ -17,13 +17,25 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import Block, Memories, Port
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, need_memory, reserve_all
+from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
+from sam.sim.kernel import (
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    fail,
+    fire,
+    kernel,
+    need_memory,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv
+from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 ERR_RANGE, ERR_ALIGN = 1, 2
-NMAX = P  # store: highest position written + 1
+#: Store: highest position written + 1.
+STORE = State(nmax=0)
+(NMAX,) = STORE.slots
 
 
 @kernel
@@ -74,7 +86,7 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
             if r < 0:
                 return fail(st, ERR_RANGE, w, cr, 0)
             if r >= vals.shape[0]:
-                return need_memory(st, 4)
+                return need_memory(st, VALS)
             vals[r] = hval(w, cv) if kv == DATA else 0.0
             if r + 1 > st[NMAX]:
                 st[NMAX] = r + 1
@@ -90,6 +102,10 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
             st[DONE_T] = t_in
             st[STATUS] = 1
     return RC_DONE
+
+
+#: The store's memory it asks to grow (RC_GROW).
+VALS = store.memory("vals")
 
 
 class ArrayLoad(Block):
@@ -110,10 +126,8 @@ class ArrayLoad(Block):
     def outputs(self) -> list[Port]:
         return [Port("val", optional=True)]
 
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        mem = Memories()
-        mem.f[0] = tensors[self.tensor].vals
-        return mem
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        return {"vals": tensors[self.tensor].vals}
 
     def label(self) -> str:
         return f"array vals: {self.tensor}"
@@ -128,6 +142,7 @@ class ArrayStore(Block):
     dot_type = "arraystore"
     family = "write"
     kernel = store
+    state = STORE
     required_attrs = ("tensor",)
     errors = {
         ERR_RANGE: "negative reference",
@@ -137,16 +152,11 @@ class ArrayStore(Block):
     def inputs(self) -> list[Port]:
         return [Port("ref"), Port("val")]
 
-    def params(self, tensors) -> list[int]:
-        return [0]
-
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        mem = Memories()
-        mem.f[0] = np.zeros(64, np.float64)
-        return mem
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        return {"vals": np.zeros(INITIAL_LENGTH, np.float64)}
 
     def recorded(self, st: np.ndarray, mem: Memories) -> dict[str, np.ndarray]:
-        return {"vals": mem.f[0][: int(st[NMAX])].copy()}
+        return {"vals": mem["vals"][: int(st[NMAX])].copy()}
 
     def label(self) -> str:
         return f"array store: {self.tensor}"

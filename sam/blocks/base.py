@@ -7,8 +7,10 @@ A :class:`Block` is one node of a SAM graph. Subclasses (one primitive family pe
 * their input and output :class:`Port` s (named ``kind:comment`` after the DOT edge that feeds
   them, e.g. ``crd:in-B``);
 * ``kernel``: the :class:`~sam.sim.kernel.Kernel` that defines behaviour and timing;
-* ``params()`` (the block-specific state slots), ``memories()`` (level and value arrays it reads or
-  fills) and, for level writers, how to read back what they stored.
+* ``state``: the :class:`~sam.sim.kernel.State` naming its kernel's state slots, ``params()``
+  (initial values of some of them, by name, from its attributes and tensors), ``memories()`` (the
+  level and value arrays it reads or fills, by its kernel's argument names) and, for level
+  writers, how to read back what they stored.
 
 The simulator needs nothing else, so a new primitive is one class plus one registry line
 (:mod:`sam.blocks.registry`).
@@ -16,14 +18,15 @@ The simulator needs nothing else, so a new primitive is one class plus one regis
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from formats.errors import FormatError
 from sam.errors import GraphError
-from sam.sim.kernel import Kernel
+from sam.sim.kernel import FLOAT_MEMORIES, INT_MEMORIES, Kernel, State
 
 if TYPE_CHECKING:
     from formats.levels import Level
@@ -45,26 +48,49 @@ class Port:
 
 EMPTY_I = np.zeros(1, np.int64)
 EMPTY_F = np.zeros(1, np.float64)
+#: Initial length of the buffers a block fills (they double when full, see ``need_memory``).
+INITIAL_LENGTH = 64
+#: The memory argument names of a block without a kernel (unused placeholders).
+NO_MEMORIES = ("m0", "m1", "m2", "m3", "f0", "f1")
 
 
-@dataclass
 class Memories:
-    """The arrays a kernel reads or writes (unused ones stay 1-element placeholders)."""
+    """The arrays a kernel reads or writes, by its argument names (:attr:`Kernel.memories`):
+    ``INT_MEMORIES`` int64 arrays, then ``FLOAT_MEMORIES`` float64 ones; those not given stay
+    1-element placeholders."""
 
-    m: list[np.ndarray] = field(default_factory=lambda: [EMPTY_I] * 4)
-    f: list[np.ndarray] = field(default_factory=lambda: [EMPTY_F] * 2)
+    def __init__(self, names: Sequence[str], arrays: Mapping[str, np.ndarray] | None = None
+                 ) -> None:
+        self.names = tuple(names)
+        self.arrays: list[np.ndarray] = [EMPTY_I] * INT_MEMORIES + [EMPTY_F] * FLOAT_MEMORIES
+        for name, arr in (arrays or {}).items():
+            k = self.index(name)
+            want = np.int64 if k < INT_MEMORIES else np.float64
+            if not isinstance(arr, np.ndarray) or arr.dtype != want or arr.ndim != 1:
+                raise TypeError(f"memory {name!r} must be a 1-D {np.dtype(want)} array")
+            self.arrays[k] = arr
+
+    def index(self, name: str) -> int:
+        """Argument position of memory ``name`` (0..3 int64, 4..5 float64)."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no memory {name!r}; the kernel's memories are "
+                           f"{', '.join(self.names)}") from None
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.arrays[self.index(name)]
 
     def args(self) -> tuple[np.ndarray, ...]:
-        return (*self.m, *self.f)
+        return tuple(self.arrays)
 
-    def grow(self, which: int) -> None:
-        """Double memory ``which`` (0..3 int64, 4..5 float64), keeping its contents."""
-        arrs = self.m if which < 4 else self.f
-        k = which if which < 4 else which - 4
-        old = arrs[k]
+    def grow(self, which: int | str) -> None:
+        """Double memory ``which`` (position or name), keeping its contents."""
+        k = self.index(which) if isinstance(which, str) else which
+        old = self.arrays[k]
         new = np.zeros(max(16, 2 * len(old)), old.dtype)
         new[: len(old)] = old
-        arrs[k] = new
+        self.arrays[k] = new
 
 
 class Block:
@@ -73,6 +99,9 @@ class Block:
     dot_type: ClassVar[str] = ""
     family: ClassVar[str] = "misc"
     kernel: ClassVar[Kernel | None] = None
+    #: The kernel's named state slots (shared by a family's kernels) and float state.
+    state: ClassVar[State] = State()
+    float_state: ClassVar[State] = State.floats()
     #: Messages for the kernel's error codes (``st[ERR]``).
     errors: ClassVar[dict[int, str]] = {}
     #: Attributes this block type requires in the DOT file.
@@ -124,16 +153,30 @@ class Block:
         """The tensor this block reads or writes, if any."""
         return self.attrs.get("tensor") or None
 
-    def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
-        """Block-specific state slots ``st[P:]`` (parameters first)."""
-        return []
+    def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
+        """Initial values of :attr:`state` slots, by name (the others keep their declared
+        initial values)."""
+        return {}
 
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        """The arrays the kernel needs, taken from the bound input tensors."""
-        return Memories()
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        """The arrays the kernel needs, by its argument names (from the bound tensors, or fresh
+        buffers for blocks that fill them)."""
+        return {}
+
+    def initial_state(self, tensors: Mapping[str, Tensor]
+                      ) -> tuple[np.ndarray, np.ndarray, Memories]:
+        """The kernel's int64 and float64 state, parameters placed, and its memories."""
+        names = self.kernel.memories if self.kernel is not None else NO_MEMORIES
+        return (self.state.initial(self.params(tensors)), self.float_state.initial({}),
+                Memories(names, self.memories(tensors)))
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """Kernel state slots (by name) that a timing model other than ``sam`` sets
+        (docs/timing-model.md); none by default."""
+        return {}
 
     def grow_memory(self, mem: Memories, which: int) -> None:
-        """Enlarge memory ``which`` when the kernel asks (RC_GROW)."""
+        """Enlarge memory ``which`` (argument position) when the kernel asks (RC_GROW)."""
         mem.grow(which)
 
     def declare_port(self, direction: str, kind: str, comment: str) -> None:
@@ -181,6 +224,15 @@ class LevelBlock(Block):
             raise GraphError(f"node {self.id} {self.level_verb} mode {mode} of {self.tensor}, "
                              f"which has order {tensor.order}")
         return tensor.level_of_mode(mode)
+
+    def walked_level(self, tensor: Tensor) -> Level:
+        """The level this block walks for its mode: the stored one, or the deduplicated view of a
+        non-unique level and the singletons below it (:func:`formats.levels.walk_levels`)."""
+        self.level_of(tensor)
+        try:
+            return tensor.walked_level_of_mode(self.mode)
+        except FormatError as err:
+            raise GraphError(f"node {self.id} {self.level_verb} {self.tensor}: {err}") from None
 
 
 #: DOT node type -> block class. Filled by :mod:`sam.blocks.registry` (the one list of every

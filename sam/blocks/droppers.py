@@ -15,19 +15,31 @@ cycle its first inner coordinate passes.
 
 from __future__ import annotations
 
-from numba.extending import register_jitable
-
 from sam.blocks.base import Block, Port
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve, reserve_all
+from sam.sim.jit import jitable
+from sam.sim.kernel import (
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    fail,
+    fire,
+    kernel,
+    reserve,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop, push, pushv
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
-PHASE, HOLD, EMITTED, HELD, OUTER_HAS = P, P + 1, P + 2, P + 3, P + 4
 NEED_OUTER, IN_FIBER = 0, 1
+#: Phase; the outer coordinate held; whether it was emitted; the held inner stop level (-1:
+#: none); whether the current outer fiber has a coordinate yet.
+DROP = State(phase=NEED_OUTER, hold=0, emitted=0, held=-1, outer_has=0)
+PHASE, HOLD, EMITTED, HELD, OUTER_HAS = DROP.slots
 ERR_ALIGN, ERR_TOKEN = 1, 2
 
 
-@register_jitable
+@jitable
 def merge_empty(held, c):
     """Held stop after an inner fiber closed by ``Sc`` turns out empty and is removed.
 
@@ -211,6 +223,7 @@ class CoordinateDropper(Block):
 
     dot_type = "crddrop"
     family = "drop"
+    state = DROP
     required_attrs = ("outer", "inner")
     errors = {
         ERR_ALIGN: "the inner stream does not line up with the outer one (one inner fiber per "
@@ -249,10 +262,10 @@ class CoordinateDropper(Block):
             return self.outer
         if direction == "in" and comment in (self.inner, f"inner-{self.inner}"):
             return f"in-{self.inner}"
+        for var, side in ((self.outer, "outer"), (self.inner, "inner")):
+            if direction == "out" and comment == f"crddrp-crd-{var}-out":
+                return f"{side}-{var}"  # the original's hand-written BLACKBOX graphs
         return comment
-
-    def params(self, tensors) -> list[int]:
-        return [NEED_OUTER, 0, 0, -1, 0]
 
     def label(self) -> str:
         return f"crddrop {self.outer},{self.inner}"

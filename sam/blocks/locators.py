@@ -3,12 +3,14 @@
 A locator takes the coordinate and reference streams of a *leader* level and, aligned with them,
 the references of the fibers to locate into (the *parent* references of the located tensor,
 usually repeated over the leader's coordinates by a repeater; absent for a root level, where the
-parent is 0). For each coordinate it looks the coordinate up in that fiber of the located level:
-a dense level holds every ``0 <= c < N`` (reference ``p*N + c``); a compressed level is searched
-(binary search over its coordinate array). Found: the coordinate, the leader's reference (``N``
-without a reference input) and the located reference come out; not found: the coordinate is
-dropped, as an intersecter would. Stop and done tokens pass. One firing per cycle (the search is
-one memory access in this model).
+parent is 0). For each coordinate it looks the coordinate up in that fiber of the located level,
+whose positions come from the level's positions rule (``Level.positions``). A level whose
+coordinates are offsets in the fiber (``has_locate``: a dense level holds every ``0 <= c < N``
+at reference ``p*N + c``) computes the position; one with stored coordinates is searched (binary
+search over its coordinate array when ``ordered``, else a linear scan). Found: the coordinate,
+the leader's reference (``N`` without a reference input) and the located reference come out;
+not found: the coordinate is dropped, as an intersecter would. Stop and done tokens pass. One
+firing per cycle (the search is one memory access in this model).
 
 DOT type ``locate`` (an extension of the Custard schema) with ``tensor``, ``mode``, ``format``.
 """
@@ -19,15 +21,40 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from formats.levels import CompressedLevel
 from formats.tensor import Tensor
-from sam.blocks.base import LevelBlock, Memories, Port
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.blocks.base import LevelBlock, Port
+from sam.blocks.scanners import OFFSET, STRIDE, fiber_bounds, level_memories, level_rules
+from sam.sim.jit import jitable
+from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
-FMT, SIZE = P, P + 1
+# How a coordinate is found in a fiber.
+COMPUTE, BISECT, LINEAR = 0, 1, 2
+LOCATE = State(positions=STRIDE, coordinates=OFFSET, size=0, lookup=COMPUTE)
+POSITIONS, COORDINATES, SIZE, LOOKUP = LOCATE.slots
 ERR_ALIGN, ERR_RANGE = 1, 2
+
+
+@jitable(inline=True)
+def find(lookup, crd, start, end, c):
+    """Position of coordinate ``c`` in the fiber at positions ``start .. end-1``, or -1."""
+    if lookup == COMPUTE:
+        return start + c if 0 <= c < end - start else -1
+    if lookup == BISECT:
+        lo = start
+        hi = end
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if crd[mid] < c:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < end and crd[lo] == c else -1
+    for q in range(start, end):
+        if crd[q] == c:
+            return q
+    return -1
 
 
 @kernel
@@ -59,24 +86,10 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             pk = DATA if cp < 0 else hkind(w, cp)
             p = 0 if cp < 0 else hdata(w, cp)
             if pk == DATA:
-                if st[FMT] == 1:
-                    if p < 0:  # a dense level is a counter: any p >= 0 names fiber p
-                        return fail(st, ERR_RANGE, w, cp, 2)
-                    if 0 <= c < st[SIZE]:
-                        found = p * st[SIZE] + c
-                else:
-                    if p < 0 or p + 1 >= seg.shape[0]:
-                        return fail(st, ERR_RANGE, w, cp, 2)
-                    lo = seg[p]
-                    hi = seg[p + 1]
-                    while lo < hi:
-                        mid = (lo + hi) // 2
-                        if crd[mid] < c:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    if lo < seg[p + 1] and crd[lo] == c:
-                        found = lo
+                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, p)
+                if start < 0:
+                    return fail(st, ERR_RANGE, w, cp, 2)
+                found = find(st[LOOKUP], crd, start, end, c)
             if found < 0:
                 fire(st, t_in, t_in)
                 t_out = t_in
@@ -120,6 +133,7 @@ class Locator(LevelBlock):
     dot_type = "locate"
     family = "merge"
     kernel = locate
+    state = LOCATE
     level_verb = "locates into"
     errors = {
         ERR_ALIGN: "coordinate, reference and parent streams are not aligned",
@@ -134,18 +148,17 @@ class Locator(LevelBlock):
         return [Port("crd", optional=True), Port("ref", "out", optional=True),
                 Port("ref", f"out-{self.tensor}", optional=True)]
 
-    def params(self, tensors) -> list[int]:
-        level = self.level_of(tensors[self.tensor])
-        return [0 if isinstance(level, CompressedLevel) else 1, level.size]
-
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        level = self.level_of(tensors[self.tensor])
-        mem = Memories()
-        if isinstance(level, CompressedLevel):
-            mem.m[0], mem.m[1] = level.seg, level.crd
+    def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
+        level = self.walked_level(tensors[self.tensor])
+        rules = level_rules(self.id, level)
+        if rules["coordinates"] == OFFSET:
+            lookup = COMPUTE
         else:
-            mem.m[0] = np.zeros(1, np.int64)
-        return mem
+            lookup = BISECT if level.ordered else LINEAR
+        return {**rules, "lookup": lookup}
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        return level_memories(self.id, self.walked_level(tensors[self.tensor]), self.kernel)
 
     def label(self) -> str:
         return f"locate {self.attrs.get('index', '')}: {self.tensor}{self.attrs.get('mode')}"

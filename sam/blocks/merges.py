@@ -18,23 +18,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from sam.blocks.base import Block, Memories, Port
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.blocks.base import Block, Port
+from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
-M = P  # number of operands
+INTERSECT, UNION = 0, 1
+#: Number of operands, and which merge.
+MERGE = State(operands=0, op=INTERSECT)
+OPERANDS, OP = MERGE.slots
 ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
 
 
 @kernel
 def merge(w, st, fst, ins, optr, ochan, last, m1, m2, m3, f0, f1):
-    """Intersect (st[P+1] == 0) or union (1) m coordinate/reference stream pairs.
+    """Intersect or union (``op``) m coordinate/reference stream pairs.
 
     ``last[k]``: the last coordinate taken from input k in the current fiber (-1: none).
     """
-    m = st[M]
-    union = st[M + 1] == 1
+    m = st[OPERANDS]
+    union = st[OP] == UNION
     while st[STATUS] == 0:
         t_in = st[T]
         ndata = 0
@@ -162,7 +165,8 @@ class _Merger(Block):
 
     family = "merge"
     kernel = merge
-    union = 0
+    state = MERGE
+    merge = INTERSECT
     required_attrs = ("index",)
     errors = {
         ERR_STOPS: "inputs reached stop tokens of different levels (misaligned fibers)",
@@ -194,13 +198,11 @@ class _Merger(Block):
             Port("ref", f"out-{t}", optional=True) for t in self.operands
         ]
 
-    def params(self, tensors) -> list[int]:
-        return [len(self.operands), self.union]
+    def params(self, tensors) -> dict[str, int]:
+        return {"operands": len(self.operands), "op": self.merge}
 
-    def memories(self, tensors) -> Memories:
-        mem = Memories()
-        mem.m[0] = np.full(max(1, len(self.operands)), -1, np.int64)  # last coordinate per input
-        return mem
+    def memories(self, tensors) -> dict[str, np.ndarray]:
+        return {"last": np.full(max(1, len(self.operands)), -1, np.int64)}
 
     def label(self) -> str:
         return f"{self.dot_type} {self.attrs.get('index', '')}"
@@ -210,11 +212,11 @@ class Intersecter(_Merger):
     """Intersection of m coordinate streams (Def. 3.2); DOT type ``intersect``."""
 
     dot_type = "intersect"
-    union = 0
+    merge = INTERSECT
 
 
 class Unioner(_Merger):
     """Union of m coordinate streams (Def. 3.3); DOT type ``union``."""
 
     dot_type = "union"
-    union = 1
+    merge = UNION

@@ -3,7 +3,7 @@
 * n = 0, the **scalar reducer** (DOT type ``reduce``): sums each innermost fiber of a value
   stream into one value; an input stop ``Sn`` (n >= 1) also closes outer fibers and comes out as
   ``S(n-1)`` after the sum (one cycle later).
-* n = 1, 2, the **vector / matrix reducers** (DOT type ``spaccumulator`` with ``order=1|2``):
+* n >= 1, the **vector / matrix / order-n reducers** (DOT type ``spaccumulator`` with ``order=n``):
   take the coordinate stream(s) of the kept index variable(s) (attributes ``in0`` = innermost,
   ``in1``) and the value stream, accumulate every point of one group (all fibers until a stop
   that closes the reduced level) in an internal sparse store, then emit the group with sorted,
@@ -17,8 +17,21 @@ emits exactly one value per coordinate (0 for an empty fiber), which keeps the s
 that level where a value stream alone is ambiguous. Other coordinate inputs (the Custard
 schema feeds the reduced variable's stream too) are consumed and ignored.
 
+The order-n kernel follows the accumulator's phases, one helper each: *gather* the group's
+points (``_gather``: the kept levels' coordinates and the values, one token per firing), *sort
+and merge* them once a stop closes the reduced level (``_merge_group``: sorted coordinates,
+repeated points summed), *emit* them (``_emit``) and *close* the group (``_close``: its stops,
+or nothing for an empty group dropped).
+
 Timing: one input token per cycle while accumulating; one output token per cycle while emitting
-(sorting the internal store is not modeled as extra cycles).
+(sorting the internal store is not modeled as extra cycles). ``--timing original``
+(docs/timing-model.md, rule 9) charges the order-n reducer for points only and emits beside
+gathering, as the original simulator does.
+
+Compatibility with the original's graphs: an accumulator whose inputs come from the original's
+``crdhold`` (edge comments ``outer-i``, ``inner-j``) reads *point streams*, every kept coordinate
+once per point (:func:`_gather_points`), and an order-1 one keeps its ``in1`` variable too and
+emits a row whenever that held coordinate changes (the original's ``SparseAccumulator1``).
 """
 
 from __future__ import annotations
@@ -26,19 +39,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from numba.extending import register_jitable
 
 from formats.tensor import Tensor
-from sam.blocks.base import Block, Memories, Port
+from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
 from sam.errors import GraphError
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, need_memory, reserve_all
+from sam.sim.jit import jitable
+from sam.sim.kernel import (
+    AGAIN,
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    fail,
+    fire,
+    kernel,
+    need_memory,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (
+    BUSY,
+    IDLE,
+    LAT,
     RC_DONE,
     RC_IN,
     STATUS,
     WAIT,
-    P,
     T,
     hdata,
     hkind,
@@ -49,11 +75,19 @@ from sam.sim.wires import (
     ready,
 )
 
-EMPTY_MODES = {"drop": 0, "keep": 1, "zero": 2}
+#: What becomes of empty fibers (the ``empty`` attribute; ``outer`` picks another kernel).
+DROP, KEEP, ZERO = 0, 1, 2
+EMPTY_MODES = {"drop": DROP, "keep": KEEP, "zero": ZERO}
 ERR_ALIGN, ERR_TAIL, ERR_STOP = 1, 2, 3
 
-# Scalar reducer state.
-R_MODE, R_SEEN, R_PEND = P, P + 1, P + 2
+# Scalar reducer state: the empty mode, whether the fiber had a value, a stop to emit after the
+# sum (-1: none); the outer-driven reducer's phase, whether its outer fiber is still empty, and
+# the level of the value stream's last stop. The running sum is a float slot.
+OUTER, INNER = 0, 1
+REDUCE = State(mode=DROP, seen=0, pend=-1, phase=INNER, fresh=1, lastn=0)
+R_MODE, R_SEEN, R_PEND, O_PHASE, O_FRESH, O_LASTN = REDUCE.slots
+SUMS = State.floats(sum=0.0)
+(R_SUM,) = SUMS.slots
 
 
 @kernel
@@ -76,7 +110,7 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         k = hkind(w, c)
         if k == DATA or k == EMPTY:
             if k == DATA:
-                fst[0] += hval(w, c)
+                fst[R_SUM] += hval(w, c)
                 st[R_SEEN] = 1
             fire(st, t_in, t_in)
             pop(w, c, t_in)
@@ -93,21 +127,16 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             push(w, optr, ochan, 0, DONE, 0, a)
             st[STATUS] = 1
             continue
-        emit = st[R_SEEN] == 1 or st[R_MODE] == 2
+        emit = st[R_SEEN] == 1 or st[R_MODE] == ZERO
         if emit:
-            pushv(w, optr, ochan, 0, DATA, fst[0], a)
+            pushv(w, optr, ochan, 0, DATA, fst[R_SUM], a)
             if n >= 1:
                 st[R_PEND] = n - 1
         elif n >= 1:
             push(w, optr, ochan, 0, STOP, n - 1, a)
-        fst[0] = 0.0
+        fst[R_SUM] = 0.0
         st[R_SEEN] = 0
     return RC_DONE
-
-
-# Outer-driven scalar reducer state.
-O_PHASE, O_FRESH, O_LASTN = P + 3, P + 4, P + 5
-OUTER, INNER = 0, 1
 
 
 @kernel
@@ -130,7 +159,7 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             k = hkind(w, cv)
             if k == DATA or k == EMPTY:
                 if k == DATA:
-                    fst[0] += hval(w, cv)
+                    fst[R_SUM] += hval(w, cv)
                 fire(st, t_in, t_in)
                 pop(w, cv, t_in)
                 continue
@@ -140,8 +169,8 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            pushv(w, optr, ochan, 0, DATA, fst[0], a)
-            fst[0] = 0.0
+            pushv(w, optr, ochan, 0, DATA, fst[R_SUM], a)
+            fst[R_SUM] = 0.0
             st[O_LASTN] = hdata(w, cv)
             pop(w, cv, t_out)
             st[O_PHASE] = OUTER
@@ -186,15 +215,31 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     return RC_DONE
 
 
-# Vector/matrix reducer state.
+# Order-n reducer (sparse accumulator) state. Gathering reads the kept levels' streams one token
+# at a time: ``level`` is the level read next; the memory ``cur`` (2n entries, so any order n
+# fits) holds the current coordinate of every level d at ``cur[d]`` and at ``cur[n + d]`` a 1
+# while level d's fiber is still empty; ``expect`` is 1 right after a
+# fiber ended inside its parent (a coordinate must follow), ``npts`` counts the group's points.
+# A complete group is sorted and merged into ``m`` points, emitted one per firing (``k``: the next
+# one; ``stops``: the stops before it are out), then closed at level ``g``; ``held`` is a closing
+# held back until the next group shows whether an empty group raises it (-1: none).
+GATHER, MERGE, EMIT, CLOSE = 0, 1, 2, 3
+ROW = -2  # ``held``: a row of the original's order-1 accumulator ended (its S0 goes out next)
+ACCUMULATE = State(n=1, mode=DROP, nextra=0, phase=GATHER, level=0, npts=0, m=0, k=0, stops=0,
+                   g=0, held=-1, expect=0, points=0, orig=0, emit_t=0, rows=0)
 (A_N, A_MODE, A_NEXTRA, A_PHASE, A_LEVEL, A_NPTS, A_M, A_K, A_STOPS, A_G, A_HELD,
- A_FRESH, A_CUR) = range(P, P + 13)  # A_FRESH: bit d set while level d's fiber is still empty;
-#                                       A_CUR..A_CUR+3: current coordinate of each level
-A_EXPECT = P + 17  # 1 right after a fiber ended inside its parent: a coordinate must follow
-ACCUM, EMIT, CLOSE = 0, 1, 2
+ A_EXPECT, A_POINTS, A_ORIG, A_EMIT_T, A_ROWS) = ACCUMULATE.slots
 
 
-@register_jitable
+@jitable(inline=True)
+def _reset_fresh(cur, n):
+    """A new group: only the outermost kept level's fiber is open (and empty)."""
+    for d in range(n - 1):
+        cur[n + d] = 0
+    cur[2 * n - 1] = 1
+
+
+@jitable
 def _push_stops(w, optr, ochan, n, top, a):
     """Stop tokens closing the top output level at ``top`` (and every level below it)."""
     for d in range(n):
@@ -202,7 +247,296 @@ def _push_stops(w, optr, ochan, n, top, a):
     push(w, optr, ochan, 0, STOP, top + n - 1, a)
 
 
-@register_jitable
+@jitable
+def _take_free(st, t_in):
+    """``--timing original``: take a token without a firing (the original's accumulator never
+    sees outer coordinates or stop tokens: a CrdHold and stop droppers run beside it)."""
+    if t_in > st[T]:
+        st[IDLE] += t_in - st[T]
+        st[T] = t_in
+
+
+@jitable
+def _take(st, t_in, free):
+    """Take a gathered token: a firing, or none under ``--timing original`` when ``free``."""
+    if free:
+        _take_free(st, t_in)
+    else:
+        fire(st, t_in, t_in)
+
+
+@jitable
+def _out_start(st):
+    """The earliest cycle of the next emit/close firing: after the previous firing, or under
+    ``--timing original`` on the emission clock, which runs beside gathering (the original's
+    accumulator emits a finished row while it takes the next row's points)."""
+    if st[A_ORIG] == 1:
+        return st[A_EMIT_T]
+    return st[T]
+
+
+@jitable
+def _out_fire(st, t, t_out):
+    """Account an emit/close firing (see :func:`_out_start`); return the arrival cycle."""
+    if st[A_ORIG] == 1:
+        st[A_EMIT_T] = t_out + 1
+        st[BUSY] += 1
+        return t_out + st[LAT]
+    return fire(st, t, t_out)
+
+
+# --------------------------------------------------------------------------- gather points
+@jitable
+def _drain_ignored(w, ins, n, n_ignored):
+    """Consume the ignored coordinate inputs as they come, up to their done token (they have no
+    timing effect)."""
+    for x in range(n_ignored):
+        cx = ins[1 + n + x]
+        while ready(w, cx) and hkind(w, cx) != DONE:
+            pop(w, cx, 0)
+
+
+@jitable(inline=True)
+def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
+    """Gather phase: take the next token of the current level (with the value at level 0)."""
+    lv = st[A_LEVEL]
+    cv = ins[0]
+    c = ins[1 + lv]
+    t_in = arrive(w, st, c, st[T])
+    if t_in == NOT_YET:
+        return RC_IN
+    kc = hkind(w, c)
+    if lv == 0 or kc != DATA:
+        t_in = arrive(w, st, cv, t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+    if kc == DATA:
+        return _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur)
+    if kc == EMPTY:
+        return fail(st, ERR_ALIGN, w, c, 1 + lv)
+    if kc == DONE:
+        return _gather_done(w, st, ins, optr, ochan, n, lv, t_in)
+    return _gather_stop(w, st, ins, n, lv, t_in, cur)
+
+
+@jitable(inline=True)
+def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur):
+    """A coordinate of level ``lv``: at level 0 a point of the group (with its value), above it
+    the current coordinate of its level."""
+    cv = ins[0]
+    c = ins[1 + lv]
+    x = hdata(w, c)
+    if lv == 0:
+        kv = hkind(w, cv)
+        if kv != DATA and kv != EMPTY:
+            return fail(st, ERR_ALIGN, w, cv, 0)
+        npts = st[A_NPTS]
+        if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
+            return need_memory(st, PTS)
+        v = hval(w, cv) if kv == DATA else 0.0
+        if n == 1:
+            # Vector reducer: a dense index of the group's distinct coordinates.
+            if x < 0:
+                return fail(st, ERR_ALIGN, w, c, 1)
+            if x >= where.shape[0]:
+                return need_memory(st, WHERE)
+            if where[x] == 0:
+                where[x] = npts + 1
+                pts[npts] = x
+                vals[npts] = v
+                st[A_NPTS] = npts + 1
+            else:
+                vals[where[x] - 1] += v
+        else:
+            cur[0] = x
+            for d in range(n):
+                pts[npts * n + d] = cur[d]
+            vals[npts] = v
+            st[A_NPTS] = npts + 1
+        fire(st, t_in, t_in)
+        pop(w, cv, t_in)
+    else:
+        cur[lv] = x
+        st[A_LEVEL] = lv - 1
+        cur[n + lv - 1] = 1
+        _take(st, t_in, st[A_ORIG] == 1)
+    cur[n + lv] = 0
+    st[A_EXPECT] = 0
+    pop(w, c, t_in)
+    return AGAIN
+
+
+@jitable(inline=True)
+def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
+    """The done token: every input must end here, after a complete group; a held closing goes
+    out first."""
+    cv = ins[0]
+    c = ins[1 + lv]
+    n_ignored = st[A_NEXTRA]
+    if lv != n - 1:
+        return fail(st, ERR_STOP, w, c, 1 + lv)
+    for d in range(n):
+        t_in = arrive(w, st, ins[1 + d], t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+        if hkind(w, ins[1 + d]) != DONE:
+            return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+    if hkind(w, cv) != DONE:
+        return fail(st, ERR_ALIGN, w, cv, 0)
+    if st[A_NPTS] > 0:
+        return fail(st, ERR_TAIL, w, c, 1 + lv)
+    for q in range(n_ignored):
+        cx = ins[1 + n + q]
+        if not ready(w, cx):
+            st[WAIT] = cx
+            return RC_IN
+    if st[A_ORIG] == 1 and st[A_EMIT_T] > t_in:
+        t_in = st[A_EMIT_T]  # the emission clock is behind: done goes out after it
+    t_out = reserve_all(w, st, optr, ochan, t_in)
+    if t_out < 0:
+        return blocked(t_out)
+    a = fire(st, t_in, t_out)
+    if st[A_HELD] >= 0:
+        _push_stops(w, optr, ochan, n, st[A_HELD], a)
+        st[A_HELD] = -1
+        return AGAIN
+    for port in range(n + 1):
+        push(w, optr, ochan, port, DONE, 0, a)
+    for d in range(n):
+        pop(w, ins[1 + d], t_out)
+    pop(w, cv, t_out)
+    for q in range(n_ignored):
+        pop(w, ins[1 + n + q], t_out)
+    st[STATUS] = 1
+    return AGAIN
+
+
+@jitable(inline=True)
+def _gather_stop(w, st, ins, n, lv, t_in, cur):
+    """A stop ``Sx`` at level ``lv``: it may close parent levels too (their stops come with it),
+    and an empty fiber's inner levels carry matching stops (``S(x+1)``, ...) to take. A stop
+    that closes the reduced level completes the group."""
+    cv = ins[0]
+    c = ins[1 + lv]
+    x = hdata(w, c)
+    if st[A_EXPECT] == 1:
+        return fail(st, ERR_STOP, w, c, 1 + lv)
+    fresh = cur[n + lv]
+    for d in range(lv + 1, min(lv + x, n - 1) + 1):
+        t_in = arrive(w, st, ins[1 + d], t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+        if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x - (d - lv):
+            return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+    if fresh == 1:
+        for d in range(lv - 1, -1, -1):
+            t_in = arrive(w, st, ins[1 + d], t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+            if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x + (lv - d):
+                return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+    if lv == 0 or fresh == 1:
+        if hkind(w, cv) != STOP or hdata(w, cv) != x + lv:
+            return fail(st, ERR_ALIGN, w, cv, 0)
+    _take(st, t_in, st[A_ORIG] == 1)
+    pop(w, c, t_in)
+    for d in range(lv + 1, min(lv + x, n - 1) + 1):
+        pop(w, ins[1 + d], t_in)
+    if fresh == 1:
+        for d in range(lv - 1, -1, -1):
+            pop(w, ins[1 + d], t_in)
+    if lv == 0 or fresh == 1:
+        pop(w, cv, t_in)
+    top_stop = x - (n - 1 - lv)
+    if top_stop < 0:
+        st[A_LEVEL] = lv + x + 1  # the parent at that level goes on with its next coordinate
+        st[A_EXPECT] = 1
+        return AGAIN
+    st[A_LEVEL] = n - 1
+    _reset_fresh(cur, n)
+    if top_stop >= 1:
+        st[A_G] = top_stop - 1  # the group is complete: sort/merge it (no firing)
+        st[A_PHASE] = MERGE
+    return AGAIN
+
+
+@jitable(inline=True)
+def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
+    """Gather from point streams (the original's wiring: every kept level's coordinate held
+    once per point by a ``crdhold``, aligned with the values). One firing per point; stop
+    tokens are taken without a firing (the original drops them before its accumulator); the
+    done token completes the one group, the whole result."""
+    cv = ins[0]
+    t_in = arrive(w, st, cv, st[T])
+    if t_in == NOT_YET:
+        return RC_IN
+    for d in range(n):
+        t_in = arrive(w, st, ins[1 + d], t_in)
+        if t_in == NOT_YET:
+            return RC_IN
+    kv = hkind(w, cv)
+    for d in range(n):
+        kc = hkind(w, ins[1 + d])
+        if (kc == DATA) != (kv == DATA or kv == EMPTY) or (kc != DATA and kc != kv):
+            return fail(st, ERR_ALIGN, w, ins[1 + d], 1 + d)
+    if kv == DATA or kv == EMPTY:
+        npts = st[A_NPTS]
+        if st[A_ROWS] == 1 and npts > 0 and pts[(npts - 1) * n + n - 1] != hdata(w, ins[n]):
+            # The original's order-1 accumulator: a new outer coordinate ends the row.
+            st[A_G] = -1
+            st[A_PHASE] = MERGE
+            return AGAIN
+        if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
+            return need_memory(st, PTS)
+        for d in range(n):
+            pts[npts * n + d] = hdata(w, ins[1 + d])
+        vals[npts] = hval(w, cv) if kv == DATA else 0.0
+        st[A_NPTS] = npts + 1
+        fire(st, t_in, t_in)
+    elif kv == DONE:
+        if st[A_NPTS] > 0:
+            st[A_G] = 0
+            st[A_PHASE] = MERGE
+            return AGAIN
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        if st[A_HELD] >= 0:
+            _push_stops(w, optr, ochan, n, st[A_HELD], a)
+            st[A_HELD] = -1
+            return AGAIN
+        for port in range(n + 1):
+            push(w, optr, ochan, port, DONE, 0, a)
+        for q in range(st[A_NEXTRA]):
+            pop(w, ins[1 + n + q], t_out)
+        st[STATUS] = 1
+    pop(w, cv, t_in)
+    for d in range(n):
+        pop(w, ins[1 + d], t_in)
+    return AGAIN
+
+
+# --------------------------------------------------------------------------- sort / merge
+@jitable
+def _merge_group(st, n, pts, opts, where, vals, ovals):
+    """Sort/merge phase: the reduced level's fiber is over, so the group is complete: sort its
+    points and sum repeated ones, then emit them (or just close the group). Part of the same
+    cycle as the stop that completed the group (sorting is not modeled as extra cycles)."""
+    if n == 1:
+        m = _sort_distinct(pts, vals, st[A_NPTS], where, opts, ovals)
+    else:
+        m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
+    st[A_M] = m
+    if st[A_EMIT_T] < st[T]:
+        st[A_EMIT_T] = st[T]
+    st[A_K] = 0
+    st[A_STOPS] = 0
+    st[A_NPTS] = 0
+    st[A_PHASE] = EMIT if m > 0 else CLOSE
+
+
+@jitable
 def _sort_points(pts, vals, npts, n, opts, ovals):
     """Sort points (n coordinates each, innermost first) lexicographically, outermost level
     most significant, and sum duplicates into opts/ovals; return the number of unique points."""
@@ -233,7 +567,7 @@ def _sort_points(pts, vals, npts, n, opts, ovals):
     return m
 
 
-@register_jitable
+@jitable
 def _sort_distinct(pts, vals, npts, where, opts, ovals):
     """Order 1: the group's distinct coordinates (already summed) sorted; clears ``where``."""
     perm = np.argsort(pts[:npts], kind="mergesort")
@@ -245,9 +579,89 @@ def _sort_distinct(pts, vals, npts, where, opts, ovals):
     return npts
 
 
+# --------------------------------------------------------------------------- emit
+@jitable(inline=True)
+def _emit(w, st, optr, ochan, n, opts, ovals):
+    """Emit phase: one firing emits the next point of the sorted group, after the held closing
+    of the previous group (first point) or the stops closing the fibers it leaves."""
+    k = st[A_K]
+    t = _out_start(st)
+    t_out = reserve_all(w, st, optr, ochan, t)
+    if t_out < 0:
+        return blocked(t_out)
+    a = _out_fire(st, t, t_out)
+    if k == 0 and st[A_HELD] == ROW:
+        push(w, optr, ochan, 1, STOP, 0, a)  # the previous row ends, the result goes on
+        push(w, optr, ochan, 0, STOP, 0, a)
+        st[A_HELD] = -1
+        return AGAIN
+    if k == 0 and st[A_HELD] >= 0:
+        _push_stops(w, optr, ochan, n, st[A_HELD], a)  # close the previous group
+        st[A_HELD] = -1
+        return AGAIN
+    top = n - 1
+    if k > 0:
+        top = 0
+        for d in range(n - 1, 0, -1):
+            if opts[k * n + d] != opts[(k - 1) * n + d]:
+                top = d
+                break
+        if top >= 1 and st[A_STOPS] == 0:
+            # Close the fibers below the level where this point starts.
+            for d in range(top):
+                push(w, optr, ochan, 1 + d, STOP, top - 1 - d, a)
+            push(w, optr, ochan, 0, STOP, top - 1, a)
+            st[A_STOPS] = 1
+            return AGAIN
+    for d in range(top + 1):
+        push(w, optr, ochan, 1 + d, DATA, opts[k * n + d], a)
+    pushv(w, optr, ochan, 0, DATA, ovals[k], a)
+    st[A_STOPS] = 0
+    st[A_K] = k + 1
+    if k + 1 == st[A_M]:
+        st[A_PHASE] = CLOSE
+    return AGAIN
+
+
+@jitable(inline=True)
+def _close(w, st, optr, ochan, n):
+    """Close phase: the stops ending the group at level ``g``. With ``empty=drop`` they are held
+    (a following empty group may raise their level), and an empty group disappears (Def. 3.7):
+    only its outer closings remain."""
+    t = _out_start(st)
+    keep = st[A_MODE] == KEEP
+    if keep or st[A_M] > 0:
+        if not keep:
+            st[A_HELD] = st[A_G] if st[A_G] >= 0 else ROW
+            st[A_PHASE] = GATHER
+            return AGAIN
+        t_out = reserve_all(w, st, optr, ochan, t)
+        if t_out < 0:
+            return blocked(t_out)
+        a = _out_fire(st, t, t_out)
+        _push_stops(w, optr, ochan, n, st[A_G], a)
+        st[A_PHASE] = GATHER
+        return AGAIN
+    g = st[A_G]
+    h = st[A_HELD]
+    if g >= 1 and h >= 1:
+        t_out = reserve_all(w, st, optr, ochan, t)
+        if t_out < 0:
+            return blocked(t_out)
+        a = _out_fire(st, t, t_out)
+        _push_stops(w, optr, ochan, n, h, a)
+        st[A_HELD] = g
+    elif g >= 1:
+        st[A_HELD] = g
+    st[A_PHASE] = GATHER
+    return AGAIN
+
+
 @kernel
-def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
-    """Order-n reducer (n = 1, 2, 3): see module docstring.
+def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, cur, vals, ovals):
+    """Order-n reducer (any n >= 1): see module docstring. Each loop iteration runs one step
+    of the current phase: gather (a firing), sort/merge (no firing: part of the cycle of the stop
+    that completed the group), emit or close (firings).
 
     Inputs: 0 values, 1+d coordinates of kept level d (d = 0 innermost), then ignored streams.
     Outputs: 0 values, 1+d coordinates of level d. Memories: the group's points (n coordinates
@@ -255,214 +669,29 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, m3, vals, ovals):
     coordinates, summed on arrival through ``where`` (coordinate -> 1 + point index).
     """
     n = st[A_N]
-    keep = st[A_MODE] == 1
-    cv = ins[0]
-    n_ignored = st[A_NEXTRA]
-    for x in range(n_ignored):  # ignored inputs are consumed as they come (no timing effect)
-        cx = ins[1 + n + x]
-        while ready(w, cx) and hkind(w, cx) != DONE:
-            pop(w, cx, 0)
+    _drain_ignored(w, ins, n, st[A_NEXTRA])
     while st[STATUS] == 0:
-        t = st[T]
         phase = st[A_PHASE]
-        if phase == EMIT:
-            k = st[A_K]
-            t_out = reserve_all(w, st, optr, ochan, t)
-            if t_out < 0:
-                return blocked(t_out)
-            a = fire(st, t, t_out)
-            if k == 0 and st[A_HELD] >= 0:
-                _push_stops(w, optr, ochan, n, st[A_HELD], a)  # close the previous group
-                st[A_HELD] = -1
-                continue
-            top = n - 1
-            if k > 0:
-                top = 0
-                for d in range(n - 1, 0, -1):
-                    if opts[k * n + d] != opts[(k - 1) * n + d]:
-                        top = d
-                        break
-                if top >= 1 and st[A_STOPS] == 0:
-                    # Close the fibers below the level where this point starts.
-                    for d in range(top):
-                        push(w, optr, ochan, 1 + d, STOP, top - 1 - d, a)
-                    push(w, optr, ochan, 0, STOP, top - 1, a)
-                    st[A_STOPS] = 1
-                    continue
-            for d in range(top + 1):
-                push(w, optr, ochan, 1 + d, DATA, opts[k * n + d], a)
-            pushv(w, optr, ochan, 0, DATA, ovals[k], a)
-            st[A_STOPS] = 0
-            st[A_K] = k + 1
-            if k + 1 == st[A_M]:
-                st[A_PHASE] = CLOSE
+        if phase == GATHER and st[A_POINTS] == 1:
+            rc = _gather_points(w, st, ins, optr, ochan, n, pts, vals)
+        elif phase == GATHER:
+            rc = _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur)
+        elif phase == MERGE:
+            _merge_group(st, n, pts, opts, where, vals, ovals)
             continue
-        if phase == CLOSE:
-            if keep or st[A_M] > 0:
-                if not keep:
-                    st[A_HELD] = st[A_G]  # a following empty group may raise its level
-                    st[A_PHASE] = ACCUM
-                    continue
-                t_out = reserve_all(w, st, optr, ochan, t)
-                if t_out < 0:
-                    return blocked(t_out)
-                a = fire(st, t, t_out)
-                _push_stops(w, optr, ochan, n, st[A_G], a)
-                st[A_PHASE] = ACCUM
-                continue
-            # An empty group in drop mode disappears (Def. 3.7); only outer closings remain.
-            g = st[A_G]
-            h = st[A_HELD]
-            if g >= 1 and h >= 1:
-                t_out = reserve_all(w, st, optr, ochan, t)
-                if t_out < 0:
-                    return blocked(t_out)
-                a = fire(st, t, t_out)
-                _push_stops(w, optr, ochan, n, h, a)
-                st[A_HELD] = g
-            elif g >= 1:
-                st[A_HELD] = g
-            st[A_PHASE] = ACCUM
-            continue
-
-        # ACCUM: read the next token of the current level (and the value with level 0).
-        lv = st[A_LEVEL]
-        c = ins[1 + lv]
-        t_in = arrive(w, st, c, t)
-        if t_in == NOT_YET:
-            return RC_IN
-        kc = hkind(w, c)
-        if lv == 0 or kc != DATA:
-            t_in = arrive(w, st, cv, t_in)
-            if t_in == NOT_YET:
-                return RC_IN
-        x = hdata(w, c)
-        if kc == DATA:
-            if lv == 0:
-                kv = hkind(w, cv)
-                if kv != DATA and kv != EMPTY:
-                    return fail(st, ERR_ALIGN, w, cv, 0)
-                npts = st[A_NPTS]
-                if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
-                    return need_memory(st, 0)
-                v = hval(w, cv) if kv == DATA else 0.0
-                if n == 1:
-                    # Vector reducer: a dense index of the group's distinct coordinates.
-                    if x < 0:
-                        return fail(st, ERR_ALIGN, w, c, 1)
-                    if x >= where.shape[0]:
-                        return need_memory(st, 2)
-                    if where[x] == 0:
-                        where[x] = npts + 1
-                        pts[npts] = x
-                        vals[npts] = v
-                        st[A_NPTS] = npts + 1
-                    else:
-                        vals[where[x] - 1] += v
-                else:
-                    st[A_CUR] = x
-                    for d in range(n):
-                        pts[npts * n + d] = st[A_CUR + d]
-                    vals[npts] = v
-                    st[A_NPTS] = npts + 1
-                fire(st, t_in, t_in)
-                pop(w, cv, t_in)
-            else:
-                st[A_CUR + lv] = x
-                st[A_LEVEL] = lv - 1
-                st[A_FRESH] |= 1 << (lv - 1)
-                fire(st, t_in, t_in)
-            st[A_FRESH] &= ~(1 << lv)
-            st[A_EXPECT] = 0
-            pop(w, c, t_in)
-            continue
-        if kc == EMPTY:
-            return fail(st, ERR_ALIGN, w, c, 1 + lv)
-        if kc == DONE:
-            if lv != n - 1:
-                return fail(st, ERR_STOP, w, c, 1 + lv)
-            for d in range(n):
-                t_in = arrive(w, st, ins[1 + d], t_in)
-                if t_in == NOT_YET:
-                    return RC_IN
-                if hkind(w, ins[1 + d]) != DONE:
-                    return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
-            if hkind(w, cv) != DONE:
-                return fail(st, ERR_ALIGN, w, cv, 0)
-            if st[A_NPTS] > 0:
-                return fail(st, ERR_TAIL, w, c, 1 + lv)
-            for q in range(n_ignored):
-                cx = ins[1 + n + q]
-                if not ready(w, cx):
-                    st[WAIT] = cx
-                    return RC_IN
-            t_out = reserve_all(w, st, optr, ochan, t_in)
-            if t_out < 0:
-                return blocked(t_out)
-            a = fire(st, t_in, t_out)
-            if st[A_HELD] >= 0:
-                _push_stops(w, optr, ochan, n, st[A_HELD], a)
-                st[A_HELD] = -1
-                continue
-            for port in range(n + 1):
-                push(w, optr, ochan, port, DONE, 0, a)
-            for d in range(n):
-                pop(w, ins[1 + d], t_out)
-            pop(w, cv, t_out)
-            for q in range(n_ignored):
-                pop(w, ins[1 + n + q], t_out)
-            st[STATUS] = 1
-            continue
-        # STOP x at level lv: it may close parent levels too (their stops come with it), and
-        # an empty fiber's inner levels carry matching stops (S(x+1), S(x+2), ...) to take.
-        if st[A_EXPECT] == 1:
-            return fail(st, ERR_STOP, w, c, 1 + lv)
-        fresh = (st[A_FRESH] >> lv) & 1
-        for d in range(lv + 1, min(lv + x, n - 1) + 1):
-            t_in = arrive(w, st, ins[1 + d], t_in)
-            if t_in == NOT_YET:
-                return RC_IN
-            if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x - (d - lv):
-                return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
-        if fresh == 1:
-            for d in range(lv - 1, -1, -1):
-                t_in = arrive(w, st, ins[1 + d], t_in)
-                if t_in == NOT_YET:
-                    return RC_IN
-                if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x + (lv - d):
-                    return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
-        if lv == 0 or fresh == 1:
-            if hkind(w, cv) != STOP or hdata(w, cv) != x + lv:
-                return fail(st, ERR_ALIGN, w, cv, 0)
-        fire(st, t_in, t_in)
-        pop(w, c, t_in)
-        for d in range(lv + 1, min(lv + x, n - 1) + 1):
-            pop(w, ins[1 + d], t_in)
-        if fresh == 1:
-            for d in range(lv - 1, -1, -1):
-                pop(w, ins[1 + d], t_in)
-        if lv == 0 or fresh == 1:
-            pop(w, cv, t_in)
-        top_stop = x - (n - 1 - lv)
-        if top_stop < 0:
-            st[A_LEVEL] = lv + x + 1  # the parent at that level goes on with its next coordinate
-            st[A_EXPECT] = 1
-            continue
-        st[A_LEVEL] = n - 1
-        st[A_FRESH] = 1 << (n - 1)
-        if top_stop >= 1:
-            # The reduced level's fiber is over: the group is complete.
-            if n == 1:
-                m = _sort_distinct(pts, vals, st[A_NPTS], where, opts, ovals)
-            else:
-                m = _sort_points(pts, vals, st[A_NPTS], n, opts, ovals)
-            st[A_M] = m
-            st[A_K] = 0
-            st[A_STOPS] = 0
-            st[A_NPTS] = 0
-            st[A_G] = top_stop - 1
-            st[A_PHASE] = EMIT if m > 0 else CLOSE
+        elif phase == EMIT:
+            rc = _emit(w, st, optr, ochan, n, opts, ovals)
+        else:
+            rc = _close(w, st, optr, ochan, n)
+        if rc != AGAIN:
+            return rc
     return RC_DONE
+
+
+#: The accumulator's memories it asks to grow (RC_GROW): the point store (the sorted store and
+#: both value arrays grow with it) and the order-1 coordinate index.
+PTS, OPTS, WHERE, VALS, OVALS = (accumulate.memory(m) for m in
+                                 ("pts", "opts", "where", "vals", "ovals"))
 
 
 class Reducer(Block):
@@ -470,6 +699,8 @@ class Reducer(Block):
 
     dot_type = "reduce"
     family = "reduce"
+    state = REDUCE
+    float_state = SUMS
     errors = {
         ERR_TAIL: "values after the last stop token (the fiber is never closed)",
         ERR_ALIGN: "the value stream does not line up with the outer coordinates",
@@ -491,18 +722,18 @@ class Reducer(Block):
     def outputs(self) -> list[Port]:
         return [Port("val")]
 
-    def params(self, tensors) -> list[int]:
+    def params(self, tensors) -> dict[str, int]:
         mode = self.attrs.get("empty", "drop")
         if mode not in ("drop", "zero", "outer"):
             raise GraphError(f"node {self.id}: empty={mode!r}; use drop, zero or outer")
-        return [EMPTY_MODES.get(mode, 2), 0, -1, INNER if mode != "outer" else OUTER, 1, 0]
+        return {"phase": OUTER} if mode == "outer" else {"mode": EMPTY_MODES[mode]}
 
     def label(self) -> str:
         return "reduce"
 
 
 class SparseAccumulator(Block):
-    """Order-n reducer, n = 1, 2 (and 3) (Def. 3.7); DOT type ``spaccumulator``.
+    """Order-n reducer, any n >= 1 (Def. 3.7); DOT type ``spaccumulator``.
 
     ``in0`` names the innermost kept index variable, ``in1``, ``in2`` the next ones out (for
     order 1 the Custard schema's ``in1`` names the reduced variable, whose stream is ignored).
@@ -511,6 +742,7 @@ class SparseAccumulator(Block):
     dot_type = "spaccumulator"
     family = "reduce"
     kernel = accumulate
+    state = ACCUMULATE
     required_attrs = ("order", "in0")
     errors = {
         ERR_ALIGN: "coordinate and value streams are not aligned",
@@ -524,9 +756,10 @@ class SparseAccumulator(Block):
             self.order = int(self.attrs["order"])
         except ValueError:
             self.order = -1
-        if self.order not in (1, 2, 3):
+        if self.order < 1:
             raise GraphError(
-                f"node {self.id} (spaccumulator): order={self.attrs['order']!r}; use 1, 2 or 3"
+                f"node {self.id} (spaccumulator): order={self.attrs['order']!r}; use an integer "
+                "n >= 1 (the number of kept index variables)"
             )
         self.kept = []
         for d in range(self.order):
@@ -537,6 +770,8 @@ class SparseAccumulator(Block):
                 )
             self.kept.append(var)
         self.ignored: list[str] = list(ignored or [])
+        #: reads the original's point streams (``crdhold`` outputs); see ``_gather_points``
+        self.points = False
         if self.order == 1 and self.attrs.get("in1") and self.attrs["in1"] not in self.ignored:
             self.ignored.append(self.attrs["in1"])
 
@@ -546,6 +781,18 @@ class SparseAccumulator(Block):
             var = self.port_alias("in", kind, comment)
             if var and var not in self.kept and var not in self.ignored:
                 self.ignored.append(var)
+
+    def held_inputs(self, ports: set[str]) -> None:
+        """The DOT reader names the inputs fed by the original's ``crdhold``: if the innermost
+        kept stream is one, this accumulator reads point streams (the original's wiring), and
+        an order-1 one keeps its ``in1`` variable too (the original writes its coordinates)."""
+        if f"crd:{self.kept[0]}" not in ports:
+            return
+        self.points = True
+        outer = self.attrs.get("in1")
+        if self.order == 1 and outer and outer in self.ignored and f"crd:{outer}" in ports:
+            self.ignored.remove(outer)
+            self.kept.append(outer)
 
     def port_alias(self, direction: str, kind: str, comment: str) -> str:
         for prefix in ("inner-", "outer-", "in-"):
@@ -566,28 +813,35 @@ class SparseAccumulator(Block):
         """Ports whose streams are consumed without effect (kept unbounded by the engine)."""
         return [f"crd:{v}" for v in self.ignored]
 
-    def params(self, tensors) -> list[int]:
+    def params(self, tensors) -> dict[str, int]:
         mode = self.attrs.get("empty", "drop")
         if mode not in ("drop", "keep"):
             raise GraphError(f"node {self.id}: empty={mode!r}; use drop or keep")
-        n = self.order
-        return [n, EMPTY_MODES[mode], len(self.ignored), ACCUM, n - 1, 0, 0, 0, 0, 0, -1,
-                1 << (n - 1)]
+        n = len(self.kept)
+        return {"n": n, "mode": EMPTY_MODES[mode], "nextra": len(self.ignored), "level": n - 1,
+                "points": int(self.points and n >= 2),
+                "rows": int(self.points and n == 2 and self.order == 1)}
 
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        mem = Memories()
-        mem.m[0] = np.zeros(64 * self.order, np.int64)
-        mem.m[1] = np.zeros(64 * self.order, np.int64)
-        mem.m[2] = np.zeros(64, np.int64)
-        mem.f = [np.zeros(64, np.float64), np.zeros(64, np.float64)]
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``original``: outer coordinates and stops taken without a firing, emission beside
+        gathering (docs/timing-model.md, rule 9)."""
+        return {"orig": 1} if timing == "original" else {}
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        """The point stores, and ``cur``: the current coordinate and the empty-fiber flag of each
+        kept level (only the outermost fiber open)."""
+        points = INITIAL_LENGTH * len(self.kept)
+        mem = {"pts": np.zeros(points, np.int64), "opts": np.zeros(points, np.int64),
+                "where": np.zeros(INITIAL_LENGTH, np.int64),
+                "vals": np.zeros(INITIAL_LENGTH, np.float64),
+                "ovals": np.zeros(INITIAL_LENGTH, np.float64),
+                "cur": np.zeros(2 * len(self.kept), np.int64)}
+        mem["cur"][-1] = 1
         return mem
 
     def grow_memory(self, mem: Memories, which: int) -> None:
         """The point store and the sorted store grow together; the coordinate index alone."""
-        if which == 2:
-            mem.grow(2)
-            return
-        for k in (0, 1, 4, 5):
+        for k in ((WHERE,) if which == WHERE else (PTS, OPTS, VALS, OVALS)):
             mem.grow(k)
 
     def label(self) -> str:

@@ -10,6 +10,7 @@ from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
+from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
@@ -30,6 +31,9 @@ BLOCK_TYPES.update({
     "crddrop": CoordinateDropper,
     "broadcast": Broadcast,
     "scanload": ScanLoad,
+    "crdrepeat": CoordinateRepeater,
+    "crdhold": CrdHold,
+    "vectorreducer": VectorReducer,
     **ALU_TYPES,
 })
 

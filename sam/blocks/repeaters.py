@@ -15,11 +15,13 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
-HAVE, REG, REG_KIND, DROP = P, P + 1, P + 2, P + 3
+#: Holding a reference (1), the reference and its token kind, dropping the next reference stop.
+REPEAT = State(have=0, reg=0, reg_kind=DATA, drop=0)
+HAVE, REG, REG_KIND, DROP = REPEAT.slots
 ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
 
 
@@ -152,6 +154,7 @@ class Repeater(Block):
     dot_type = "repeat"
     family = "repeat"
     kernel = repeat
+    state = REPEAT
     errors = {
         ERR_NO_REF: "a repeat signal came but the reference stream has no reference left",
         ERR_STOP: "the reference stream's stop tokens do not match the repeat signals",
@@ -166,9 +169,6 @@ class Repeater(Block):
 
     def outputs(self) -> list[Port]:
         return [Port("ref")]
-
-    def params(self, tensors) -> list[int]:
-        return [0, 0, 0, 0]
 
     def label(self) -> str:
         return f"repeat {self.attrs.get('index', '')}: {self.tensor or ''}"

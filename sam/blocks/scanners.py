@@ -9,6 +9,14 @@ with the stop that ends the last fiber before them (``0, 1, 2, S0, D`` in gives
 Timing, per fiber of length L: the cycle that takes the reference emits the first coordinate,
 L-1 more cycles emit the rest, and one cycle emits the closing stop (it needs the next input
 token to know its level). An empty fiber costs a cycle to take the reference and one for its stop.
+
+A non-unique level (``format=compressed_nonunique`` / ``singleton_nonunique``) is scanned
+*deduplicated*: the scanner walks the level's runs (:func:`formats.levels.walk_levels`), emitting
+each distinct coordinate of a fiber once with its run number as the reference, and the singleton
+level below walks the run's positions as a segment. SAM's merges thus see ascending, distinct
+coordinates (Sec. 3.4). Timing: one cycle per distinct coordinate, as for a compressed level (the
+run bounds are a segment array read in one cycle, Sec. 6.1: memory fetches take one cycle and
+memories are pre-initialized); see docs/timing-model.md.
 """
 
 from __future__ import annotations
@@ -17,25 +25,93 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from formats.levels import CompressedLevel, DenseLevel
+from formats.errors import FormatError
+from formats.levels import Level, level_named
 from formats.tensor import Tensor
-from sam.blocks.base import LevelBlock, Memories, Port
+from sam.blocks.base import LevelBlock, Port
 from sam.errors import GraphError
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.jit import jitable
+from sam.sim.kernel import (
+    NOT_YET,
+    Kernel,
+    State,
+    arrive,
+    blocked,
+    fail,
+    fire,
+    kernel,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, pop, push
+from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
-# Parameters and state (st[P + k]).
-FMT, SIZE, POS, END, BASE, PHASE = P, P + 1, P + 2, P + 3, P + 4, P + 5
-COMPRESSED, DENSE = 0, 1
+# How a level is walked (Level.positions, Level.coordinates), as kernel parameters.
+STRIDE, SEGMENT, SINGLE = 0, 1, 2
+POSITION_RULES = {"stride": STRIDE, "segment": SEGMENT, "single": SINGLE}
+OFFSET, STORED = 0, 1
+COORDINATE_RULES = {"offset": OFFSET, "stored": STORED}
+
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
+SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0, phase=NEED_REF)
+POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE = SCAN.slots
 
 ERR_RANGE = 1
+#: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
+DEFAULT_FORMAT = "compressed"
+
+
+def level_rules(node: str, level: Level, *, counter: bool = False) -> dict[str, int]:
+    """Kernel parameters ``positions``, ``coordinates`` and ``size`` walking ``level`` (as a
+    counter over its size, i.e. a full level, with ``counter``)."""
+    if counter:
+        return {"positions": STRIDE, "coordinates": OFFSET, "size": level.size}
+    try:
+        return {"positions": POSITION_RULES[level.positions],
+                "coordinates": COORDINATE_RULES[level.coordinates], "size": level.size}
+    except KeyError:
+        raise GraphError(f"node {node}: no scanner rule walks {level.name} levels (positions "
+                         f"{level.positions!r}, coordinates {level.coordinates!r})") from None
+
+
+def level_memories(node: str, level: Level, kern: Kernel) -> dict[str, np.ndarray]:
+    """The level's arrays (:meth:`Level.memories`) for a kernel that has arguments of their
+    names (``seg``, ``crd``)."""
+    arrays = level.memories()
+    unknown = [name for name in arrays if name not in kern.memories]
+    if unknown:
+        raise GraphError(f"node {node}: {level.name} levels store {', '.join(unknown)}, which "
+                         f"no scanner or locator kernel reads")
+    return arrays
+
+
+@jitable(inline=True)
+def fiber_bounds(positions, coordinates, size, seg, crd, r):
+    """Positions ``start, end`` of the fiber of parent position ``r`` (``-1, -1`` when the level
+    has no such fiber). A stride level is a counter: any ``r >= 0`` names fiber ``r``."""
+    if r < 0:
+        return -1, -1
+    if positions == SEGMENT:
+        if r + 1 >= seg.shape[0]:
+            return -1, -1
+        return seg[r], seg[r + 1]
+    if positions == SINGLE:
+        if coordinates == STORED and r >= crd.shape[0]:
+            return -1, -1
+        return r, r + 1
+    return r * size, r * size + size
+
+
+@jitable(inline=True)
+def coordinate_at(coordinates, crd, q, start):
+    """Coordinate at position ``q`` of the fiber starting at position ``start``."""
+    return crd[q] if coordinates == STORED else q - start
 
 
 @kernel
 def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
-    """Level scanner kernel: compressed (seg/crd arrays) or dense (size only)."""
+    """Level scanner kernel: the fiber of each reference by the level's positions rule (stride
+    over ``size``, ``seg`` segments or a single position), its coordinates by the coordinates
+    rule (offsets in the fiber, or ``crd``)."""
     cin = ins[0]
     while st[STATUS] == 0:
         t = st[T]
@@ -46,7 +122,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             pos = st[POS]
-            c = crd[pos] if st[FMT] == COMPRESSED else pos - st[BASE]
+            c = coordinate_at(st[COORDINATES], crd, pos, st[BASE])
             a = fire(st, t, t_out)
             push(w, optr, ochan, 0, DATA, c, a)
             push(w, optr, ochan, 1, DATA, pos, a)
@@ -63,14 +139,9 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
         if phase == NEED_REF and (k == DATA or k == EMPTY):
             start, end = 0, 0
             if k == DATA:
-                if st[FMT] == COMPRESSED:
-                    if r < 0 or r + 1 >= seg.shape[0]:
-                        return fail(st, ERR_RANGE, w, cin, 0)
-                    start, end = seg[r], seg[r + 1]
-                else:
-                    if r < 0:  # a dense level is a counter: any r >= 0 names fiber r
-                        return fail(st, ERR_RANGE, w, cin, 0)
-                    start, end = r * st[SIZE], r * st[SIZE] + st[SIZE]
+                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, r)
+                if start < 0:
+                    return fail(st, ERR_RANGE, w, cin, 0)
             if start == end:
                 # Empty fiber: take the reference now, emit its stop next cycle.
                 fire(st, t_in, t_in)
@@ -82,7 +153,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
-            push(w, optr, ochan, 0, DATA, crd[start] if st[FMT] == COMPRESSED else 0, a)
+            push(w, optr, ochan, 0, DATA, coordinate_at(st[COORDINATES], crd, start, start), a)
             push(w, optr, ochan, 1, DATA, start, a)
             st[BASE] = start
             st[POS] = start + 1
@@ -128,6 +199,7 @@ class LevelScanner(LevelBlock):
     dot_type = "fiberlookup"
     family = "scan"
     kernel = scan
+    state = SCAN
     reads_root = True
     level_verb = "scans"
     errors = {
@@ -141,32 +213,32 @@ class LevelScanner(LevelBlock):
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True), Port("ref", optional=True)]
 
-    def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
-        fmt = self.attrs.get("format", "compressed")
-        if fmt not in ("compressed", "dense"):
-            raise GraphError(
-                f"node {self.id} (fiberlookup): format={fmt!r}; use compressed or dense"
-            )
-        tensor = tensors[self.tensor]
-        level = self.level_of(tensor)
-        size = level.size
-        return [COMPRESSED if fmt == "compressed" else DENSE, size, 0, 0, 0, NEED_REF]
-
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
+    def _scanned(self, tensors: Mapping[str, Tensor]) -> tuple[Level, bool]:
+        """The level scanned, and whether the DOT ``format`` makes it a counter over the level's
+        size (a full format over any level); any other format must be the level's own."""
         level = self.level_of(tensors[self.tensor])
-        want = self.attrs.get("format", "compressed")
-        if want == "compressed" and not isinstance(level, CompressedLevel):
+        fmt = self.attrs.get("format", DEFAULT_FORMAT)
+        try:
+            want = level_named(fmt)
+        except FormatError as err:
+            raise GraphError(f"node {self.id} (fiberlookup): {err}") from None
+        if want.full:
+            return level, True
+        if want is not type(level):
             raise GraphError(
-                f"node {self.id} scans mode {self.mode} of {self.tensor} as {want}, but that "
+                f"node {self.id} scans mode {self.mode} of {self.tensor} as {fmt}, but that "
                 f"level is stored {level.name}; bind {self.tensor} in the graph's format"
             )
-        mem = Memories()
-        if isinstance(level, CompressedLevel):
-            mem.m[0], mem.m[1] = level.seg, level.crd
-        elif isinstance(level, DenseLevel):
-            mem.m[0] = np.zeros(1, np.int64)
-        return mem
+        return self.walked_level(tensors[self.tensor]), False
+
+    def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
+        level, counter = self._scanned(tensors)
+        return level_rules(self.id, level, counter=counter)
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        level, counter = self._scanned(tensors)
+        return {} if counter else level_memories(self.id, level, self.kernel)
 
     def label(self) -> str:
-        fmt = self.attrs.get("format", "compressed")
+        fmt = self.attrs.get("format", DEFAULT_FORMAT)
         return f"scan {self.attrs.get('index', '')}: {self.tensor}{self.attrs.get('mode')} ({fmt})"

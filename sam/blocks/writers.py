@@ -18,12 +18,14 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import LevelBlock, Memories, Port
-from sam.sim.kernel import NOT_YET, arrive, fail, fire, kernel, need_memory
+from sam.blocks.base import INITIAL_LENGTH, LevelBlock, Memories, Port
+from sam.sim.kernel import NOT_YET, State, arrive, fail, fire, kernel, need_memory
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, P, T, hdata, hkind, hval, pop
+from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop
 
-NCRD, NSTOP = P, P + 1
+#: Coordinates (or values) and stop tokens written so far.
+WRITE = State(count=0, stops=0)
+COUNT, STOPS = WRITE.slots
 ERR_EMPTY = 1
 
 
@@ -38,18 +40,18 @@ def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1
             return RC_IN
         k = hkind(w, c)
         if k == DATA:
-            n = st[NCRD]
+            n = st[COUNT]
             if n >= crd.shape[0]:
-                return need_memory(st, 0)
+                return need_memory(st, CRD)
             crd[n] = hdata(w, c)
-            st[NCRD] = n + 1
+            st[COUNT] = n + 1
         elif k == STOP:
-            n = st[NSTOP]
+            n = st[STOPS]
             if n >= stop_at.shape[0]:
-                return need_memory(st, 1)
-            stop_at[n] = st[NCRD]
+                return need_memory(st, STOP_AT)
+            stop_at[n] = st[COUNT]
             stop_level[n] = hdata(w, c)
-            st[NSTOP] = n + 1
+            st[STOPS] = n + 1
         elif k == EMPTY:
             return fail(st, ERR_EMPTY, w, c, 0)
         fire(st, t_in, t_in)
@@ -70,11 +72,11 @@ def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
             return RC_IN
         k = hkind(w, c)
         if k == DATA or k == EMPTY:
-            n = st[NCRD]
+            n = st[COUNT]
             if n >= vals.shape[0]:
-                return need_memory(st, 4)
+                return need_memory(st, VALS)
             vals[n] = hval(w, c) if k == DATA else 0.0
-            st[NCRD] = n + 1
+            st[COUNT] = n + 1
         fire(st, t_in, t_in)
         pop(w, c, t_in)
         if k == DONE:
@@ -83,11 +85,18 @@ def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     return RC_DONE
 
 
+#: The coordinate writer's memories; those the kernels ask to grow (RC_GROW), by position.
+CRD_MEMORIES = ("crd", "stop_at", "stop_level")
+CRD, STOP_AT, STOP_LEVEL = (write_crd.memory(m) for m in CRD_MEMORIES)
+VALS = write_vals.memory("vals")
+
+
 class LevelWriter(LevelBlock):
     """A level writer; DOT type ``fiberwrite`` with ``mode`` a mode number or ``vals``."""
 
     dot_type = "fiberwrite"
     family = "write"
+    state = WRITE
     mode_hint = "a tensor mode number or vals"
     errors = {ERR_EMPTY: "an empty token (N) reached a coordinate level writer"}
 
@@ -102,32 +111,24 @@ class LevelWriter(LevelBlock):
     def inputs(self) -> list[Port]:
         return [Port("val" if self.writes_values else "crd")]
 
-    def params(self, tensors: Mapping[str, Tensor]) -> list[int]:
-        return [0, 0]  # no coordinates, no stops yet
-
-    def memories(self, tensors: Mapping[str, Tensor]) -> Memories:
-        mem = Memories()
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         if self.writes_values:
-            mem.f[0] = np.zeros(64, np.float64)
-        else:
-            mem.m[0] = np.zeros(64, np.int64)
-            mem.m[1] = np.zeros(64, np.int64)
-            mem.m[2] = np.zeros(64, np.int64)
-        return mem
+            return {"vals": np.zeros(INITIAL_LENGTH, np.float64)}
+        return {name: np.zeros(INITIAL_LENGTH, np.int64) for name in CRD_MEMORIES}
 
     def grow_memory(self, mem: Memories, which: int) -> None:
         """Stop positions and stop levels grow together."""
-        for k in ((1, 2) if which in (1, 2) else (which,)):
+        for k in ((STOP_AT, STOP_LEVEL) if which in (STOP_AT, STOP_LEVEL) else (which,)):
             mem.grow(k)
 
     def recorded(self, st: np.ndarray, mem: Memories) -> dict[str, np.ndarray]:
         """What the writer stored: ``crd``, ``stop_at`` and ``stop_level``, or ``vals``."""
-        n = int(st[NCRD])
+        n = int(st[COUNT])
         if self.writes_values:
-            return {"vals": mem.f[0][:n].copy()}
-        k = int(st[NSTOP])
-        return {"crd": mem.m[0][:n].copy(), "stop_at": mem.m[1][:k].copy(),
-                "stop_level": mem.m[2][:k].copy()}
+            return {"vals": mem["vals"][:n].copy()}
+        k = int(st[STOPS])
+        return {"crd": mem["crd"][:n].copy(), "stop_at": mem["stop_at"][:k].copy(),
+                "stop_level": mem["stop_level"][:k].copy()}
 
     def label(self) -> str:
         if self.writes_values:

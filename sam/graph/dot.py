@@ -31,11 +31,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from formats.atomic import atomic_write
 from formats.errors import FormatError
 from formats.format import Format
 from sam.blocks.base import Block, Port
 from sam.blocks.registry import make_block
 from sam.errors import GraphError
+from sam.graph import dotparse
 from sam.graph.dotparse import DotGraph, DotNode, parse, parse_all
 from sam.graph.dottext import custard_label, dot_id, quote
 from sam.graph.model import Edge, Graph
@@ -99,7 +101,9 @@ def loads(text: str, source: str = "<string>") -> Graph:
     if not isinstance(text, str):
         raise GraphError(f"{source}: expected DOT text, got {type(text).__name__}")
     try:
-        return _build(parse(text))
+        dot = parse(text)
+        del text  # not needed while building (the caller may hold the only other reference)
+        return _build(dot)
     except GraphError as err:
         raise GraphError(f"{source}: {_one_line(str(err))}") from None
 
@@ -145,28 +149,32 @@ def _one_line(message: str, head: int = 300, tail: int = 200) -> str:
 
 
 def load(path: str | Path) -> Graph:
-    """Read a DOT file."""
+    """Read a DOT file (refused unread if larger than ``sam.graph.dotparse.MAX_TEXT`` bytes)."""
+    p = Path(path)
+    graph = loads(_read(path), str(path))
+    graph.name = p.stem
+    return graph
+
+
+def _read(path: str | Path) -> str:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        limit = dotparse.MAX_TEXT
+        if p.is_file() and p.stat().st_size > limit:
+            raise GraphError(f"{path}: the file has {p.stat().st_size:,} bytes, more than the "
+                             f"reader's limit of {limit:,} (sam.graph.dotparse.MAX_TEXT); "
+                             "SAM graphs of real kernels are a few kilobytes")
+        return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
                          f"{getattr(err, 'strerror', None) or err})") from None
-    graph = loads(text, str(path))
-    graph.name = p.stem
-    return graph
 
 
 def load_all(path: str | Path) -> list[Graph]:
     """Read a DOT file holding one or more graphs (see :func:`loads_all`; graphs without a
     name of their own are named after the file's stem)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
-                         f"{getattr(err, 'strerror', None) or err})") from None
-    graphs = loads_all(text, str(path))
+    graphs = loads_all(_read(path), str(path))
     for k, graph in enumerate(graphs):
         if graph.name == str(path):
             graph.name = p.stem
@@ -196,6 +204,8 @@ def _build(dot: DotGraph) -> Graph:
             raise GraphError(f"node {nid} (line {node.line}) has no type attribute; add "
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
+    _original_reducers(graph)
+    _held_inputs(graph, dot)
 
     edges = []
     for e in dot.edges:
@@ -231,7 +241,41 @@ def _build(dot: DotGraph) -> Graph:
         taken.add((dst, dport.name))
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
+    graph.dot_id = dot.name or "SAM"
     return graph
+
+
+def _held_inputs(graph: Graph, dot: DotGraph) -> None:
+    """Tell each block which of its inputs the original's ``crdhold`` feeds, before ports are
+    resolved (an accumulator then reads point streams and may grow an output,
+    docs/fidelity.md). The hold's output comments are ``outer-i`` / ``inner-j``."""
+    held: dict[str, set[str]] = {}
+    for e in dot.edges:
+        src = graph.blocks.get(e.src)
+        if src is not None and src.dot_type == "crdhold" and e.dst in graph.blocks:
+            var = e.attrs.get("comment", "").partition("-")[2]
+            held.setdefault(e.dst, set()).add(f"crd:{var}")
+    for bid, ports in held.items():
+        hook = getattr(graph.blocks[bid], "held_inputs", None)
+        if hook is not None:
+            hook(ports)
+
+
+def _original_reducers(graph: Graph) -> None:
+    """Compatibility with the original Custard's older graphs (docs/fidelity.md): a graph that
+    our compiler did not write (no ``expression`` attribute) and that has no coordinate dropper
+    relies on the original simulator's scalar reducer, which emits a sum, 0 for an empty fiber,
+    at every stop token; if its comment lists the tensor formats (the original always writes
+    them), its reducers without an ``empty`` attribute get ``empty=zero`` (written back
+    explicitly). Graphs with an expression, a dropper or no formats keep the default ``drop``."""
+    if "expression" in graph.attrs or not graph.formats:
+        return
+    blocks = graph.blocks.values()
+    if any(b.dot_type == "crddrop" for b in blocks):
+        return
+    for b in blocks:
+        if b.dot_type == "reduce" and "empty" not in b.attrs:
+            b.attrs["empty"] = "zero"
 
 
 def _named_port(block: Block, way: str, kind: str, name: str, where: str) -> Port:
@@ -429,7 +473,7 @@ def _misread(text: str, ordered: list[Edge]) -> dict[int, set[str]]:
 
 
 def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> str:
-    lines = ["digraph SAM {"]
+    lines = [f"digraph {dot_id(graph.dot_id or 'SAM')} {{"]
     comment = ",".join(f"{t}={fmt}" for t, fmt in graph.formats.items())
     lines.append(f"    comment={quote(comment)}")
     for key, value in graph.attrs.items():
@@ -470,7 +514,8 @@ def dumps_all(graphs: list[Graph]) -> str:
     parts = []
     for graph in graphs:
         text = dumps(graph)
-        parts.append(f"digraph {dot_id(graph.name or 'SAM')} {{" + text[len("digraph SAM {"):])
+        head = text.index("{")
+        parts.append(f"digraph {dot_id(graph.name or 'SAM')} " + text[head:])
     return "".join(parts)
 
 
@@ -482,7 +527,8 @@ def dump(graph: Graph, path: str | Path) -> None:
     except UnicodeEncodeError as err:
         raise GraphError(f"{path}: the graph holds text that UTF-8 cannot encode ({err.reason} "
                          f"at {text[max(0, err.start - 20):err.start]!r})") from None
-    Path(path).write_bytes(data)
+    with atomic_write(path) as out:
+        out.write(data)
 
 
 def dump_all(graphs: list[Graph], path: str | Path) -> None:
@@ -493,7 +539,8 @@ def dump_all(graphs: list[Graph], path: str | Path) -> None:
     except UnicodeEncodeError as err:
         raise GraphError(f"{path}: a graph holds text that UTF-8 cannot encode ({err.reason} "
                          f"at {text[max(0, err.start - 20):err.start]!r})") from None
-    Path(path).write_bytes(data)
+    with atomic_write(path) as out:
+        out.write(data)
 
 
 __all__ = ["dump", "dump_all", "dumps", "dumps_all", "edge_comment", "load", "load_all", "loads",

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from formats.atomic import atomic_write
 from sam.blocks.base import Block
 from sam.blocks.compound import CompoundBlock
 from sam.errors import GraphError
@@ -105,10 +106,10 @@ class _Stats:
 
 def _token_label(counts: Mapping[str, int]) -> str:
     total = sum(counts.values())
-    parts = [f"{counts[k]} {k}" for k in ("data", "empty", "stop", "done") if counts.get(k)]
+    parts = [f"{counts[k]:,} {k}" for k in ("data", "empty", "stop", "done") if counts.get(k)]
     if len(parts) <= 1:
-        return f"{total} tokens" if total != 1 else "1 token"
-    return f"{total} = " + " + ".join(parts)
+        return f"{total:,} tokens" if total != 1 else "1 token"
+    return f"{total:,} = " + " + ".join(parts)
 
 
 # --------------------------------------------------------------------------- DOT text
@@ -130,7 +131,7 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True,
     if graph.attrs.get("expr"):
         title += f": {graph.attrs['expr']}"
     if view is not None and view.cycles:
-        title += f" ({view.cycles} cycles)"
+        title += f" ({view.cycles:,} cycles)"
     lines = [
         "digraph SAM {",
         f"    graph [label={quote(title)} labelloc=t fontname=Helvetica fontsize=14 "
@@ -171,7 +172,7 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True,
 
 
 def _busy(view: _Stats | None, bid: str) -> str:
-    return f"\\nbusy {view.busy[bid]}" if view is not None and bid in view.busy else ""
+    return f"\\nbusy {view.busy[bid]:,}" if view is not None and bid in view.busy else ""
 
 
 def _node_line(bid: str, block: Block, view: _Stats | None, indent: str) -> str:
@@ -246,13 +247,15 @@ def render(graph: Graph, path: str | Path, stats: Any = None, *, legend: bool = 
     kind = (fmt or out.suffix.lstrip(".")).lower()
     text = to_dot(graph, stats, legend=legend, expand_compounds=expand_compounds)
     if kind in ("gv", "dot"):
-        out.write_text(text, encoding="utf-8")
+        with atomic_write(out) as f:
+            f.write(text.encode("utf-8"))
         return out
     if kind not in FORMATS:
         raise GraphError(f"cannot draw {out}: unknown picture format {kind!r}; use a file name "
                          "ending in .svg, .png or .pdf")
     data = render_bytes(text, kind)
-    out.write_bytes(data)
+    with atomic_write(out) as f:
+        f.write(data)
     return out
 
 

@@ -62,7 +62,7 @@ def check_structure(graph: Graph) -> None:
 def _mode_of(block) -> int | None:
     """The tensor mode a block names (``mode="1"``), or None (values, or not a number)."""
     text = block.attrs.get("mode", "")
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
 
 
 def _check_shape_attrs(graph: Graph) -> None:

@@ -116,6 +116,8 @@ class SimResult:
     fifo_depth: int | None = None
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
+    #: why the run stopped early (a deadlock, a malformed stream); None when it finished
+    error: str | None = None
     #: seconds spent compiling the fast engine's kernels or loading them from the disk cache
     #: (not part of ``wall_time``)
     jit_time: float = 0.0
@@ -172,6 +174,10 @@ def _dataflow_order(ids: list[str], links: list[tuple[str, Port, str, Port]]) ->
     return order
 
 
+#: Timing models: ours (``sam``, the default) and the original SAM simulator's (``original``).
+TIMINGS = ("sam", "original")
+
+
 class Simulation:
     """A graph elaborated once: compounds expanded, channels, block runtimes, schedule.
 
@@ -188,9 +194,15 @@ class Simulation:
         fifo_depth: int | None = None,
         latencies: Mapping[str, int] | None = None,
         capacity: int = 1 << 12,
+        timing: str = "sam",
     ) -> None:
         from sam.graph.expand import expand
         from sam.graph.validate import bind, check_structure
+
+        if timing not in TIMINGS:
+            raise SimulationError(f"unknown timing {timing!r}; use {' or '.join(TIMINGS)}")
+        #: the timing model (docs/timing-model.md): "sam" (ours) or "original"
+        self.timing = timing
 
         check_structure(graph)
         #: the graph as given (compound blocks as single nodes)
@@ -246,7 +258,7 @@ class Simulation:
                 optr.append(len(ochan))
             self.runs[bid] = BlockRun(
                 block, np.zeros(W.STATE_SLOTS, np.int64), np.zeros(8, np.float64), ins,
-                np.array(optr, np.int64), np.array(ochan, np.int64), Memories(),
+                np.array(optr, np.int64), np.array(ochan, np.int64), Memories(()),
             )
         self._reset()
 
@@ -269,24 +281,24 @@ class Simulation:
         lat = self.latencies
         for run in self.runs.values():
             block = run.block
-            st = np.zeros(W.STATE_SLOTS, np.int64)
-            params = block.params(self.tensors)
-            st[W.P: W.P + len(params)] = params
+            st, fst, mem = block.initial_state(self.tensors)
+            for name, value in block.timing_params(self.timing).items():
+                st[block.state[name]] = value
             st[W.LAT] = int(lat.get(block.dot_type, lat.get("default", 1)))
             if st[W.LAT] < 1:
                 raise SimulationError(
                     f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
                 )
             run.st = st
-            run.fst = np.zeros(8, np.float64)
-            run.mem = block.memories(self.tensors)
+            run.fst = fst
+            run.mem = mem
             run.done = False
         self._fresh = True
 
     # ----------------------------------------------------------------------- running
     def run(
         self,
-        engine: str = "reference",
+        engine: str = "fast",
         progress: Callable[[int], None] | None = None,
     ) -> SimResult:
         """Run to completion (or Ctrl-C: partial statistics, ``interrupted`` set).
@@ -335,6 +347,10 @@ class Simulation:
                         raise Deadlock(self._deadlock_message(pending))
         except KeyboardInterrupt:
             interrupted = True
+        except SimulationError as err:  # a deadlock or a malformed stream: keep the statistics
+            err.partial = self._result(engine, time.perf_counter() - start, True)
+            err.partial.error = str(err)
+            raise
         wall = time.perf_counter() - start
         return self._result(engine, wall, interrupted)
 
@@ -481,13 +497,20 @@ def simulate(
     graph: Graph,
     tensors: Mapping[str, Tensor],
     *,
-    engine: str = "reference",
+    engine: str = "fast",
     fifo_depth: int | None = None,
     latencies: Mapping[str, int] | None = None,
     progress: Callable[[int], None] | None = None,
+    timing: str = "sam",
 ) -> SimResult:
-    """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring."""
+    """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring.
+
+    ``engine`` is ``"fast"`` (the default, as on the command line: the block kernels compiled
+    with numba, about 20-40 s once, then cached on disk) or ``"reference"`` (the same kernels
+    in plain Python: no compilation, 100-300 times slower).
+    ``timing="original"`` selects the original SAM simulator's costs where ours differ
+    (docs/timing-model.md)."""
     if fifo_depth is not None and fifo_depth < 1:
         raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
-    sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies)
+    sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies, timing=timing)
     return sim.run(engine, progress)

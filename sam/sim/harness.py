@@ -67,12 +67,8 @@ def run_block(
             W.push(w, np.array([0, 1]), np.array([c]), 0, int(kinds[j]), int(data[j]), times[j])
     optr = np.arange(len(out_ports) + 1, dtype=np.int64)
     ochan = np.arange(n_in, n_ch, dtype=np.int64)
-    st = np.zeros(W.STATE_SLOTS, np.int64)
-    params = block.params(tensors)
-    st[W.P: W.P + len(params)] = params
+    st, fst, mem = block.initial_state(tensors)
     st[W.LAT] = 1
-    fst = np.zeros(8)
-    mem = block.memories(tensors)
     fn = block.kernel.py if engine == "reference" else block.kernel.jit
     while True:
         rc = fn(w, st, fst, ins, optr, ochan, *mem.args())

@@ -14,24 +14,29 @@ allow. Each loop iteration is one *firing* of the block, i.e. one cycle of the t
 
 Nothing is changed before step 5, so a kernel that returns early simply runs the same firing
 again when resumed. The reference engine calls ``kernel.py``; the fast engine calls
-``kernel.jit``, the same code compiled by numba (cached on disk).
+``kernel.jit``, the same code compiled by numba (cached on disk). numba is imported only then:
+helpers kernels call are marked :func:`~sam.sim.jit.jitable` and registered with numba right
+before the first compile.
 
 Uniform signature: ``fn(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1) -> return code``
-where ``st``/``fst`` are the block's int64/float64 state (common slots in :mod:`sam.sim.wires`,
-block parameters and state from slot ``P``), ``ins[k]`` the channel of input port k (-1 when
-unconnected), ``optr``/``ochan`` the channels of each output port (CSR), and ``m*``/``f*`` the
-block's int64/float64 memories (level arrays, value arrays, accumulator buffers).
+where ``st``/``fst`` are the block's int64/float64 state (common slots in :mod:`sam.sim.wires`;
+the block family's own slots, from ``P`` on, are named by a :class:`State`), ``ins[k]`` the
+channel of input port k (-1 when unconnected), ``optr``/``ochan`` the channels of each output
+port (CSR), and ``m0..m3``/``f0, f1`` the block's int64/float64 memories (level arrays, value
+arrays, accumulator buffers). The kernel's own names for those six arguments are the names
+blocks give their memories by (:attr:`Kernel.memories`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from numba.extending import register_jitable
+import numpy as np
 
+from sam.sim.jit import jitable, register_jitables
 from sam.sim.wires import (
     BUSY,
     ERR,
@@ -39,6 +44,7 @@ from sam.sim.wires import (
     ERR_KIND,
     ERR_PORT,
     FIRST_T,
+    FSTATE_SLOTS,
     IDLE,
     LAT,
     RC_BUF,
@@ -47,7 +53,9 @@ from sam.sim.wires import (
     RC_GROW,
     RC_IN,
     STALL,
+    STATE_SLOTS,
     WAIT,
+    P,
     T,
     hkind,
     htime,
@@ -57,6 +65,73 @@ from sam.sim.wires import (
 
 #: Sentinel returned by :func:`arrive` / :func:`reserve` helpers when the firing cannot happen.
 NOT_YET = -1
+#: Returned by a kernel's step helper that fired or changed phase: the kernel loops again
+#: (every other value is the kernel's return code).
+AGAIN = -1
+
+#: Memory arguments of the uniform kernel signature: this many int64 arrays, then float64 ones.
+INT_MEMORIES, FLOAT_MEMORIES = 4, 2
+#: Position of the first memory argument in the uniform signature.
+FIRST_MEMORY_ARG = 6
+
+
+class State:
+    """Named slots of a block family's kernel state, numbered once.
+
+    ``State(size=0, phase=NEED_REF, cur=[0, 0, 0, 0])`` declares int64 slots ``st[P]``,
+    ``st[P+1]``, ... in the order given, each with its initial value; a list declares that many
+    consecutive slots (``cur`` is ``st[P+2:P+6]``). Kernels index ``st`` with module-level int
+    constants unpacked from :attr:`slots` (numba sees plain ints); blocks give parameters by
+    name to :meth:`initial`. :meth:`floats` declares the float64 state ``fst`` the same way.
+    """
+
+    def __init__(self, **slots: int | Sequence[int]) -> None:
+        self._setup(P, STATE_SLOTS, np.int64, slots)
+
+    @classmethod
+    def floats(cls, **slots: float | Sequence[float]) -> State:
+        """Named slots of the float64 state ``fst``, from slot 0."""
+        state = cls.__new__(cls)
+        state._setup(0, FSTATE_SLOTS, np.float64, slots)
+        return state
+
+    def _setup(self, base: int, size: int, dtype: type, slots: Mapping[str, object]) -> None:
+        self.index: dict[str, int] = {}
+        self.width: dict[str, int] = {}
+        self.size = size
+        self.dtype = dtype
+        self.defaults = np.zeros(size, dtype)
+        k = base
+        for name, init in slots.items():
+            values = list(init) if isinstance(init, Sequence) else [init]
+            if k + len(values) > size:
+                raise ValueError(f"state slot {name!r} does not fit in {size} slots")
+            self.index[name] = k
+            self.width[name] = len(values)
+            self.defaults[k: k + len(values)] = values
+            k += len(values)
+
+    @property
+    def slots(self) -> tuple[int, ...]:
+        """The first slot of every name, in declaration order (unpack into kernel constants)."""
+        return tuple(self.index.values())
+
+    def __getitem__(self, name: str) -> int:
+        return self.index[name]
+
+    def initial(self, values: Mapping[str, int | float | Sequence[int | float]]) -> np.ndarray:
+        """A fresh state array: the declared initial values, overridden by ``values`` by name."""
+        st = self.defaults.copy()
+        for name, value in values.items():
+            if name not in self.index:
+                raise ValueError(f"no state slot {name!r}; declared: {', '.join(self.index)}")
+            k = self.index[name]
+            vals = list(value) if isinstance(value, Sequence) else [value]
+            if len(vals) != self.width[name]:
+                raise ValueError(f"state slot {name!r} holds {self.width[name]} value(s), "
+                                 f"got {len(vals)}")
+            st[k: k + len(vals)] = vals
+        return st
 
 
 def cache_dir() -> str:
@@ -82,14 +157,32 @@ def cache_dir() -> str:
 _CACHE_DIR: str | None = None
 
 
+def kernels_cached() -> bool:
+    """Whether compiled kernels of this version of the sources are on disk (else the fast
+    engine's first run compiles them: 20-40 s)."""
+    return any(True for _ in Path(cache_dir()).rglob("*.nbi"))
+
+
 class Kernel:
     """A block kernel with its plain-Python and numba-compiled forms."""
 
     def __init__(self, fn: Callable[..., int]) -> None:
+        code = fn.__code__
+        n_args = FIRST_MEMORY_ARG + INT_MEMORIES + FLOAT_MEMORIES
+        if code.co_argcount != n_args:
+            raise TypeError(f"kernel {fn.__name__} takes {code.co_argcount} arguments; the "
+                            f"uniform kernel signature has {n_args}")
         self.py = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
+        #: The kernel's names of its memory arguments (int64 ones, then float64 ones).
+        self.memories: tuple[str, ...] = code.co_varnames[FIRST_MEMORY_ARG:n_args]
         self._jit: Callable[..., int] | None = None
+
+    def memory(self, name: str) -> int:
+        """Position of memory argument ``name`` (0..3 int64, 4..5 float64; see
+        :func:`need_memory`)."""
+        return self.memories.index(name)
 
     @property
     def jit(self) -> Callable[..., int]:
@@ -97,6 +190,7 @@ class Kernel:
         if self._jit is None:
             import numba
 
+            register_jitables()
             numba.config.CACHE_DIR = cache_dir()
             self._jit = numba.njit(cache=True, boundscheck=False, nogil=True)(self.py)
         return self._jit
@@ -110,7 +204,7 @@ def kernel(fn: Callable[..., int]) -> Kernel:
     return Kernel(fn)
 
 
-@register_jitable
+@jitable
 def arrive(w, st, c, t):
     """Cycle ``>= t`` at which the head token of input channel ``c`` is there, or NOT_YET.
 
@@ -123,7 +217,7 @@ def arrive(w, st, c, t):
     return a if a > t else t
 
 
-@register_jitable
+@jitable
 def reserve(w, st, optr, ochan, port, t):
     """Cycle ``>= t`` at which output ``port`` has room, or a negative code (see ``blocked``)."""
     r = room(w, optr, ochan, port)
@@ -133,7 +227,7 @@ def reserve(w, st, optr, ochan, port, t):
     return r if r > t else t
 
 
-@register_jitable
+@jitable
 def reserve_all(w, st, optr, ochan, t):
     """Like :func:`reserve`, for every output port at once (a firing that emits on all)."""
     t_out = t
@@ -146,18 +240,18 @@ def reserve_all(w, st, optr, ochan, t):
     return t_out
 
 
-@register_jitable
+@jitable
 def blocked(code):
     """Return code for a failed :func:`reserve` (ring full or modeled FIFO full)."""
     return RC_BUF if code == -1 else RC_FIFO
 
 
-@register_jitable
+@jitable
 def waiting_input():
     return RC_IN
 
 
-@register_jitable
+@jitable
 def fire(st, t_in, t_out):
     """Account one firing: idle until the inputs came, stalled until the outputs had room."""
     if st[BUSY] == 0:
@@ -169,7 +263,7 @@ def fire(st, t_in, t_out):
     return t_out + st[LAT]
 
 
-@register_jitable
+@jitable
 def fail(st, code, w, c, port):
     """Report a malformed input: error ``code`` about the head token of channel ``c``."""
     st[ERR] = code
@@ -183,8 +277,8 @@ def fail(st, code, w, c, port):
     return RC_ERR
 
 
-@register_jitable
+@jitable
 def need_memory(st, which):
-    """Ask the scheduler to grow memory array ``which`` (0..3 int, 4..5 float)."""
+    """Ask the scheduler to grow memory argument ``which`` (:meth:`Kernel.memory`)."""
     st[WAIT] = which
     return RC_GROW

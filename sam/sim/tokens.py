@@ -31,6 +31,8 @@ STOP = 1
 EMPTY = 2
 DONE = 3
 KIND_NAMES = ("data", "stop", "empty", "done")
+#: Number of token kinds (columns of the per-channel token counts).
+N_KINDS = len(KIND_NAMES)
 
 #: Stream kinds (the ``type`` of an edge in the Custard DOT schema).
 STREAM_KINDS = ("crd", "ref", "val", "repsig", "bv")

@@ -12,8 +12,9 @@ of the timing model: token k may be pushed only in a cycle after token k-depth w
 producer facing a full FIFO stalls (backpressure). Rings grow to the depth only when a stream
 gets that long (a bound deeper than the stream is no bound).
 
-Every function here is plain Python that numba can also compile inline (``register_jitable``),
-so the one definition of each block (see :mod:`sam.sim.kernel`) serves both engines.
+Every function here is plain Python that numba can also compile inline
+(:func:`~sam.sim.jit.jitable`), so the one definition of each block (see :mod:`sam.sim.kernel`)
+serves both engines.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import register_jitable
 
-from sam.sim.tokens import DATA
+from sam.sim.jit import jitable
+from sam.sim.tokens import DATA, N_KINDS
 
 
 class Wires(NamedTuple):
@@ -37,7 +38,7 @@ class Wires(NamedTuple):
     tail: np.ndarray  # int64[C]: tokens pushed
     depth: np.ndarray  # int64[C]: modeled FIFO depth, 0 = unbounded
     ptime: np.ndarray  # int64[C, cap]: cycle each token was popped (bounded FIFOs only)
-    count: np.ndarray  # int64[C, 4]: tokens pushed, by kind
+    count: np.ndarray  # int64[C, N_KINDS]: tokens pushed, by kind
 
 
 # Return codes of block kernels.
@@ -62,46 +63,47 @@ ERR_DATA = 9
 ERR_PORT = 10
 DONE_T = 11  # cycle in which the block consumed its done token
 FIRST_T = 12  # cycle of the block's first firing
-P = 16  # first block-specific slot
+P = 16  # first block-specific slot (named per block family: sam.sim.kernel.State)
 STATE_SLOTS = 48
+FSTATE_SLOTS = 8  # slots of a block's float64 state
 
 
-@register_jitable
+@jitable
 def ready(w, c):
     """True when input channel ``c`` holds a token."""
     return w.head[c] < w.tail[c]
 
 
-@register_jitable
+@jitable
 def _slot(w, c, n):
     return n & (w.kind.shape[1] - 1)
 
 
-@register_jitable
+@jitable
 def hkind(w, c):
     """Kind of the head token of channel ``c``."""
     return w.kind[c, _slot(w, c, w.head[c])]
 
 
-@register_jitable
+@jitable
 def hdata(w, c):
     """Integer payload of the head token of channel ``c``."""
     return w.data[c, _slot(w, c, w.head[c])]
 
 
-@register_jitable
+@jitable
 def hval(w, c):
     """Value payload of the head token of channel ``c``."""
     return w.fdata[c, _slot(w, c, w.head[c])]
 
 
-@register_jitable
+@jitable
 def htime(w, c):
     """Arrival cycle of the head token of channel ``c``."""
     return w.time[c, _slot(w, c, w.head[c])]
 
 
-@register_jitable
+@jitable
 def pop(w, c, t):
     """Consume the head token of channel ``c`` in cycle ``t``."""
     h = w.head[c]
@@ -110,7 +112,7 @@ def pop(w, c, t):
     w.head[c] = h + 1
 
 
-@register_jitable
+@jitable
 def room(w, optr, ochan, port):
     """Earliest cycle in which output ``port`` can take a token.
 
@@ -136,7 +138,7 @@ def room(w, optr, ochan, port):
     return t
 
 
-@register_jitable
+@jitable
 def _append(w, c, kind, t):
     """Append a token of ``kind`` arriving in cycle t to channel ``c``; its slot (for the
     payload)."""
@@ -148,7 +150,7 @@ def _append(w, c, kind, t):
     return s
 
 
-@register_jitable
+@jitable
 def push(w, optr, ochan, port, kind, data, t):
     """Emit a token with integer payload on ``port`` (all its channels), arriving in cycle t."""
     for j in range(optr[port], optr[port + 1]):
@@ -156,7 +158,7 @@ def push(w, optr, ochan, port, kind, data, t):
         w.data[c, _append(w, c, kind, t)] = data
 
 
-@register_jitable
+@jitable
 def pushv(w, optr, ochan, port, kind, value, t):
     """Emit a token with a value payload on ``port``, arriving in cycle t."""
     for j in range(optr[port], optr[port + 1]):
@@ -164,7 +166,7 @@ def pushv(w, optr, ochan, port, kind, value, t):
         w.fdata[c, _append(w, c, kind, t)] = value
 
 
-@register_jitable
+@jitable
 def connected(optr, port):
     """True when output ``port`` feeds at least one channel."""
     return optr[port + 1] > optr[port]
@@ -185,7 +187,7 @@ def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -
         tail=np.zeros(n_channels, np.int64),
         depth=depth,
         ptime=np.zeros((n_channels, cap if bounded else 1), np.int64),
-        count=np.zeros((n_channels, 4), np.int64),
+        count=np.zeros((n_channels, N_KINDS), np.int64),
     )
 
 

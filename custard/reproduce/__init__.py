@@ -1,0 +1,86 @@
+"""``sam-sim reproduce NAME``: the SAM paper's experiments, one module per experiment.
+
+Each module has ``TITLE`` and ``run(sweeper, *, quick, engine, matrices) -> Outcome``; this
+package writes what it returns as ``DIR/NAME.csv`` (columns ``series,x,cycles`` and more),
+``DIR/NAME.png`` (the paper's layout) and ``DIR/NAME-claims.md`` (each claim of the paper's text
+about the experiment, our measured value, PASS/FAIL). Points of sweeps run on Dask with a disk
+cache (:mod:`custard.reproduce.sweep`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from custard.reproduce.common import FAIL, PASS, SKIP, ReproduceError, claims_markdown, write_csv
+from custard.reproduce.sweep import Sweeper
+
+#: experiment name -> module (``custard.reproduce.NAME``), in the order ``all`` runs them
+EXPERIMENTS = ("table1", "table2", "fig12", "fig14")
+
+
+@dataclass
+class Done:
+    """One experiment's files, claim tally and run time."""
+
+    name: str
+    files: list[Path]
+    passed: int
+    failed: int
+    skipped: int
+    seconds: float
+
+
+def names(name: str) -> list[str]:
+    """The experiments ``name`` stands for (``all`` is every one)."""
+    if name == "all":
+        return list(EXPERIMENTS)
+    if name not in EXPERIMENTS:
+        raise ReproduceError(f"unknown experiment {name!r}; choose one of "
+                             f"{', '.join(EXPERIMENTS)} or all")
+    return [name]
+
+
+def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast",
+              scheduler: str | None = None, workers: int | None = None,
+              cache: Path | None = None, use_cache: bool = True,
+              matrices: Path | None = None, progress: bool = True,
+              log: bool = True) -> list[Done]:
+    """Run experiment ``name`` (or ``all``) and write its files into ``out``."""
+    todo = names(name)
+    if matrices is not None and not matrices.is_dir():
+        raise ReproduceError(f"--matrices {matrices}: not a folder of .mtx files")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ReproduceError(f"-o {out}: {err.strerror or err}") from None
+    cache_dir = (cache or out / ".cache") if use_cache else None
+    done: list[Done] = []
+    with Sweeper(cache_dir, scheduler, workers, progress) as sweeper:
+        for exp in todo:
+            module = importlib.import_module(f"custard.reproduce.{exp}")
+            start = time.perf_counter()
+            outcome = module.run(sweeper, quick=quick, engine=engine, matrices=matrices)
+            files = [out / f"{exp}.csv", out / f"{exp}.png", out / f"{exp}-claims.md"]
+            write_csv(files[0], outcome.rows, outcome.columns)
+            outcome.draw(files[1])
+            seconds = time.perf_counter() - start
+            setup = (f"`sam-sim reproduce {exp}{' --quick' if quick else ''}"
+                     f"{' --matrices ' + str(matrices) if matrices and exp == 'fig14' else ''}`"
+                     f" ({engine} engine)")
+            files[2].write_text(claims_markdown(exp, outcome, seconds, setup))
+            tally = [sum(c.verdict == v for c in outcome.claims) for v in (PASS, FAIL, SKIP)]
+            done.append(Done(exp, files, *tally, seconds))
+            if log:
+                print(f"{exp}: {tally[0]} PASS, {tally[1]} FAIL"
+                      + (f", {tally[2]} SKIP" if tally[2] else "")
+                      + f" in {seconds:.1f} s -> {', '.join(str(f) for f in files)}")
+                sys.stdout.flush()
+        if log and (sweeper.ran or sweeper.cached):
+            print(f"points: {sweeper.ran} computed {sweeper.describe()}, "
+                  f"{sweeper.cached} from the cache"
+                  + (f" ({cache_dir})" if cache_dir else ""))
+    return done

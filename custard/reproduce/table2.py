@@ -1,0 +1,316 @@
+"""Table 2 (SAM paper Sec. 6.2, "Ablation Study"): how many of the algorithms users typed on the
+TACO website (``tests/data/taco-website/success.log``) become inexpressible when one SAM
+primitive is removed, i.e. how many use it, computed here by compiling every logged command
+line with our Custard and looking at the primitives of the graph it gives.
+
+The paper's columns: *All* counts every logged algorithm (23,794 after the artifact drops junk
+lines), *Unique* the distinct (expression, formats) pairs up to renaming tensors and index
+variables (3,839). Rows and what "uses" means on one of our graphs:
+
+=====================================  ====================================================
+Comp. Level Scanner                    a scanner of a compressed level
+Comp. + Uncomp. Level Scanners         any level scanner
+Repeater                               a repeater
+Unioner                                a unioner merging at least one compressed stream
+Intersector keep Locator               an intersecter merging two or more compressed streams
+                                       (one compressed against dense ones could be located)
+Intersector w/ Locator Removed         an intersecter merging at least one compressed stream
+Adder / Multiplier                     an ``add`` / ``mul`` ALU
+Reducer                                a reducer or sparse accumulator
+Coordinate Dropper                     a coordinate dropper
+Comp. Level Writer                     a writer of a compressed coordinate level
+Comp. + Uncomp. Level Writers          a writer of any coordinate level
+=====================================  ====================================================
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from custard.reproduce.common import Claim, Outcome
+from custard.reproduce.sweep import Point, Sweeper
+
+TITLE = "Ablation: algorithms lost without each SAM primitive (SAM paper Table 2, Sec. 6.2)"
+LOG = Path(__file__).resolve().parents[2] / "tests" / "data" / "taco-website" / "success.log"
+#: row name, our flag, the paper's (Unique, All, Unique %, All %)
+ROWS: tuple[tuple[str, str, tuple[int, int, float, float]], ...] = (
+    ("Comp. Level Scanner", "scan_c", (2773, 19363, 72.23, 81.38)),
+    ("Comp. + Uncomp. Level Scanners", "scan", (3814, 23713, 99.35, 99.66)),
+    ("Repeater", "repeat", (3162, 19924, 82.37, 83.74)),
+    ("Unioner", "union", (600, 2229, 15.63, 9.37)),
+    ("Intersector keep Locator", "inter2", (720, 2715, 18.75, 11.41)),
+    ("Intersector w/ Locator Removed", "inter", (1878, 15777, 48.92, 66.31)),
+    ("Adder", "add", (1023, 3118, 26.65, 13.1)),
+    ("Multiplier", "mul", (3220, 20986, 83.88, 88.2)),
+    ("Reducer", "reduce", (3008, 20036, 78.35, 84.21)),
+    ("Coordinate Dropper", "crddrop", (617, 2292, 16.07, 9.63)),
+    ("Comp. Level Writer", "write_c", (1075, 5525, 28.0, 23.22)),
+    ("Comp. + Uncomp. Level Writers", "write", (3698, 23260, 96.33, 97.76)),
+)
+PAPER_ALL, PAPER_UNIQUE, PAPER_UNIQUE_EXPR = 23_794, 3_839, 1_745
+CHUNK = 400
+QUICK_LINES = 400
+SHARE_TOLERANCE = 5.0  # percentage points
+
+
+def logged_commands(path: Path = LOG) -> list[str]:
+    """The command line (after ``taco``) of every logged algorithm, junk lines dropped as the
+    paper's artifact drops them (a line whose expression starts with a lone quote, and one
+    garbage line)."""
+    out = []
+    for line in path.read_text(errors="replace").splitlines():
+        words = line.split(" ")[3:]
+        if words and words[0] != '"' and '"struggle=ZGllKE' not in words[0]:
+            out.append(" ".join(words))
+    return out
+
+
+def canonical(command: str, with_formats: bool = True) -> str:
+    """The command up to renaming: tensors and index variables renamed in order of first
+    appearance, formats (``-f=``) kept with the renamed tensor; schedules ignored."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    if not words:
+        return ""
+    expr = words[0]
+    tokens = re.findall(r"[A-Za-z_]\w*|\S", expr)
+    names: dict[str, str] = {}
+    stack: list[bool] = []  # True: the parentheses of a tensor access
+    out = []
+    for k, tok in enumerate(tokens):
+        if re.fullmatch(r"[A-Za-z_]\w*", tok):
+            is_tensor = not (stack and stack[-1]) or (k + 1 < len(tokens)
+                                                      and tokens[k + 1] == "(")
+            prefix = "T" if is_tensor else "i"
+            if (prefix, tok) not in names:
+                names[(prefix, tok)] = f"{prefix}{sum(p == prefix for p, _ in names)}"
+            out.append(names[(prefix, tok)])
+        else:
+            if tok == "(":
+                stack.append(k > 0 and bool(re.fullmatch(r"[A-Za-z_]\w*", tokens[k - 1])))
+            elif tok == ")" and stack:
+                stack.pop()
+            out.append(tok)
+    key = "".join(out)
+    if with_formats:
+        fmts = []
+        for w in words[1:]:
+            if w.startswith("-f="):
+                name, _, rest = w[3:].partition(":")
+                fmts.append(f"{names.get(('T', name), name)}:{rest}")
+        key += " " + " ".join(sorted(fmts))
+    return key
+
+
+def _sparse_inputs(graph: Any, block_id: str) -> int:
+    """How many coordinate inputs of a merge come from something other than a dense scanner."""
+    feeds = {e.dst: e.src for e in graph.edges if graph.blocks[e.dst].dot_type == "broadcast"}
+    n = 0
+    for e in graph.inputs_of(block_id):
+        if e.kind != "crd":
+            continue
+        src = e.src
+        seen = set()
+        while graph.blocks[src].dot_type == "broadcast" and src in feeds and src not in seen:
+            seen.add(src)
+            src = feeds[src]
+        b = graph.blocks[src]
+        n += not (b.dot_type == "fiberlookup" and b.attrs.get("format") == "dense")
+    return n
+
+
+def primitive_flags(graph: Any) -> list[str]:
+    """The Table 2 rows whose primitive ``graph`` uses (see module docstring)."""
+    flags = set()
+    for bid, b in graph.blocks.items():
+        t, fmt = b.dot_type, b.attrs.get("format")
+        if t == "fiberlookup":
+            flags.add("scan")
+            if fmt == "compressed":
+                flags.add("scan_c")
+        elif t == "repeat":
+            flags.add("repeat")
+        elif t in ("union", "intersect"):
+            sparse = _sparse_inputs(graph, bid)
+            if t == "union" and sparse >= 1:
+                flags.add("union")
+            if t == "intersect" and sparse >= 1:
+                flags.add("inter")
+            if t == "intersect" and sparse >= 2:
+                flags.add("inter2")
+        elif t in ("add", "mul", "crddrop"):
+            flags.add(t)
+        elif t in ("reduce", "spaccumulator"):
+            flags.add("reduce")
+        elif t == "fiberwrite" and b.attrs.get("mode") != "vals":
+            flags.add("write")
+            if fmt == "compressed":
+                flags.add("write_c")
+    return sorted(flags)
+
+
+def chunk_point(p: Point) -> dict[str, Any]:
+    """Compile each command line of the chunk: ``[status, flags]`` per line (status compiled,
+    refused or crashed)."""
+    from custard.cli import graph_from_command_line
+    from formats.errors import ToolkitError
+
+    out = []
+    for command in p["lines"]:
+        try:
+            graph = graph_from_command_line(command)
+        except ToolkitError:
+            out.append(["refused", []])
+        except Exception:  # noqa: BLE001 - a compiler bug: counted, reported by scripts/corpus.py
+            out.append(["crashed", []])
+        else:
+            out.append(["compiled", primitive_flags(graph)])
+    return {"results": out}
+
+
+def _count(flags_of: dict[str, list[str]], commands: Iterable[str]) -> dict[str, int]:
+    counts = {flag: 0 for _, flag, _ in ROWS}
+    for c in commands:
+        for f in flags_of.get(c, []):
+            counts[f] += 1
+    return counts
+
+
+def run(sweeper: Sweeper, *, quick: bool, **_: Any) -> Outcome:
+    commands = logged_commands()
+    unique_lines = list(dict.fromkeys(commands))
+    if quick:
+        unique_lines = unique_lines[:QUICK_LINES]
+        keep = set(unique_lines)
+        commands = [c for c in commands if c in keep]
+    points = [{"lines": unique_lines[k:k + CHUNK]} for k in range(0, len(unique_lines), CHUNK)]
+    results = sweeper.run(chunk_point, points, "table2")
+    status: dict[str, str] = {}
+    flags_of: dict[str, list[str]] = {}
+    for p, r in zip(points, results, strict=True):
+        for line, (st, flags) in zip(p["lines"], r["results"], strict=True):
+            status[line] = st
+            if st == "compiled":
+                flags_of[line] = flags
+    # Unique algorithms: one representative (the first logged) per canonical form
+    reps: dict[str, str] = {}
+    for c in commands:
+        reps.setdefault(canonical(c), c)
+    unique_exprs = {canonical(c, with_formats=False) for c in commands}
+    all_ok = [c for c in commands if status.get(c) == "compiled"]
+    uniq_ok = [c for c in reps.values() if status.get(c) == "compiled"]
+    all_counts, uniq_counts = _count(flags_of, all_ok), _count(flags_of, uniq_ok)
+
+    rows: list[dict[str, Any]] = []
+    claims: list[Claim] = []
+    for k, (name, flag, (pu, pa, pup, pap)) in enumerate(ROWS, 1):
+        ou, oa = uniq_counts[flag], all_counts[flag]
+        oup, oap = 100 * ou / max(len(uniq_ok), 1), 100 * oa / max(len(all_ok), 1)
+        rows += [
+            {"series": "ours, unique", "x": name, "cycles": None, "value": ou,
+             "percent": oup, "of": len(uniq_ok)},
+            {"series": "ours, all", "x": name, "cycles": None, "value": oa, "percent": oap,
+             "of": len(all_ok)},
+            {"series": "paper, unique", "x": name, "cycles": None, "value": pu,
+             "percent": pup, "of": PAPER_UNIQUE},
+            {"series": "paper, all", "x": name, "cycles": None, "value": pa, "percent": pap,
+             "of": PAPER_ALL},
+        ]
+        ok = abs(oup - pup) <= SHARE_TOLERANCE and abs(oap - pap) <= SHARE_TOLERANCE
+        claims.append(Claim.check(
+            "6.2, Table 2", f"row {k}, {name} removed: {pu:,} unique ({pup:.2f}%), {pa:,} all "
+            f"({pap:.2f}%) algorithms lost (PASS: our shares within {SHARE_TOLERANCE:.0f} "
+            "points)", f"{ou:,} of {len(uniq_ok):,} compiled unique ({oup:.2f}%), {oa:,} of "
+            f"{len(all_ok):,} compiled all ({oap:.2f}%)", ok))
+    claims.insert(0, Claim.check(
+        "6.2", f"users have successfully compiled {PAPER_ALL:,} sparse tensor algebra "
+        "algorithms", f"{len(commands):,} logged algorithms", len(commands) == PAPER_ALL))
+    claims.insert(1, Claim.check(
+        "6.2", f"of which {PAPER_UNIQUE:,} were distinct algorithms (unique combinations of "
+        "expression and format)", f"{len(reps):,} distinct up to renaming",
+        len(reps) == PAPER_UNIQUE))
+    claims.insert(2, Claim.check(
+        "6.2", f"and {PAPER_UNIQUE_EXPR:,} were unique solely in expression",
+        f"{len(unique_exprs):,}", len(unique_exprs) == PAPER_UNIQUE_EXPR))
+    lost = [name for name, flag, _ in ROWS if uniq_counts[flag] == 0]
+    claims.append(Claim.check(
+        "6.2", "removing any SAM primitive limits the expressible algorithms",
+        "every row loses some compiled algorithm" if not lost else
+        f"no compiled algorithm uses: {', '.join(lost)}", not lost))
+    most = [name for name, flag, _ in ROWS if all_counts[flag] > len(all_ok) / 2]
+    claims.append(Claim.check(
+        "6.2", "most blocks are used for most applications",
+        f"{len(most)} of {len(ROWS)} rows are used by more than half of the compiled "
+        "algorithms", len(most) > len(ROWS) / 2))
+    tally = {s: sum(1 for c in commands if status.get(c) == s)
+             for s in ("compiled", "refused", "crashed")}
+    notes = [
+        f"Our Custard compiles {tally['compiled']:,} of the {len(commands):,} logged "
+        f"algorithms ({len(uniq_ok):,} of {len(reps):,} distinct); it refuses "
+        f"{tally['refused']:,} with a one-line error (unsupported syntax or formats, see "
+        f"`python scripts/corpus.py`) and crashes on {tally['crashed']:,}. Our counts are over "
+        "the compiled ones, so they are compared as shares.",
+        "The paper's artifact (taco-website/process_expr.py) does not compile: it reads each "
+        "expression and its formats syntactically. Its 'Adder' and 'Multiplier' rows count "
+        "lines whose text contains '+' or '*' (a '*' of two dense operands counts as "
+        "well); its scanner and writer rows count algorithms with any non-dense input or "
+        "output (writers: any non-scalar output), where we look at the graph's blocks. Where "
+        "its rule and the compiled graph disagree, the graph is what the hardware needs: e.g. "
+        "a sum over an index (a reducer) compiles without any ALU add, and a dense output "
+        "level is written by a writer that the paper counts as uncompressed only.",
+        "Coordinate Dropper (row 10) is the one large difference: the artifact counts only "
+        "multiplications that intersect two or more sparse operands below the outermost index "
+        "variable, while our compiler places a coordinate dropper wherever a lower level may "
+        "come out empty, also above a dense output level or an element-wise union (e.g. "
+        "y(i)=A(i,j)*x(j) with y dense, A(i,j)=B(i,j)+C(i,j) in ds). Those droppers are "
+        "removable; this is reported, not tuned away (custard/lower.py).",
+        "Claims 2-3 (distinct counts) differ by 3%: the artifact's renaming keys on its own "
+        "parse of the formats (its permutations, tensors repeated in an expression), ours on "
+        "the command text.",
+        "Our 'Unique' forms rename tensors and index variables in order of appearance and "
+        "keep each tensor's -f format (schedules ignored), as the paper describes; the "
+        "artifact's own renaming differs in details, hence its counts may differ slightly.",
+    ]
+    if quick:
+        notes.insert(0, f"`--quick`: the first {QUICK_LINES} distinct logged lines only.")
+
+    def draw(path: Path) -> None:
+        _draw(path, uniq_counts, all_counts, len(uniq_ok), len(all_ok))
+
+    return Outcome(TITLE, rows, claims, draw, notes, ("value", "percent", "of"))
+
+
+def _draw(path: Path, uniq: dict[str, int], alls: dict[str, int], n_uniq: int, n_all: int
+          ) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = [f"{k}. {name}" for k, (name, _, _) in enumerate(ROWS, 1)]
+    y = np.arange(len(ROWS))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2), sharey=True)
+    for ax, title, ours, n, col in ((axes[0], "Unique", uniq, n_uniq, 2),
+                                    (axes[1], "All", alls, n_all, 3)):
+        ax.barh(y - 0.2, [100 * ours[f] / max(n, 1) for _, f, _ in ROWS], 0.4,
+                color="#1f77b4", label="ours (share of compiled)")
+        ax.barh(y + 0.2, [p[col] for _, _, p in ROWS], 0.4, color="#bbbbbb",
+                edgecolor="#555555", label="paper")
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("algorithms lost (%)")
+        ax.set_title(f"{title}")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, ncol=2, fontsize=9, loc="lower center")
+    axes[0].set_yticks(y, names, fontsize=9)
+    axes[0].invert_yaxis()
+    fig.suptitle("SAM primitive removed: algorithms no longer expressible (cf. Table 2)")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,85 @@
+"""Files written whole or not at all.
+
+:func:`atomic_write` opens a temporary file next to the destination (same folder, so the same
+file system) and, when the ``with`` block ends normally, renames it over the destination in one
+step (``os.replace``). If anything fails on the way (an exception in the block, a full disk, an
+interrupt) the temporary file is removed and an existing file at the destination is left
+exactly as it was. Every writer of results in :mod:`formats` goes through it.
+
+Details: the new file gets the permissions of the file it replaces (else the usual ``0o666``
+less the umask, as ``open`` would give); a symbolic link is followed, so the file it points to
+is replaced and the link kept; a destination that exists but is not a regular file (``/dev/null``,
+a named pipe) cannot be replaced and is written directly. Operating-system failures become one
+:class:`~formats.errors.ToolkitError` line, ``PATH: cannot write: REASON``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+from formats.errors import ToolkitError
+
+
+@contextmanager
+def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary file object whose contents replace ``path`` only if the block succeeds."""
+    shown = str(path)
+    target = Path(os.path.realpath(path))
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as err:
+        raise _cannot_write(shown, err) from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise ToolkitError(f"{shown}: cannot write: it is a directory")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:  # a device or pipe: nothing to protect, nothing to rename over
+            with open(target, "wb") as out:
+                yield out
+        except OSError as err:
+            raise _cannot_write(shown, err) from None
+        return
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
+                                    dir=target.parent)
+    except OSError as err:
+        raise _cannot_write(shown, err) from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, stat.S_IMODE(info.st_mode) if info is not None else _default_mode())
+        os.replace(temp, target)
+    except BaseException as err:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise _cannot_write(shown, err) from None
+        raise
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see module docstring)."""
+    with atomic_write(path) as out:
+        out.write(data)
+
+
+def _default_mode() -> int:
+    """``0o666`` less the process umask (what ``open`` gives a new file)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _cannot_write(path: str, err: OSError) -> ToolkitError:
+    return ToolkitError(f"{path}: cannot write: {err.strerror or err}")
