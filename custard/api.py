@@ -1,4 +1,27 @@
-"""``custard.compile``: tensor index notation + formats + loop order -> SAM graph."""
+"""``custard.compile``: tensor index notation + formats + schedule -> SAM graph (or program).
+
+Besides the loop order (SAM paper Sec. 5), the language TACO's users write compiles as follows:
+
+* **constants** (``A(i,j)=2*B(i,j)``, ``y(i)=B(i,j)*x(j)+5``): each distinct value is a scalar
+  input ``const0``, ``const1``, ... that the graph records in its ``constants`` attribute
+  (:mod:`sam.graph.implicit`), so that the simulator binds it itself; an array block loads it and
+  repeaters spread it like any scalar operand (Defs. 3.4-3.6);
+* **result variables no operand has** (``A(i,j)=b(i)``): the value repeats along them; a dense
+  scan of an implicit vector ``dim_j`` (the ``ranges`` attribute) iterates ``j``, whose size is
+  given by ``dims`` (``-d=j:100``) or is TACO's default, 42 (with a notice);
+* **the result on the right** (``y(i)=A(i,j)*x(j)+y(i)``): there it is the result's value before
+  the assignment, an input bound like any other (the level writers build a new tensor);
+* **a sum combined with other terms** whose summed variable the loop order visits before a
+  variable of the terms around it (forced by formats or asked for): the sum is computed first,
+  into a temporary, by a graph of its own (as TACO's concrete index notation introduces a
+  temporary with ``where``), and the rest reads it: a :class:`~sam.program.Program`;
+* **schedules**: TACO's commands (:mod:`custard.schedule`); ``precompute`` also makes a program
+  whose first graph computes the workspace.
+
+A compilation that needs one graph returns a :class:`~sam.graph.model.Graph`, else a
+:class:`~sam.program.Program` of graphs in the order they run. What was accepted but not carried
+out is in each graph's ``notices`` (the command line prints them; this module never prints).
+"""
 
 from __future__ import annotations
 
@@ -6,22 +29,46 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from custard.lower import lower
-from custard.parser import parse_schedule
+from custard.schedule import (
+    PARALLELIZE_ATTR,
+    Directive,
+    Precompute,
+    Schedule,
+    interpret,
+    schedule_option,
+)
 from formats.errors import FormatError
 from formats.format import Format
 from sam.errors import CompileError
+from sam.graph.implicit import CONSTANTS, RANGES, format_pairs
 from sam.graph.model import Graph
 from sam.notation.expr import (
     Access,
+    Add,
     Assignment,
+    Literal,
+    Mul,
+    Neg,
     Node,
     Sum,
     children,
+    deep_recursion,
     encloses,
     place_reductions,
+    reduction_sites,
+    replace,
     scope_of,
 )
-from sam.notation.parse import einsum_expression, parse_expression
+from sam.notation.parse import (
+    broadcast_indices,
+    einsum_expression,
+    parse_expression,
+    parse_rhs,
+)
+from sam.program import Program
+
+#: TACO's size for a dimension nobody gives (its ``-d`` help: "All dimensions default to 42").
+DEFAULT_DIMENSION = 42
 
 
 def appearance_order(assign: Assignment) -> list[str]:
@@ -37,7 +84,9 @@ def appearance_order(assign: Assignment) -> list[str]:
 def default_order(assign: Assignment, formats: Mapping[str, Format] | None = None) -> list[str]:
     """Order of first appearance, adjusted so that every tensor is read (and the result written)
     in its mode order: the earliest-appearing variable whose stored-before variables are all
-    placed comes next. ``x(j) = B(i,j)`` with B row-major loops i, j."""
+    placed comes next. ``x(j) = B(i,j)`` with B row-major loops i, j. Where the formats allow,
+    the variables of a sum combined with other terms also come after the variables of those
+    terms (so that the sum needs no temporary)."""
     first = appearance_order(assign)
     before: dict[str, set[str]] = {v: set() for v in first}
     for acc in [assign.lhs, *assign.rhs.accesses()]:
@@ -45,18 +94,54 @@ def default_order(assign: Assignment, formats: Mapping[str, Format] | None = Non
         stored = [acc.indices[m] for m in fmt.mode_order]
         for a, b in pairwise(stored):
             before[b].add(a)
+    nesting = _nesting_constraints(assign)
+    soft = {v: before[v] | nesting.get(v, set()) for v in first}
+    order = _topological(first, soft)
+    if order is None:
+        order = _topological(first, before)
+    if order is None:
+        placed = _topological_prefix(first, before)
+        stuck = [v for v in first if v not in placed]
+        raise CompileError(
+            "no loop order reads every tensor in its mode order (index variables "
+            f"{','.join(stuck)} are stored in conflicting orders); "
+            + _format_fix(assign, formats or {}, first)
+        )
+    return order
+
+
+def _topological(first: list[str], before: dict[str, set[str]]) -> list[str] | None:
+    order = _topological_prefix(first, before)
+    return order if len(order) == len(first) else None
+
+
+def _topological_prefix(first: list[str], before: dict[str, set[str]]) -> list[str]:
     order: list[str] = []
     while len(order) < len(first):
         nxt = next((v for v in first if v not in order and before[v] <= set(order)), None)
         if nxt is None:
-            stuck = [v for v in first if v not in order]
-            raise CompileError(
-                "no loop order reads every tensor in its mode order (index variables "
-                f"{','.join(stuck)} are stored in conflicting orders); "
-                + _format_fix(assign, formats or {}, first)
-            )
+            break
         order.append(nxt)
     return order
+
+
+def _nesting_constraints(assign: Assignment) -> dict[str, set[str]]:
+    """summed variable -> variables that should come before it: those of the terms around a
+    sum that is combined with other terms (their loops enclose the sum's)."""
+    placed = place_reductions(assign)
+    body, _, scope = scope_of(placed)
+    out: dict[str, set[str]] = {}
+
+    def visit(node: Node) -> None:
+        if isinstance(node, Sum) and node is not placed.rhs:
+            outer = {v for v in scope if v not in node.vars_ and encloses(scope[v], node)}
+            for r in node.vars_:
+                out.setdefault(r, set()).update(outer)
+        for c in children(node):
+            visit(c)
+
+    visit(body)
+    return out
 
 
 def _format_fix(assign: Assignment, formats: Mapping[str, Format], order: list[str]) -> str:
@@ -72,38 +157,20 @@ def _format_fix(assign: Assignment, formats: Mapping[str, Format], order: list[s
     return "give the loop order with -s=reorder(...)"
 
 
-def _as_order(order: str | Sequence[str] | None, assign: Assignment,
-              formats: Mapping[str, Format]) -> list[str]:
-    all_vars = appearance_order(assign)
-    if order is None:
-        return default_order(assign, formats)
-    if isinstance(order, str):
-        text = order.strip()
-        if text.startswith("reorder") or text.startswith("-s="):
-            seq = parse_schedule(text)
-        elif "," in text:
-            seq = [v.strip() for v in text.split(",") if v.strip()]
-        elif all(len(v) == 1 for v in all_vars):
-            seq = list(text)
-        else:
-            seq = text.split()
-    else:
-        seq = list(order)
-    unknown = [v for v in seq if v not in all_vars]
-    if unknown:
-        raise CompileError(
-            f"loop order names {unknown[0]!r}, which is not an index variable of the expression "
-            f"(its variables: {','.join(all_vars)})"
-        )
-    if len(set(seq)) != len(seq):
-        raise CompileError(f"loop order {','.join(seq)} lists a variable twice")
-    missing = [v for v in all_vars if v not in seq]
-    if missing:
-        raise CompileError(
-            f"loop order {','.join(seq)} misses {','.join(missing)}; list every index variable, "
-            f"e.g. reorder({','.join(seq + missing)})"
-        )
-    return seq
+def _directives(order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
+                variables: list[str]) -> list[Directive]:
+    """The scheduling commands of ``order`` (a loop order: ``"ikj"``, ``"i,k,j"``,
+    ``["i","k","j"]`` or commands) and ``schedule`` (``-s`` options)."""
+    out: list[Directive] = []
+    if isinstance(order, str) and order.strip():
+        out += schedule_option(order, variables)
+    elif order:
+        out.append(Directive("reorder", [str(v) for v in order]))
+    if isinstance(schedule, str):
+        schedule = [schedule]
+    for text in schedule or []:
+        out += schedule_option(text, variables)
+    return out
 
 
 def _as_formats(formats: Mapping[str, Format | str] | None, assign: Assignment
@@ -151,75 +218,322 @@ def _check_concordant(acc: Access, fmt: Format, pos: dict[str, int], order: list
     )
 
 
-def _check_inner_sums(assign: Assignment, order: list[str]) -> None:
+def _late_inner_sum(placed: Assignment, order: list[str]) -> tuple[Sum, list[str]] | None:
+    """The first (outermost) sum inside the expression whose summed variables the loop order
+    visits before variables of the terms around it, with those variables; None if none."""
     pos = {v: k for k, v in enumerate(order)}
-    body, _, scope = scope_of(assign)
+    body, _, scope = scope_of(placed)
 
-    def visit(node: Node) -> None:
-        if isinstance(node, Sum) and node is not assign.rhs:
+    def visit(node: Node) -> tuple[Sum, list[str]] | None:
+        if isinstance(node, Sum) and node is not placed.rhs:
             outer = [v for v in order if v not in node.vars_ and encloses(scope[v], node)]
             late = [v for v in outer if pos[v] > min(pos[r] for r in node.vars_)]
             if late:
-                summed = ",".join(node.vars_)
-                raise CompileError(
-                    f"the sum over {summed} of ({node.child}) is combined with other terms, so "
-                    f"{summed} must come after {','.join(outer)} in the loop order; e.g. "
-                    f"reorder({','.join(outer + list(node.vars_))}{_rest(order, outer, node)})"
-                )
+                return node, late
         for c in children(node):
-            visit(c)
+            found = visit(c)
+            if found is not None:
+                return found
+        return None
 
-    visit(body)
-
-
-def _rest(order: list[str], outer: list[str], node: Sum) -> str:
-    rest = [v for v in order if v not in outer and v not in node.vars_]
-    return "," + ",".join(rest) if rest else ""
+    return visit(body)
 
 
+# ------------------------------------------------------------------------- the entry points
 def compile(  # noqa: A001 - the natural name for a compiler entry point
     expression: str,
     formats: Mapping[str, Format | str] | None = None,
     order: str | Sequence[str] | None = None,
     *,
     name: str | None = None,
-) -> Graph:
-    """Compile ``expression`` (tensor index notation) to a SAM graph.
+    schedule: str | Sequence[str] | None = None,
+    dims: Mapping[str, int] | None = None,
+) -> Graph | Program:
+    """Compile ``expression`` (tensor index notation) to a SAM graph (see module docstring).
 
     ``formats`` maps tensor names to formats (``"ss"``, ``"ds:1,0"``, :class:`Format`); missing
     ones are all-compressed in mode order. ``order`` is the loop (dataflow) order: ``"ikj"``,
-    ``["i","k","j"]`` or ``"reorder(i,k,j)"``; by default, order of first appearance adjusted
-    to the formats (:func:`default_order`).
+    ``"i,k,j"``, ``["i","k","j"]`` or ``"reorder(i,k,j)"`` (a partial list reorders only the
+    listed variables); by default, order of first appearance adjusted to the formats
+    (:func:`default_order`). ``schedule`` holds TACO scheduling commands, as ``-s`` options
+    (:mod:`custard.schedule`), applied after ``order``. ``dims`` gives sizes of index variables
+    (TACO's ``-d=j:100``): needed only for result variables that no operand has.
+
+    Returns a :class:`Graph`, or a :class:`Program` when the computation needs temporaries
+    (``precompute``, a sum that must be computed before the terms around it).
     """
     try:
-        return _compile(expression, formats, order, name)
+        with deep_recursion():
+            return _Compilation(expression, formats, order, schedule, dims, name).run()
     except RecursionError:
         raise CompileError(
             "the expression is nested too deeply to compile; split it into smaller ones"
         ) from None
 
 
-def _compile(expression: str, formats: Mapping[str, Format | str] | None,
-             order: str | Sequence[str] | None, name: str | None) -> Graph:
-    assign = parse_expression(expression)
-    fmts = _as_formats(formats, assign)
-    seq = _as_order(order, assign, fmts)
-    pos = {v: k for k, v in enumerate(seq)}
-    placed = place_reductions(assign)
-    _check_concordant(assign.lhs, fmts[assign.lhs.name], pos, seq, "result")
-    for acc in placed.rhs.accesses():
-        _check_concordant(acc, fmts[acc.name], pos, seq, "operand")
-    _check_inner_sums(placed, seq)
-    graph = lower(placed, seq, fmts)
-    graph.attrs["expression"] = expression.replace(" ", "")
-    graph.attrs["order"] = ",".join(seq)
-    if name:
-        graph.name = graph.dot_id = name
-    return graph
-
-
 def compile_einsum(spec: str, operands: Sequence[str], output: str = "X",
                    formats: Mapping[str, Format | str] | None = None,
-                   order: str | Sequence[str] | None = None) -> Graph:
+                   order: str | Sequence[str] | None = None) -> Graph | Program:
     """numpy-style ``"ik,kj->ij"`` with operand names, e.g. ``["B", "C"]``."""
     return compile(einsum_expression(spec, list(operands), output), formats, order)
+
+
+def graphs_of(result: Graph | Program) -> list[Graph]:
+    """The graphs of a compilation, in the order they run."""
+    return [result] if isinstance(result, Graph) else [p.graph for p in result.phases]
+
+
+def notices_of(result: Graph | Program) -> list[str]:
+    """Every notice of a compilation, once each, in order."""
+    return list(dict.fromkeys(n for g in graphs_of(result) for n in g.notices))
+
+
+class _Compilation:
+    """One call of :func:`compile`: the expression as phases (assignments run in order, the
+    last one computing the result) and their graphs."""
+
+    def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
+                 order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
+                 dims: Mapping[str, int] | None, name: str | None) -> None:
+        self.text = expression
+        self.assign = parse_expression(expression)
+        self.formats = _as_formats(formats, self.assign)
+        self.name = name
+        self.notices: list[str] = []
+        variables = appearance_order(self.assign)
+        self.directives = _directives(order, schedule, variables)
+        self.sizes = self._sizes(dims or {}, variables)
+        #: every tensor name in use (temporaries and implicit inputs avoid them)
+        self.taken = set(self.formats)
+        self.constants: dict[float, str] = {}
+
+    # ------------------------------------------------------------------ inputs
+    def _sizes(self, dims: Mapping[str, int], variables: list[str]) -> dict[str, int]:
+        """Sizes of the result variables no operand has: given, else TACO's default."""
+        for var, size in dims.items():
+            if var not in variables:
+                raise CompileError(f"a size is given for {var}, which is not an index variable "
+                                   f"of the expression (its variables: {','.join(variables)})")
+            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                raise CompileError(f"the size of {var} must be a positive integer, not {size!r}")
+        out: dict[str, int] = {}
+        broadcast = broadcast_indices(self.assign)
+        for var in broadcast:
+            if var in dims:
+                out[var] = dims[var]
+            else:
+                out[var] = DEFAULT_DIMENSION
+                self.notices.append(
+                    f"index {var} of {self.assign.lhs.name} is on no operand, so its size is "
+                    f"TACO's default {DEFAULT_DIMENSION}; give it with -d={var}:SIZE")
+        ignored = [v for v in dims if v not in broadcast]
+        if ignored:
+            self.notices.append(
+                f"-d for {','.join(ignored)} ignored: the size comes from the tensors bound "
+                "to the operands")
+        return out
+
+    def fresh(self, base: str) -> str:
+        """A tensor name not yet in use: ``base``, else ``base_2``, ``base_3``, ..."""
+        name, k = base, 1
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
+
+    # ------------------------------------------------------------------ the plan
+    def run(self) -> Graph | Program:
+        lhs = self.assign.lhs
+        if lhs.name in {a.name for a in self.assign.rhs.accesses()}:
+            self.notices.append(
+                f"{lhs.name} on the right-hand side is its value before the assignment: an "
+                f"input, bound like the others (-t {lhs.name}=...)")
+        schedule = self._schedule()
+        phases = [self.assign]
+        for pre in schedule.precomputes:
+            phases = self._precompute(phases, pre, schedule.order)
+        graphs: list[Graph] = []
+        for k, phase in enumerate(phases):
+            graphs += self._compile_phase(phase, schedule, k == len(phases) - 1)
+        graphs[-1].notices = list(dict.fromkeys(self.notices + graphs[-1].notices))
+        if self.name:
+            graphs[-1].name = graphs[-1].dot_id = self.name
+        return graphs[0] if len(graphs) == 1 else Program(graphs)
+
+    def _schedule(self) -> Schedule:
+        try:
+            start = default_order(self.assign, self.formats)
+        except CompileError:
+            if not any(d.name == "reorder" for d in self.directives):
+                raise
+            start = appearance_order(self.assign)
+        operands = {a.name: a.indices for a in self.assign.rhs.accesses()}
+
+        def level_is_full(tensor: str, mode: int) -> bool:
+            return self.formats[tensor].level_type_of_mode(mode).full
+
+        schedule = interpret(self.directives, start, operands, self.assign.lhs.name,
+                             level_is_full)
+        self._check_positions(schedule)
+        self.notices += schedule.notices
+        return schedule
+
+    def _check_positions(self, schedule: Schedule) -> None:
+        """``pos(i,ip,B)`` iterates B's positions: only where i merges B by intersection (or B
+        alone), else the coordinates the other operands of a sum add would be skipped."""
+        if not schedule.positions:
+            return
+        placed = place_reductions(self.assign)
+        _, _, scope = scope_of(placed)
+        for d, tensor, var in schedule.positions:
+            for acc in placed.rhs.accesses():
+                if acc.name == tensor and var in acc.indices and _path_has_add(scope[var], acc):
+                    raise CompileError(
+                        f"{d}: {var} unites {tensor} with other operands (a sum), so iterating "
+                        f"{tensor}'s positions would skip their coordinates; SAM cannot express "
+                        "it (TACO's pos needs a product with the tensor)")
+
+    def _precompute(self, phases: list[Assignment], pre: Precompute, order: list[str]
+                    ) -> list[Assignment]:
+        """Hoist ``pre.expr`` out of the (last) phase holding it into a new phase before it."""
+        try:
+            wanted = parse_rhs(pre.expr)
+        except CompileError as err:
+            raise CompileError(f"{pre.directive}: {err}") from None
+        for k in range(len(phases) - 1, -1, -1):
+            node = _find(phases[k].rhs, wanted)
+            if node is not None:
+                break
+        else:
+            raise CompileError(f"{pre.directive}: {pre.expr} is not a subexpression of "
+                               f"{self.text.strip()} (as TACO, it must match a node of the "
+                               "expression as written, operators grouping left to right)")
+        sites = reduction_sites(phases[k])
+        inner = {v for v, site in sites.items() if site is not node and encloses(node, site)}
+        free = [v for v in order if v in node.vars() and v not in inner]
+        temp = self.fresh(pre.name)
+        producer, consumer = self._split(phases[k], node, temp, free)
+        self.notices.append(
+            f"{pre.directive}: {temp}({','.join(free)}) = {node} is computed first, by a graph "
+            "of its own (a program of graphs)")
+        return [*phases[:k], producer, consumer, *phases[k + 1:]]
+
+    def _split(self, assign: Assignment, node: Node, temp: str, free: list[str]
+               ) -> tuple[Assignment, Assignment]:
+        """``temp(free) = node`` and ``assign`` with ``temp(free)`` in place of ``node``."""
+        self.formats[temp] = Format(("s",) * len(free), tuple(range(len(free))))
+        producer = Assignment(Access(temp, tuple(free)), node)
+        producer.text = f"{producer.lhs}={node}".replace(" ", "")
+        consumer = Assignment(assign.lhs, replace(assign.rhs, node, Access(temp, tuple(free))))
+        consumer.text = f"{consumer.lhs}={consumer.rhs}".replace(" ", "")
+        return producer, consumer
+
+    def _compile_phase(self, assign: Assignment, schedule: Schedule, last: bool) -> list[Graph]:
+        variables = set(appearance_order(assign))
+        seq = [v for v in schedule.order if v in variables]
+        pos = {v: k for k, v in enumerate(seq)}
+        placed = place_reductions(assign)
+        fmts = self.formats
+        _check_concordant(assign.lhs, fmts[assign.lhs.name], pos, seq, "result")
+        for acc in placed.rhs.accesses():
+            _check_concordant(acc, fmts[acc.name], pos, seq, "operand")
+        late = _late_inner_sum(placed, seq)
+        if late is not None:
+            return self._hoist_sum(assign, late, seq, schedule, last)
+        lowered, constants = self._with_constants(placed)
+        ranges = {}
+        for var in broadcast_indices(assign):
+            ranges[var] = self.fresh(f"dim_{var}")
+            fmts[ranges[var]] = Format(("d",), (0,))
+        graph = lower(lowered, seq, fmts, ranges)
+        text = self.text if assign is self.assign else (assign.text or str(assign))
+        graph.attrs["expression"] = text.replace(" ", "")
+        graph.attrs["order"] = ",".join(seq)
+        if constants:
+            graph.attrs[CONSTANTS] = format_pairs(constants)
+        if ranges:
+            graph.attrs[RANGES] = format_pairs({t: self.sizes[v] for v, t in ranges.items()})
+        parallel = [p for p in schedule.parallel
+                    if set(p.split(":")[0].split(",")) <= variables]
+        if parallel:
+            graph.attrs[PARALLELIZE_ATTR] = ";".join(parallel)
+        if not last:
+            graph.name = graph.dot_id = assign.lhs.name
+        return [graph]
+
+    def _hoist_sum(self, assign: Assignment, late: tuple[Sum, list[str]], seq: list[str],
+                   schedule: Schedule, last: bool) -> list[Graph]:
+        """Compute the sum ``late`` names into a temporary first (module docstring)."""
+        node, after = late
+        sites = reduction_sites(assign)
+        site = sites[node.vars_[0]]
+        inner = {v for v, s in sites.items() if encloses(site, s)}
+        free = [v for v in seq if v in site.vars() and v not in inner]
+        temp = self.fresh("T")
+        producer, consumer = self._split(assign, site, temp, free)
+        summed = ",".join(node.vars_)
+        self.notices.append(
+            f"the sum over {summed} of ({site}) is combined with other terms but the loop "
+            f"order {','.join(seq)} visits {summed} before {','.join(after)}: it is computed "
+            f"first into the temporary {temp}({','.join(free)}) by a graph of its own (a "
+            "program of graphs)")
+        return (self._compile_phase(producer, schedule, False)
+                + self._compile_phase(consumer, schedule, last))
+
+    def _with_constants(self, placed: Assignment) -> tuple[Assignment, dict[str, str]]:
+        """``placed`` with every constant replaced by a scalar input, and their values."""
+        used: dict[str, str] = {}
+
+        def swap(node: Node) -> Node:
+            if isinstance(node, Literal):
+                if node.value not in self.constants:
+                    self.constants[node.value] = self.fresh(f"const{len(self.constants)}")
+                name = self.constants[node.value]
+                used.setdefault(name, repr(node.value))
+                self.formats.setdefault(name, Format((), ()))
+                return Access(name, (), col=node.col)
+            if isinstance(node, Mul):
+                return type(node)(swap(node.left), swap(node.right), col=node.col)
+            if isinstance(node, Add):
+                return Add(swap(node.left), swap(node.right), node.sub, col=node.col)
+            if isinstance(node, Neg):
+                return Neg(swap(node.child), col=node.col)
+            if isinstance(node, Sum):
+                return Sum(node.vars_, swap(node.child), col=node.col)
+            return node
+
+        return Assignment(placed.lhs, swap(placed.rhs), placed.text), used
+
+
+def _path_has_add(node: Node, target: Node) -> bool:
+    """Does the path from ``node`` down to ``target`` pass an addition (a union)?"""
+    while node is not target:
+        if isinstance(node, Add):
+            return True
+        node = next(c for c in children(node) if encloses(c, target))
+    return False
+
+
+def _find(node: Node, wanted: Node) -> Node | None:
+    """The first node (pre-order) of ``node`` structurally equal to ``wanted``."""
+    if _same(node, wanted):
+        return node
+    for c in children(node):
+        found = _find(c, wanted)
+        if found is not None:
+            return found
+    return None
+
+
+def _same(a: Node, b: Node) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Access):
+        return a.name == b.name and a.indices == b.indices  # type: ignore[attr-defined]
+    if isinstance(a, Literal):
+        return a.value == b.value  # type: ignore[attr-defined]
+    if isinstance(a, Add) and a.sub != b.sub:  # type: ignore[attr-defined]
+        return False
+    ca, cb = children(a), children(b)
+    return len(ca) == len(cb) and all(_same(x, y) for x, y in zip(ca, cb, strict=True))

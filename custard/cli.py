@@ -7,7 +7,10 @@ command lines of the standard kernel suite (``dot_graphs/kernel-suite.tsv``) run
 
 ``custard compile ... --run -t B=west0479 -t C=B --check`` also simulates the compiled graph,
 as ``sam-sim run`` does (:func:`sam.cli.run_graph`), and prints its report instead of the DOT
-text (which goes to ``-o FILE`` when given).
+text (which goes to ``-o FILE`` when given). A compilation that needs temporaries (``precompute``)
+is a program of graphs, written as one DOT file of several digraphs and run phase by phase.
+What the compiler accepted but did not carry out (schedule commands with no dataflow meaning,
+TACO's ``-prefix``) is printed on stderr as ``custard: notice: ...`` lines.
 
 Every user error prints one line ``custard: error: ...`` on stderr and exits 1; usage errors
 (unknown option, missing argument) exit 2 as argparse does; with ``--run``, a wrong result under
@@ -30,14 +33,17 @@ from pathlib import Path
 from formats.atomic import atomic_write
 from formats.errors import ToolkitError
 from formats.format import Format
-from sam.cli import TENSOR_SPECS, add_run_options, run_graph
+from sam.cli import TENSOR_SPECS, add_run_options, run_graph, run_program_graphs
 from sam.errors import CompileError
 
 _SYNTAX = """\
 expression (tensor index notation, quote it for the shell):
   X(i,j)=B(i,k)*C(k,j)        the result on the left; index variables missing from it are
-                              summed (here k); operators + - * and parentheses; a scalar is a
-                              bare name: x=B(i,j,k)*C(i,j,k), x(i)=a*B(j,i)*c(j)+b*d(i)
+                              summed (here k); operators + - * / and parentheses; a scalar is a
+                              bare name: x=B(i,j,k)*C(i,j,k), x(i)=a*B(j,i)*c(j)+b*d(i);
+                              constants: y(i)=B(i,j)*x(j)+1.5e-3; the result on the right is
+                              its old value: y(i)=A(i,j)*x(j)+y(i); a division iterates like
+                              a product (the quotient exists where both operands do)
 
 formats (-f / --format, one per tensor, repeatable):
   -f=NAME:LEVELS[:MODEORDER]  one letter per level, s = compressed, d = dense (uncompressed),
@@ -47,11 +53,22 @@ formats (-f / --format, one per tensor, repeatable):
                               -f=B:ss (DCSR), -f=B:ds (CSR), -f=B:ss:1,0 (DCSC, column-major)
   default: every level compressed, stored in mode order (ss, sss, ...)
 
-schedule (-s / --schedule):
-  -s=reorder(k,i,j)           the loop (dataflow) order, every index variable once
+schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in order):
+  -s=reorder(k,i,j)           the loop (dataflow) order; a partial list reorders only the
+                              listed variables among themselves; also -s kij, -s k,i,j
+  -s=fuse(i,j,f)  -s=pos(i,ip,B)    compiled as the nested (coordinate) iteration they equal
+  -s=split(i,i0,i1,32)  -s=divide(i,i0,i1,4)   split levels are not emitted yet: halves that
+                              stay directly nested iterate i whole (a notice), tiling is refused
+  -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
+  -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
+  -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
   default: order of first appearance (result first), adjusted so that every tensor is read
            in its mode order (custard.api.default_order); with the default formats
            X(i,j)=B(i,k)*C(k,j) loops i,k,j
+
+sizes (-d / --dims, repeatable): -d=j:100 or --dims j=100 (an index variable), -d=A:10,20 (a
+  tensor's modes): the size of a result index that no operand has (A(i,j)=b(i) repeats b
+  along j; TACO's default is 42)
 """
 
 _EXAMPLES = """\
@@ -85,9 +102,14 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-f", "--format", action="append", default=[], metavar="NAME:LEVELS[:ORDER]",
                    help="format of one tensor, e.g. -f=B:ss:1,0 (repeatable; default: all "
                    "levels compressed, in mode order)")
-    p.add_argument("-s", "--schedule", action="append", default=[], metavar="reorder(...)",
-                   help="loop order, e.g. -s=reorder(k,i,j) (default: first appearance, "
-                   "adjusted to the formats)")
+    p.add_argument("-s", "--schedule", action="append", default=[], metavar="COMMANDS",
+                   help="TACO scheduling commands, e.g. -s=reorder(k,i,j) or -s kij "
+                   "(repeatable; default loop order: first appearance, adjusted to the formats)")
+    p.add_argument("-d", "--dims", action="append", default=[], metavar="VAR:SIZE",
+                   help="size of an index variable (-d=j:100, --dims j=100) or of a tensor's "
+                   "modes (-d=A:10,20), for result indices that no operand has")
+    p.add_argument("-prefix", "--prefix", metavar="NAME",
+                   help="TACO's prefix for generated C function names: accepted and ignored")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -164,44 +186,95 @@ def formats_from_options(options: Sequence[str]) -> dict[str, Format]:
     return out
 
 
-def order_from_options(options: Sequence[str]) -> list[str] | None:
-    """``["reorder(k,i,j)"]`` -> ``["k", "i", "j"]``; None when no schedule is given."""
-    from custard.parser import parse_schedule
+def dims_from_options(options: Sequence[str], expression: str) -> dict[str, int]:
+    """``["j:100", "A:10,20", "k=5"]`` -> index variable sizes (a tensor's sizes go to its
+    index variables in ``expression``)."""
+    from sam.notation.parse import parse_expression
 
-    if not options:
-        return None
-    if len(options) > 1:
-        raise CompileError(
-            f"schedule given {len(options)} times ({', '.join(options)}); give one "
-            "reorder(...) listing every index variable"
-        )
-    return parse_schedule(options[0])
+    out: dict[str, int] = {}
+    tensors: dict[str, tuple[str, ...]] | None = None
+    for text in options:
+        spec = text[3:] if text.startswith("-d=") else text
+        name, sep, sizes = spec.replace("=", ":", 1).partition(":")
+        name = name.strip()
+        try:
+            values = [int(x) for x in sizes.split(",")]
+        except ValueError:
+            values = []
+        if not sep or not name or not values or min(values) < 1:
+            raise CompileError(f"dimension {text!r}: write VAR:SIZE or TENSOR:SIZE,SIZE,... with "
+                               "positive sizes, e.g. -d=j:100 or -d=A:10,20")
+        if tensors is None:
+            assign = parse_expression(expression)
+            tensors = {a.name: a.indices for a in [assign.lhs, *assign.rhs.accesses()]}
+        if name in tensors:
+            if len(values) != len(tensors[name]):
+                raise CompileError(f"dimension {text!r}: {name} has {len(tensors[name])} "
+                                   f"mode(s), {len(values)} size(s) given")
+            pairs = list(zip(tensors[name], values, strict=True))
+        elif len(values) == 1:
+            pairs = [(name, values[0])]
+        else:
+            raise CompileError(f"dimension {text!r}: {name} is not a tensor of the expression, "
+                               "and an index variable takes one size")
+        for var, size in pairs:
+            if out.setdefault(var, size) != size:
+                raise CompileError(f"dimension {text!r}: {var} is given sizes {out[var]} and "
+                                   f"{size}")
+    return out
 
 
-def graph_from_args(args: argparse.Namespace):
-    """Compile the expression, formats and schedule of parsed ``compile``/``counts``
-    arguments."""
+def result_from_args(args: argparse.Namespace):
+    """Compile the expression, formats, schedule and sizes of parsed ``compile``/``counts``
+    arguments: a graph, or a program of graphs (:func:`custard.compile`)."""
     from custard.api import compile as compile_expr
 
     expression = " ".join(args.expression)
     formats = formats_from_options(args.format)
-    order = order_from_options(args.schedule)
-    return compile_expr(expression, formats, order, name=getattr(args, "name", None))
+    dims = dims_from_options(args.dims, expression) if args.dims else None
+    result = compile_expr(expression, formats, schedule=list(args.schedule), dims=dims,
+                          name=getattr(args, "name", None))
+    if args.prefix is not None:
+        from custard.api import graphs_of
+
+        graphs_of(result)[-1].notices.append(
+            f"-prefix={args.prefix} ignored: it names TACO's generated C functions")
+    return result
+
+
+def graph_from_args(args: argparse.Namespace):
+    """Like :func:`result_from_args`; kept for callers that expect this name."""
+    return result_from_args(args)
 
 
 def graph_from_command_line(line: str | Sequence[str]):
     """Compile a Custard command line without the program name, as in kernel-suite.tsv:
-    ``X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)``.
+    ``X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)``: a graph, or a
+    program of graphs.
 
     Raises :class:`CompileError` for a bad expression, format or schedule and for a malformed
-    command line."""
-    words = shlex.split(line) if isinstance(line, str) else list(line)
+    command line (an unbalanced quote included)."""
+    if isinstance(line, str):
+        try:
+            words = shlex.split(line)
+        except ValueError as err:  # shlex: "No closing quotation", "No escaped character"
+            raise CompileError(f"command line {line.strip()!r}: {err}") from None
+    else:
+        words = list(line)
     parser = build_parser()
     try:
         args = parser.parse_args(["compile", *words])
     except UsageError as err:
         raise CompileError(f"command line {' '.join(words)!r}: {err}") from None
-    return graph_from_args(args)
+    return result_from_args(args)
+
+
+def print_notices(result) -> None:
+    """Every notice of a compilation, one ``custard: notice: ...`` line each, on stderr."""
+    from custard.api import notices_of
+
+    for notice in notices_of(result):
+        print(f"custard: notice: {' '.join(notice.split())}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------- commands
@@ -272,8 +345,9 @@ def _check_run_options(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
+    from custard.api import graphs_of
     from custard.counts import format_table, row
-    from sam.graph.dot import dumps
+    from sam.graph.dot import dumps_all
 
     _check_run_options(args.compile_parser, args)
     if args.draw:
@@ -285,8 +359,10 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                    "--result": getattr(args, "output", None),
                    "--report": getattr(args, "report", None)},
                   input_files(parse_bindings(getattr(args, "tensor", None) or [])))
-    graph = graph_from_args(args)
-    text = dumps(graph)
+    result = result_from_args(args)
+    print_notices(result)
+    graphs = graphs_of(result)
+    text = dumps_all(graphs)
     # with --run, stdout carries the simulation report: the DOT text goes only to -o FILE
     to_stdout = args.output_dot in (None, "-") and not args.run
     if to_stdout:
@@ -294,27 +370,43 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     elif args.output_dot not in (None, "-"):
         _write(args.output_dot, text, "the graph to")
     if args.draw:
-        draw(graph, args.draw)
+        if len(graphs) == 1:
+            draw(graphs[0], args.draw)
+        else:  # one picture per graph of the program: plan-1.svg, plan-2.svg, ...
+            path = Path(args.draw)
+            for k, graph in enumerate(graphs, 1):
+                draw(graph, str(path.with_name(f"{path.stem}-{k}{path.suffix}")))
     if args.counts:
-        table = format_table([(" ".join(args.expression), row(graph))])
-        print(table, file=sys.stderr if to_stdout or args.run else sys.stdout)
+        label = " ".join(args.expression)
+        rows = [(label if len(graphs) == 1 else f"{label} [{k}: {g.attrs.get('expression')}]",
+                 row(g)) for k, g in enumerate(graphs, 1)]
+        print(format_table(rows), file=sys.stderr if to_stdout or args.run else sys.stdout)
     if args.run:
         where = args.output_dot if args.output_dot not in (None, "-") else "the compiled graph"
-        return run_graph(graph, args, graph_path=where, prog="custard")
+        if len(graphs) == 1:
+            return run_graph(graphs[0], args, graph_path=where, prog="custard")
+        return run_program_graphs(graphs, args, graph_path=where, prog="custard")
     return 0
 
 
 def _cmd_counts(args: argparse.Namespace) -> int:
+    from custard.api import graphs_of
     from custard.counts import format_table, row
 
-    graph = graph_from_args(args)
-    print(format_table([(" ".join(args.expression), row(graph))]))
-    print(f"loop order: {graph.attrs.get('order', '')}")
-    if args.by_type:
-        counts = graph.count()
-        width = max(map(len, counts), default=0)
-        for dot_type in sorted(counts):
-            print(f"  {dot_type.ljust(width)}  {counts[dot_type]}")
+    result = result_from_args(args)
+    print_notices(result)
+    graphs = graphs_of(result)
+    label = " ".join(args.expression)
+    print(format_table([(label if len(graphs) == 1 else
+                         f"{label} [{k}: {g.attrs.get('expression')}]", row(g))
+                        for k, g in enumerate(graphs, 1)]))
+    for graph in graphs:
+        print(f"loop order: {graph.attrs.get('order', '')}")
+        if args.by_type:
+            counts = graph.count()
+            width = max(map(len, counts), default=0)
+            for dot_type in sorted(counts):
+                print(f"  {dot_type.ljust(width)}  {counts[dot_type]}")
     return 0
 
 

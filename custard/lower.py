@@ -9,7 +9,9 @@ order, as Custard does:
    loop order, every tensor access in that scope that is indexed by v gets a level scanner
    (Def. 3.1); the scanners' streams are merged by the expression's structure at v: products
    intersect (Def. 3.2), sums unite (Def. 3.3), n-ary where n operands meet; a sum with an operand
-   that lacks v (a broadcast) unites with a dense iteration of v's whole range. Every access in
+   that lacks v (a broadcast) unites with a dense iteration of v's whole range, and a result
+   variable that no operand has is such a dense iteration alone, over an implicit range tensor
+   (``ranges``, :mod:`sam.graph.implicit`). Every access in
    the scope that is not indexed by v is repeated (Def. 3.4) over v's merged coordinates. So each
    access follows a path of scanners and repeaters through the loop order.
 2. **Computation.** Each access's final references load its values (Def. 3.5); ALUs (Def. 3.6)
@@ -37,6 +39,7 @@ from sam.notation.expr import (
     Access,
     Add,
     Assignment,
+    Div,
     Mul,
     Neg,
     Node,
@@ -109,8 +112,12 @@ def _merge_tree(node: Node, var: str) -> Merge:
 class Lowering:
     """State of one compilation (see module docstring)."""
 
-    def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format]) -> None:
+    def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format],
+                 ranges: dict[str, str] | None = None) -> None:
         self.assign = assign
+        #: index variable -> dense vector tensor iterating it, for result variables that no
+        #: operand has (``j`` in ``A(i,j)=b(i)``; :mod:`sam.graph.implicit`)
+        self.ranges = dict(ranges or {})
         self.order = order
         self.pos = {v: k for k, v in enumerate(order)}
         self.formats = formats
@@ -195,7 +202,8 @@ class Lowering:
             tree = _merge_tree(scope, var)
             if tree is UNIVERSE:
                 tree = Merge("dense")
-            users = [a for a in self.accesses if encloses(scope, a)]
+            inside = {id(a) for a in scope.accesses()}
+            users = [a for a in self.accesses if id(a) in inside]
             streams: dict[int, tuple[Out, Out]] = {}
             for acc in users:
                 if var in acc.indices:
@@ -219,15 +227,19 @@ class Lowering:
         """Give a dense-iteration leaf its scanner (repeated over the outer variables)."""
         if tree.kind == "dense":
             src = next((a for a in self.accesses if var in a.indices), None)
-            if src is None:  # pragma: no cover - parse_expression rejects this
+            if src is not None:
+                tensor, mode = src.name, src.indices.index(var)
+            elif var in self.ranges:
+                tensor, mode = self.ranges[var], 0
+            else:
                 raise CompileError(f"index {var} has no range: no tensor is indexed by it")
             self.n_dense += 1
             label = f"dim-{var}" if self.n_dense == 1 else f"dim-{var}#{self.n_dense}"
-            it = DenseIter(var, src.name, src.indices.index(var), label)
+            it = DenseIter(var, tensor, mode, label)
             ref = ROOT
             for outer in self.order[: self.pos[var]]:
                 if encloses(self.scope[outer], self.scope[var]):
-                    ref = self.repeat(ref, outer, src.name)
+                    ref = self.repeat(ref, outer, tensor)
             scan = self.scanner(it, var, ref)
             streams[id(it)] = ((scan.id, "crd"), (scan.id, "ref"))
             return Merge("leaf", it)
@@ -289,7 +301,7 @@ class Lowering:
         if isinstance(node, (Mul, Add)):
             left, right = self.value(node.left), self.value(node.right)
             if isinstance(node, Mul):
-                alu = self.b.block("mul")
+                alu = self.b.block("div" if isinstance(node, Div) else "mul")
             else:
                 alu = self.b.block("add", sub="1" if node.sub else "0")
             self.b.link(left, alu, "val:in0")
@@ -441,15 +453,22 @@ class Lowering:
         for acc in self.accesses:
             for m, v in enumerate(acc.indices):
                 dims.setdefault(v, f"{acc.name}{m}_dim")
+        for v, tensor in self.ranges.items():
+            dims.setdefault(v, f"{tensor}0_dim")
         return dims
 
 
-def lower(assign: Assignment, order: list[str], formats: dict[str, Format]) -> Graph:
-    """Build the SAM graph (see module docstring); ``assign`` must have its sums placed."""
-    low = Lowering(assign, order, formats)
+def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
+          ranges: dict[str, str] | None = None) -> Graph:
+    """Build the SAM graph (see module docstring); ``assign`` must have its sums placed.
+    ``ranges`` names, for result variables that no operand has, the dense vector tensor whose
+    scan iterates them (its format must be in ``formats``)."""
+    low = Lowering(assign, order, formats, ranges)
     low.iterate()
     graph = low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
     for acc in low.accesses:
         graph.formats.setdefault(acc.name, formats[acc.name])
+    for tensor in low.ranges.values():
+        graph.formats.setdefault(tensor, formats[tensor])
     return graph

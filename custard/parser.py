@@ -2,7 +2,8 @@
 :mod:`sam.notation.parse`).
 
 * formats ``-f=B:ss:1,0`` (level letters, then an optional TACO mode order);
-* schedules ``-s=reorder(k,i,j)``.
+* one loop order ``-s=reorder(k,i,j)`` (:func:`parse_schedule`; TACO's whole scheduling
+  language, which ``custard.compile`` takes, is read by :mod:`custard.schedule`).
 
 Every error is a :class:`CompileError` naming the offending part.
 """
@@ -38,7 +39,7 @@ def parse_format_option(text: str) -> tuple[str, Format]:
 
 
 def parse_schedule(text: str) -> list[str]:
-    """``reorder(k,i,j)`` -> ["k", "i", "j"]."""
+    """``reorder(k,i,j)`` -> ["k", "i", "j"] (one reorder command only)."""
     spec = text.strip()
     if spec.startswith("-s="):
         spec = spec[3:]
@@ -46,6 +47,6 @@ def parse_schedule(text: str) -> list[str]:
                      r"\s*\)", spec)
     if m is None:
         raise CompileError(
-            f"schedule {text!r}: only reorder(...) is supported, e.g. -s=reorder(k,i,j)"
+            f"schedule {text!r}: expected one reorder(...) list, e.g. -s=reorder(k,i,j)"
         )
     return [v.strip() for v in (m.group(1) or "").split(",") if v.strip()]

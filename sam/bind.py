@@ -40,6 +40,7 @@ from formats.synthetic import (
     runs,
 )
 from formats.tensor import Tensor
+from sam.graph.implicit import implicit_names
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors
 
@@ -122,6 +123,10 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
     may refer to them (``C=B^T``) and they size synthetic tensors, but are not returned."""
     known = dict(known or {})
     needed = [n for n in input_tensors(graph) if n not in known]
+    implicit = [n for n in specs if n in implicit_names(graph)]
+    if implicit:
+        raise BindError(f"tensor {implicit[0]} is made by the graph itself (a constant or an "
+                        "index range it records); it takes no -t")
     extra = [n for n in specs if n not in needed]
     if extra:
         raise BindError(

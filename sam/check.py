@@ -20,8 +20,21 @@ import scipy.sparse as sp
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.gold import Coo, Evaluator, GoldError
-from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, Sum, place_reductions
-from sam.notation.parse import parse_expression
+from sam.notation.expr import (
+    Access,
+    Add,
+    Assignment,
+    Div,
+    Literal,
+    Mul,
+    Neg,
+    Node,
+    Sum,
+    children,
+    deep_recursion,
+    place_reductions,
+)
+from sam.notation.parse import broadcast_indices, parse_expression
 from sam.notation.reference import evaluate
 
 SPARSE_FROM = 1_000_000  # from this many dense elements on, prefer scipy.sparse when it applies
@@ -68,20 +81,28 @@ class CheckResult:
                 f"{self.max_abs_value:.3g}, {self.expected_nnz} expected nonzeros)")
 
 
-def _dense_size(assign: Assignment, tensors: Mapping[str, Tensor]) -> int:
-    sizes: dict[str, int] = {}
+def _index_sizes(assign: Assignment, tensors: Mapping[str, Tensor],
+                 given: Mapping[str, int] | None) -> dict[str, int]:
+    sizes: dict[str, int] = dict(given or {})
     for acc in assign.rhs.accesses():
         for v, n in zip(acc.indices, tensors[acc.name].shape, strict=False):
-            sizes[v] = n
+            sizes[v] = int(n)
+    return sizes
+
+
+def _dense_size(sizes: Mapping[str, int]) -> int:
     total = 1
     for n in sizes.values():
         total *= max(n, 1)
     return total
 
 
-def expected(expression: str, tensors: Mapping[str, Tensor]) -> Gold:
+def expected(expression: str, tensors: Mapping[str, Tensor],
+             sizes: Mapping[str, int] | None = None) -> Gold:
     """The gold result: a dense array for small problems with finite values, a scipy sparse
     matrix/column where scipy applies, else a sparse COO evaluation (:mod:`sam.gold`).
+    ``sizes`` gives the sizes of result index variables that no operand has (``j`` in
+    ``A(i,j)=b(i)``; a graph records them, :func:`sam.graph.implicit.index_sizes`).
 
     Raises :class:`CheckError` (one line) when it cannot be computed: call it before a long
     simulation so that a run never ends in "cannot check"."""
@@ -91,39 +112,53 @@ def expected(expression: str, tensors: Mapping[str, Tensor]) -> Gold:
         raise ExpressionMismatch(f"cannot check {expression}: it reads {unbound[0]}, which is "
                                  "not an input of the graph (inputs: "
                                  f"{', '.join(tensors) or 'none'})")
-    size = _dense_size(assign, tensors)
+    index_sizes = _index_sizes(assign, tensors, sizes)
+    unknown = [v for v in broadcast_indices(assign) if v not in index_sizes]
+    if unknown:
+        raise CheckError(f"cannot check {expression}: the size of index {unknown[0]} (on no "
+                         "operand) is not known")
     finite = all(np.isfinite(t.vals).all() for t in tensors.values())
-    if size <= SPARSE_FROM and finite:
-        return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()})
-    if finite:
+    # a quotient depends on which zeros are stored (a dense level stores them: x/0 = inf), which
+    # dense arrays cannot tell: divisions follow the stored entries
+    division = _has_division(assign.rhs)
+    with deep_recursion():
+        if _dense_size(index_sizes) <= SPARSE_FROM and finite and not division:
+            return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()}, index_sizes)
+        if finite and not broadcast_indices(assign) and not division:
+            try:
+                return _expected_sparse(expression, assign, tensors)
+            except CheckError:
+                pass
         try:
-            return _expected_sparse(expression, assign, tensors)
-        except CheckError:
-            pass
-    try:
-        return _expected_coo(assign, tensors)
-    except GoldError as err:
-        raise CheckError(f"cannot check {expression}: {err}") from None
+            return _expected_coo(assign, tensors, index_sizes)
+        except GoldError as err:
+            raise CheckError(f"cannot check {expression}: {err}") from None
 
 
-def _expected_coo(assign: Assignment, tensors: Mapping[str, Tensor]) -> SparseGold:
-    """Evaluate with :class:`sam.gold.Evaluator`, following the nonzeros."""
-    sizes: dict[str, int] = {}
-    for acc in assign.rhs.accesses():
-        for v, n in zip(acc.indices, tensors[acc.name].shape, strict=False):
-            sizes[v] = int(n)
+def _has_division(node: Node) -> bool:
+    return isinstance(node, Div) or any(_has_division(c) for c in children(node))
+
+
+def _expected_coo(assign: Assignment, tensors: Mapping[str, Tensor],
+                  sizes: Mapping[str, int] | None = None) -> SparseGold:
+    """Evaluate with :class:`sam.gold.Evaluator`, following the nonzeros (``sizes``: of every
+    index variable; by default from the operands)."""
+    if sizes is None:
+        sizes = _index_sizes(assign, tensors, None)
     ev = Evaluator(tensors, sizes)
     placed = place_reductions(assign)
 
     def walk(node: Node) -> Coo:
         if isinstance(node, Access):
             return ev.access(node.name, node.indices)
+        if isinstance(node, Literal):
+            return ev.constant(node.value)
         if isinstance(node, Neg):
             return ev.neg(walk(node.child))
         if isinstance(node, Sum):
             return ev.sum(walk(node.child), tuple(node.vars_))
         if isinstance(node, Mul):
-            return ev.mul(walk(node.left), walk(node.right))
+            return ev.mul(walk(node.left), walk(node.right), divide=isinstance(node, Div))
         if isinstance(node, Add):
             return ev.add(walk(node.left), walk(node.right), node.sub)
         raise GoldError(f"cannot evaluate {type(node).__name__} nodes")
@@ -149,6 +184,8 @@ def _expected_sparse(expression: str, assign: Assignment,
 
 def _sparse(node: Node, tensors: Mapping[str, Tensor]) -> tuple[sp.spmatrix, tuple[str, ...]]:
     """Evaluate with scipy.sparse; vectors are n x 1 matrices, scalars 1 x 1."""
+    if isinstance(node, Div):
+        raise CheckError("divisions are checked by following the stored entries")
     if isinstance(node, Access):
         t = tensors[node.name]
         if t.order == 2:
@@ -159,6 +196,8 @@ def _sparse(node: Node, tensors: Mapping[str, Tensor]) -> tuple[sp.spmatrix, tup
                                  shape=(t.shape[0], 1)), node.indices
         if t.order == 0:
             return sp.csr_matrix(np.array([[t.vals[0]]])), ()
+    if isinstance(node, Literal):
+        return sp.csr_matrix(np.array([[node.value]])), ()
     if isinstance(node, Neg):
         m, idx = _sparse(node.child, tensors)
         return -m, idx

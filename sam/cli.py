@@ -213,7 +213,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
     tensors = bind_tensors(graph, specs, seed=args.seed, resolved=resolved)
     # Whether the result can be checked is decided before simulating, never after.
-    gold = _gold(expression, tensors, prog) if args.check else None
+    gold = _gold(expression, tensors, prog, graph) if args.check else None
 
     _say_if_compiling(args, prog)
     with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
@@ -277,7 +277,7 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
             if not res.outputs:
                 raise ToolkitError(f"{program.describe(k)} writes no output tensor to check")
             # a phase's inputs exist only once the phases before it ran
-            gold = _gold(phase.graph.attrs["expression"], result.inputs[k], prog)
+            gold = _gold(phase.graph.attrs["expression"], result.inputs[k], prog, phase.graph)
             checks.append(_verdict(gold, next(iter(res.outputs.values()))))
     report = build_program_report(result, program, graph_path=graph_path, inputs=tensors,
                                   sources=specs, latencies=latencies, checks=checks)
@@ -395,12 +395,14 @@ def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[
                    "--report": args.report}, [graph_path, *input_files(specs)])
 
 
-def _gold(expression: str, tensors: Mapping[str, Tensor], prog: str) -> Gold:
-    """The gold result of ``--check``, or the reason it cannot be had (said on stderr)."""
+def _gold(expression: str, tensors: Mapping[str, Tensor], prog: str, graph: Graph) -> Gold:
+    """The gold result of ``--check``, or the reason it cannot be had (said on stderr); the
+    graph gives the sizes of result index variables no operand has."""
     from sam.check import CheckError, ExpressionMismatch, expected
+    from sam.graph.implicit import index_sizes
 
     try:
-        return expected(expression, tensors)
+        return expected(expression, tensors, index_sizes(graph))
     except ExpressionMismatch:
         raise
     except CheckError as err:

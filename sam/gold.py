@@ -1,12 +1,12 @@
 """Gold results of index notation at any size: a sparse (COO) evaluation with numpy.
 
 The dense reference (``evaluate``) needs arrays of the operands' full size; this one follows the
-nonzeros, as SAM does (Sec. 2.1): a product joins its operands on their shared index variables
-and multiplies every matching pair of nonzeros (structural zeros annihilate, so ``inf * 0`` is
-never formed); a sum adds the values that agree on the remaining variables; ``+``/``-`` unite the
-nonzeros, repeating an operand along variables it lacks (its value holds for every coordinate of
-them). Cost and memory follow the number of products formed, which :func:`estimate` gives before
-anything is computed, so a caller can refuse early.
+nonzeros, as SAM does (Sec. 2.1): a product (or a quotient) joins its operands on their shared
+index variables and multiplies (divides) every matching pair of stored entries (structural zeros
+annihilate, so ``inf * 0`` is never formed); a sum adds the values that agree on the remaining
+variables; ``+``/``-`` unite the nonzeros, repeating an operand along variables it lacks (its
+value holds for every coordinate of them). Cost and memory follow the number of products formed,
+which :func:`estimate` gives before anything is computed, so a caller can refuse early.
 """
 
 from __future__ import annotations
@@ -100,11 +100,16 @@ class Evaluator:
                 cols.append(d)
         return Coo(tuple(first), crd[keep][:, cols], vals[keep])
 
+    def constant(self, value: float) -> Coo:
+        """A numeric constant: a scalar (a zero stays a stored zero: it is a value)."""
+        return Coo((), np.zeros((1, 0), np.int64), np.array([value], np.float64))
+
     def neg(self, a: Coo) -> Coo:
         return Coo(a.indices, a.crd, -a.vals)
 
-    def mul(self, a: Coo, b: Coo) -> Coo:
-        """Join on the shared variables; one product per matching pair of nonzeros."""
+    def mul(self, a: Coo, b: Coo, divide: bool = False) -> Coo:
+        """Join on the shared variables; one product (or quotient ``a/b``: a division iterates
+        like a product) per matching pair of stored entries."""
         shared = [v for v in a.indices if v in b.indices]
         out = a.indices + tuple(v for v in b.indices if v not in a.indices)
         ka = _keys(a.crd[:, [a.indices.index(v) for v in shared]],
@@ -127,7 +132,7 @@ class Evaluator:
         crd = np.concatenate([a.crd[ia], b.crd[ib][:, extra]], axis=1) if total else \
             np.zeros((0, len(out)), np.int64)
         with np.errstate(all="ignore"):
-            vals = a.vals[ia] * b.vals[ib]
+            vals = a.vals[ia] / b.vals[ib] if divide else a.vals[ia] * b.vals[ib]
         return Coo(out, crd, vals)
 
     def sum(self, a: Coo, summed: tuple[str, ...]) -> Coo:

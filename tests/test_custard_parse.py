@@ -85,11 +85,11 @@ def test_reduction_placement():
     ("X(i,,j)=B(i,j)", 5, "found ','"),
     ("X(i,j)=B(i,j))", 14, "unexpected ')'"),
     ("X(i,j)=(B(i,j)+C(i,j)", 22, "close the parenthesis"),
-    ("X(i,j)=B(i,j)+3", 15, "constant 3"),
+    ("X(i,j)=B(i,j)+3 C(i,j)", 17, "unexpected 'C'"),
     ("X(i,j)=B(i,j)$C(i,j)", 14, "unexpected '$'"),
     ("=B(i)", 1, "expected a tensor name"),
     ("X(i,i)=B(i,i)", 5, "index i appears twice in X"),
-    ("x(i)=b(i)+x(i)", 11, "the result x also appears"),
+    ("x(i)=b(i)+x(i,j)", 11, "x is used with 2 indices here but 1 at column 1"),
     ("x(i)=B(i,j)*B(j)", 13, "B is used with 1 indices here but 2 at column 6"),
 ])
 def test_syntax_errors_name_the_column(text, column, part):
@@ -99,7 +99,6 @@ def test_syntax_errors_name_the_column(text, column, part):
 
 
 def test_semantic_errors_name_the_part():
-    assert "index j of X" in error_of(parse_expression, "X(i,j)=B(i,k)")
     assert "empty expression" in error_of(parse_expression, "   ")
 
 
@@ -200,11 +199,10 @@ def test_wrong_formats(fmts, parts):
 
 
 @pytest.mark.parametrize("order, parts", [
-    ("reorder(i,q,j)", ["'q'", "its variables: i,j,k"]),
+    ("reorder(i,q,j)", ["'q'", "its loops, outermost first: i,k,j"]),
     (["i", "k", "z"], ["'z'"]),
-    ("reorder(i,j)", ["misses k", "reorder(i,j,k)"]),
-    ("reorder(i,k,k,j)", ["lists a variable twice"]),
-    ("split(i,i0,i1)", ["'split(i'"]),  # compile() reads a comma list; the CLI says more
+    ("reorder(i,k,k,j)", ["lists k twice"]),
+    ("split(i,i0,i1)", ["split(i,i0,i1): split takes 4 argument(s)"]),
 ])
 def test_bad_schedules_in_compile(order, parts):
     msg = error_of(custard.compile, MATMUL, {}, order)
@@ -246,8 +244,6 @@ def _apply_suggestion(expr: str, fmts: dict, order, msg: str, steps: int = 4) ->
     ("x(i)=B(i,j)*c(j)", {}, "ji", "-f=B:ss:1,0"),
     ("X(i,j,k)=B(i,j,l)*C(k,l)", {}, "lijk", "-f=B:sss:2,0,1"),
     ("x(i)=b(i)-C(i,j)*d(j)", {}, "ji", "-f=C:ss:1,0"),
-    ("x(i)=b(i)-C(i,j)*d(j)", {"C": "ss:1,0"}, None, "reorder(i,j)"),
-    ("x(i)=a*B(j,i)*c(j)+b*d(i)", {}, None, "reorder(i,j)"),
 ])
 def test_discordant_formats_suggest_a_working_fix(expr, fmts, order, suggestion):
     msg = error_of(custard.compile, expr, fmts, order)
@@ -280,7 +276,7 @@ def test_einsum():
     ("ik,kj", ["B", "C"], "explicit output"),
     ("ik,kj->ij", ["B"], "2 operand(s) but 1 name(s)"),
     ("i1,kj->ij", ["B", "C"], "'i1' must be index letters only"),
-    ("ik,kj->iz", ["B", "C"], "index z of X"),
+    ("ik,kj->iz", ["B", "C"], "output index z is in no operand"),
 ])
 def test_einsum_errors(spec, operands, part):
     assert part in error_of(custard.compile_einsum, spec, operands)
@@ -415,8 +411,7 @@ def test_graph_from_command_line_is_the_suite_path():
     assert g.attrs["order"] == "k,i,j" and str(g.formats["B"]) == "ss10"
     assert "unrecognized arguments: -q" in error_of(graph_from_command_line, "x(i)=b(i) -q")
     assert "given twice" in error_of(graph_from_command_line, "x(i)=b(i) -f=b:s -f=b:d")
-    assert "schedule given 2 times" in error_of(
-        graph_from_command_line, "x(i)=b(i) -s=reorder(i) -s=reorder(i)")
+    assert "No closing quotation" in error_of(graph_from_command_line, 'x(i)=b(i) "-s=')
 
 
 @settings(max_examples=60, deadline=None)
@@ -498,13 +493,13 @@ def test_cli_help_documents_syntax_defaults_and_examples():
     (["compile", MATMUL, "-f=B:ss", "-f=B:ds"], "format of B given twice"),
     (["compile", MATMUL, "-f=B:sss"], "B has order 2"),
     (["compile", MATMUL, "-f=B:qx"], "unknown level format 'x'"),
-    (["compile", MATMUL, "-s=split(i)"], "'split(i)'"),
+    (["compile", MATMUL, "-s=split(i)"], "split(i): split takes 4 argument(s)"),
     (["compile", MATMUL, "-s=reorder(i,j,k)"], "-f=C:ss:1,0"),
     (["compile", MATMUL, "-s=reorder(i,z,j)"], "'z'"),
     (["compile", MATMUL, "-o", "/nonexistent-dir/x.dot"], "/nonexistent-dir/x.dot"),
     (["compile", MATMUL, "--draw", "x.gif"], "x.gif"),
-    (["compile", "x(i)=" + "(" * 600 + "b(i)" + ")" * 600], "nested too deeply"),
-    (["counts", "x(i)=b(j)"], "index i of x"),
+    (["compile", "x(i)=" + "(" * 5000 + "b(i)" + ")" * 5000], "nested too deeply"),
+    (["counts", "x(i)=b(j)", "-d=j:2,3"], "an index variable takes one size"),
 ])
 def test_cli_errors_are_one_line(args, part, capsys):
     assert main(args) == 1
@@ -517,7 +512,7 @@ def test_cli_errors_are_one_line(args, part, capsys):
 @pytest.mark.parametrize("args, part", [
     (["compile", "X(i,j)=B(i,k)*"], "column 15"),
     (["compile", MATMUL, "-o", "/nonexistent-dir/x.dot"], "/nonexistent-dir/x.dot"),
-    (["compile", "x(i)=" + "(" * 600 + "b(i)" + ")" * 600], "nested too deeply"),
+    (["compile", "x(i)=" + "(" * 5000 + "b(i)" + ")" * 5000], "nested too deeply"),
 ])
 def test_cli_errors_in_a_subprocess(args, part):
     p = cli(*args)

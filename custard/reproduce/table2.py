@@ -158,19 +158,21 @@ def primitive_flags(graph: Any) -> list[str]:
 def chunk_point(p: Point) -> dict[str, Any]:
     """Compile each command line of the chunk: ``[status, flags]`` per line (status compiled,
     refused or crashed)."""
+    from custard.api import graphs_of
     from custard.cli import graph_from_command_line
     from formats.errors import ToolkitError
 
     out = []
     for command in p["lines"]:
         try:
-            graph = graph_from_command_line(command)
+            result = graph_from_command_line(command)
         except ToolkitError:
             out.append(["refused", []])
         except Exception:  # noqa: BLE001 - a compiler bug: counted, reported by scripts/corpus.py
             out.append(["crashed", []])
-        else:
-            out.append(["compiled", primitive_flags(graph)])
+        else:  # a program of graphs (temporaries) uses the primitives of all its graphs
+            flags = {f for graph in graphs_of(result) for f in primitive_flags(graph)}
+            out.append(["compiled", sorted(flags)])
     return {"results": out}
 
 

@@ -44,6 +44,9 @@ class Graph:
     #: the DOT graph ID (``digraph SAM {``): what the file calls the graph, kept on reading and
     #: written back; ``name`` is the graph's display name (a file's stem when read from one)
     dot_id: str = "SAM"
+    #: What the compiler accepted but did not carry out, one line each (e.g. a schedule command
+    #: with no dataflow meaning). Not part of the graph's meaning: not in DOT, not compared.
+    notices: list[str] = field(default_factory=list, compare=False)
 
     def add(self, block: Block) -> Block:
         if block.id in self.blocks:

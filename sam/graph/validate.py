@@ -8,7 +8,8 @@
   reads each level as the level format the comment stores it in, or as a ``full`` one (a dense
   scan of a compressed level is a counter over the dimension, which is fine);
 * every tensor the graph reads is bound, with the order its format says, and the tensors agree
-  on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``).
+  on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``);
+  implicit inputs (constants, ranges: :mod:`sam.graph.implicit`) are made from the graph.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from formats.errors import FormatError
 from formats.levels import LEVEL_NAMES
 from formats.tensor import Tensor
 from sam.errors import GraphError
+from sam.graph.implicit import implicit_names, implicit_tensors
 from sam.graph.model import Graph
 
 
@@ -53,6 +55,7 @@ def check_structure(graph: Graph) -> None:
                 )
     _check_modes(graph)
     _check_shape_attrs(graph)
+    implicit_tensors(graph)  # the constants/ranges attributes are well formed
     _check_acyclic(graph)
 
 
@@ -143,10 +146,13 @@ def _primitives(graph: Graph) -> Graph:
 
 
 def input_tensors(graph: Graph) -> list[str]:
-    """Tensors the graph reads (scanned, located or loaded; compound blocks by their parts)."""
+    """Tensors the graph reads (scanned, located or loaded; compound blocks by their parts) that
+    the caller binds: all but the implicit ones the graph records (:mod:`sam.graph.implicit`)."""
+    implicit = set(implicit_names(graph))
     names: list[str] = []
     for block in _primitives(graph).blocks.values():
-        if block.family != "write" and block.tensor and block.tensor not in names:
+        if (block.family != "write" and block.tensor and block.tensor not in names
+                and block.tensor not in implicit):
             names.append(block.tensor)
     return names
 
@@ -161,8 +167,9 @@ def output_tensors(graph: Graph) -> list[str]:
 
 
 def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
-    """The input tensors, each converted to the format the graph's comment gives it."""
-    bound: dict[str, Tensor] = {}
+    """The input tensors, each converted to the format the graph's comment gives it, and the
+    graph's implicit inputs (which replace any tensor given under their names)."""
+    bound: dict[str, Tensor] = dict(implicit_tensors(graph))
     for name in input_tensors(graph):
         if name not in tensors:
             given = ", ".join(sorted(tensors)) or "none"

@@ -1,7 +1,8 @@
 """Tensor index notation: the expression tree (SAM paper Sec. 2.1; Sec. 5 compiles it).
 
 ``X(i,j) = B(i,k) * C(k,j)`` is an :class:`Assignment` of an :class:`Access` on the left to an
-expression tree of accesses, ``*`` (:class:`Mul`), ``+``/``-`` (:class:`Add`) on the right.
+expression tree of accesses, numeric constants (:class:`Literal`), ``*`` (:class:`Mul`), ``/``
+(:class:`Div`), ``+``/``-`` (:class:`Add`) on the right.
 Index variables absent from the left-hand side are summed; :func:`place_reductions` puts each
 sum at the smallest subexpression holding every use of its variable, as TACO does, giving
 :class:`Sum` nodes (the reductions of concrete index notation).
@@ -9,7 +10,26 @@ sum at the smallest subexpression holding every use of its variable, as TACO doe
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+#: Python frames allowed while walking an expression tree: a flat sum of n operands is a
+#: left-leaning tree of depth n, and every walk (parse, sum placement, lowering, reference) recurses
+#: over it. Python 3.11 runs Python-to-Python calls without C recursion, so this is safe.
+RECURSION_LIMIT = 12_000
+
+
+@contextmanager
+def deep_recursion(limit: int = RECURSION_LIMIT) -> Iterator[None]:
+    """Raise Python's recursion limit to ``limit`` (never lower it) for the block."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 @dataclass(eq=False)
@@ -42,6 +62,24 @@ class Access(Node):
 
 
 @dataclass(eq=False)
+class Literal(Node):
+    """A numeric constant (``2``, ``1.5e-3``) as written; it has no index variables, so its
+    value holds at every coordinate (an operand of ``+`` repeats along the other's variables)."""
+
+    text: str
+
+    @property
+    def value(self) -> float:
+        return float(self.text)
+
+    def accesses(self) -> list[Access]:
+        return []
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(eq=False)
 class Mul(Node):
     left: Node
     right: Node
@@ -51,6 +89,17 @@ class Mul(Node):
 
     def __str__(self) -> str:
         return f"{_wrap(self.left, self)} * {_wrap(self.right, self)}"
+
+
+@dataclass(eq=False)
+class Div(Mul):
+    """``left / right``. As in TACO, a division iterates like a product (an intersection: the
+    quotient exists where both operands do) and a sum over a variable of either side covers the
+    whole term; it is a :class:`Mul` for everything but its arithmetic."""
+
+    def __str__(self) -> str:
+        right = f"({self.right})" if isinstance(self.right, (Add, Mul)) else str(self.right)
+        return f"{_wrap(self.left, self)} / {right}"
 
 
 @dataclass(eq=False)
@@ -65,7 +114,7 @@ class Add(Node):
         return self.left.accesses() + self.right.accesses()
 
     def __str__(self) -> str:
-        right = f"({self.right})" if isinstance(self.right, Add) and self.sub else str(self.right)
+        right = f"({self.right})" if isinstance(self.right, Add) else str(self.right)
         return f"{self.left} {'-' if self.sub else '+'} {right}"
 
 
@@ -151,14 +200,12 @@ def encloses(node: Node, target: Node) -> bool:
     return any(encloses(c, target) for c in children(node))
 
 
-def place_reductions(assign: Assignment) -> Assignment:
-    """Wrap the subexpression each summed variable is summed over in a :class:`Sum`.
+def reduction_sites(assign: Assignment) -> dict[str, Node]:
+    """Where each summed variable is summed: the node of ``assign.rhs`` its sum wraps.
 
     That is the smallest subexpression holding every use of the variable, widened over the
     products (and negations) above it, since sum_k(a)*b = sum_k(a*b) when b lacks k; never
-    across a ``+``, which would change the value. ``x(i) = b(i) - C(i,j)*d(j)`` sums j over
-    ``C(i,j)*d(j)`` only; ``X(i,j) = B(i,k,l)*C(j,k)*D(j,l)`` sums k and l over the product.
-    """
+    across a ``+``, which would change the value."""
     out_vars = set(assign.lhs.indices)
     summed = sorted(assign.rhs.vars() - out_vars)
 
@@ -187,16 +234,20 @@ def place_reductions(assign: Assignment) -> Assignment:
             node = parents[id(node)]
         return node
 
+    return {var: widen(lca(assign.rhs, var)) for var in summed}
+
+
+def place_reductions(assign: Assignment) -> Assignment:
+    """Wrap the subexpression each summed variable is summed over in a :class:`Sum`
+    (:func:`reduction_sites`). ``x(i) = b(i) - C(i,j)*d(j)`` sums j over ``C(i,j)*d(j)`` only;
+    ``X(i,j) = B(i,k,l)*C(j,k)*D(j,l)`` sums k and l over the product."""
     targets: dict[int, list[str]] = {}
-    nodes: dict[int, Node] = {}
-    for var in summed:
-        node = widen(lca(assign.rhs, var))
+    for var, node in reduction_sites(assign).items():
         targets.setdefault(id(node), []).append(var)
-        nodes[id(node)] = node
 
     def rebuild(node: Node) -> Node:
         if isinstance(node, Mul):
-            new: Node = Mul(rebuild(node.left), rebuild(node.right), col=node.col)
+            new: Node = type(node)(rebuild(node.left), rebuild(node.right), col=node.col)
         elif isinstance(node, Add):
             new = Add(rebuild(node.left), rebuild(node.right), node.sub, col=node.col)
         elif isinstance(node, Neg):
@@ -208,3 +259,20 @@ def place_reductions(assign: Assignment) -> Assignment:
         return new
 
     return Assignment(assign.lhs, rebuild(assign.rhs), assign.text)
+
+
+def replace(node: Node, target: Node, new: Node) -> Node:
+    """``node`` with the subtree ``target`` (by identity) replaced by ``new``; the nodes on the
+    way are copied, the rest shared."""
+    if node is target:
+        return new
+    if isinstance(node, (Mul, Add)) and encloses(node, target):
+        left, right = replace(node.left, target, new), replace(node.right, target, new)
+        if isinstance(node, Mul):
+            return type(node)(left, right, col=node.col)
+        return Add(left, right, node.sub, col=node.col)
+    if isinstance(node, (Neg, Sum)) and encloses(node.child, target):
+        child = replace(node.child, target, new)
+        return Neg(child, col=node.col) if isinstance(node, Neg) else Sum(node.vars_, child,
+                                                                         col=node.col)
+    return node

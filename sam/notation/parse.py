@@ -1,7 +1,10 @@
 """Read tensor index notation (SAM paper Sec. 2.1) as the TACO/Custard command line writes it.
 
-* ``X(i,j)=B(i,k)*C(k,j)``, with ``+``, ``-`` (binary and unary), ``*`` and parentheses; a scalar
-  is a bare name (``x = b*c``);
+* ``X(i,j)=B(i,k)*C(k,j)``, with ``+``, ``-`` (binary and unary), ``*``, ``/`` (iterated like a
+  product, as TACO does), parentheses and numeric constants (``2*B(i,j)``, ``1.5e-3``); a scalar
+  is a bare name (``x = b*c``); the result may appear on the right (``y(i)=A(i,j)*x(j)+y(i)``:
+  there it is the result's value before the assignment, an input) and may have index variables
+  no operand has (``A(i,j)=b(i)``: the value repeats along ``j``, whose size the caller gives);
 * numpy-style einsum strings ``"ik,kj->ij"`` with operand names.
 
 Every error is a :class:`~sam.errors.CompileError` naming the column or the offending part.
@@ -12,9 +15,20 @@ from __future__ import annotations
 import re
 
 from sam.errors import CompileError
-from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node
+from sam.notation.expr import (
+    Access,
+    Add,
+    Assignment,
+    Div,
+    Literal,
+    Mul,
+    Neg,
+    Node,
+    deep_recursion,
+)
 
-_TOKEN = re.compile(r"\s*(?:([A-Za-z_][A-Za-z_0-9]*)|(\d+(?:\.\d*)?)|(.))")
+_NUMBER = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_TOKEN = re.compile(rf"\s*(?:([A-Za-z_][A-Za-z_0-9]*)|({_NUMBER})|(.))")
 
 
 class _Parser:
@@ -58,7 +72,7 @@ class _Parser:
         rhs = self.expr()
         kind, tok, col = self.peek()
         if kind != "end":
-            raise self.error(f"unexpected {tok!r} (expected an operator: + - *)")
+            raise self.error(f"unexpected {tok!r} (expected an operator: + - * /)")
         return Assignment(lhs, rhs, self.text)
 
     def expr(self) -> Node:
@@ -71,10 +85,10 @@ class _Parser:
 
     def term(self) -> Node:
         node = self.factor()
-        while self.peek()[1] == "*" and self.peek()[0] == "op":
-            col = self.peek()[2]
+        while self.peek()[1] in ("*", "/") and self.peek()[0] == "op":
+            _, op, col = self.peek()
             self.pos += 1
-            node = Mul(node, self.factor(), col=col)
+            node = (Mul if op == "*" else Div)(node, self.factor(), col=col)
         return node
 
     def factor(self) -> Node:
@@ -90,9 +104,11 @@ class _Parser:
         if kind == "name":
             return self.access()
         if kind == "number":
-            raise self.error(
-                f"constant {tok} is not supported; bind it as a scalar tensor (e.g. a) instead"
-            )
+            self.pos += 1
+            value = float(tok)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise self.error(f"constant {tok} is not a finite number", col)
+            return Literal(tok, col=col)
         found = "the end of the expression" if kind == "end" else repr(tok)
         raise self.error(f"expected a tensor access such as B(i,j), found {found}")
 
@@ -128,37 +144,53 @@ class _Parser:
 
 
 def parse_expression(text: str) -> Assignment:
-    """Parse ``X(i,j) = B(i,k) * C(k,j)`` and check its tensors are used consistently."""
+    """Parse ``X(i,j) = B(i,k) * C(k,j)`` and check its tensors are used consistently.
+
+    The result may appear on the right-hand side (there it is its old value, an input) and may
+    have index variables that no operand has (:func:`broadcast_indices`)."""
     if not text or not text.strip():
         raise CompileError("empty expression; write e.g. \"X(i,j)=B(i,k)*C(k,j)\"")
     try:
-        assign = _Parser(text).assignment()
-        assign.rhs.accesses()
+        with deep_recursion():
+            assign = _Parser(text).assignment()
+            accesses = assign.rhs.accesses()
     except RecursionError:
         raise CompileError(
             "the expression is nested too deeply to parse; split it into smaller ones"
         ) from None
     lhs = assign.lhs
     orders: dict[str, tuple[int, int]] = {lhs.name: (len(lhs.indices), lhs.col)}
-    for acc in assign.rhs.accesses():
-        if acc.name == lhs.name:
-            raise CompileError(
-                f"column {acc.col}: the result {lhs.name} also appears on the right-hand side; "
-                "write the result to a new tensor"
-            )
+    for acc in accesses:
         seen = orders.setdefault(acc.name, (len(acc.indices), acc.col))
         if seen[0] != len(acc.indices):
             raise CompileError(
                 f"column {acc.col}: {acc.name} is used with {len(acc.indices)} indices here but "
                 f"{seen[0]} at column {seen[1]}; a tensor has one order"
             )
-    missing = [v for v in lhs.indices if v not in assign.rhs.vars()]
-    if missing:
-        raise CompileError(
-            f"index {missing[0]} of {lhs.name} does not appear on the right-hand side, so its "
-            "range is unknown"
-        )
     return assign
+
+
+def parse_rhs(text: str) -> Node:
+    """Parse a bare expression (a right-hand side): ``B(i,k)*C(k,j)``."""
+    if not text or not text.strip():
+        raise CompileError("empty expression")
+    parser = _Parser(text)
+    try:
+        with deep_recursion():
+            node = parser.expr()
+    except RecursionError:
+        raise CompileError("the expression is nested too deeply to parse") from None
+    kind, tok, _ = parser.peek()
+    if kind != "end":
+        raise parser.error(f"unexpected {tok!r} (expected an operator: + - * /)")
+    return node
+
+
+def broadcast_indices(assign: Assignment) -> list[str]:
+    """Index variables of the result that no operand has (``j`` in ``A(i,j)=b(i)``): the value
+    repeats along them, and their sizes come from outside the expression."""
+    used = {v for acc in assign.rhs.accesses() for v in acc.indices}
+    return [v for v in assign.lhs.indices if v not in used]
 
 
 def einsum_expression(spec: str, operands: list[str], output: str = "X") -> str:
@@ -174,6 +206,9 @@ def einsum_expression(spec: str, operands: list[str], output: str = "X") -> str:
     for term in [*terms, out]:
         if not re.fullmatch(r"[a-zA-Z]*", term):
             raise CompileError(f"einsum {spec!r}: {term!r} must be index letters only")
+    lost = [v for v in out if v not in "".join(terms)]
+    if lost:
+        raise CompileError(f"einsum {spec!r}: output index {lost[0]} is in no operand")
 
     def acc(name: str, idx: str) -> str:
         return f"{name}({','.join(idx)})" if idx else name
