@@ -192,7 +192,10 @@ def graph_from_command_line(line: str | Sequence[str]):
 
     Raises :class:`CompileError` for a bad expression, format or schedule and for a malformed
     command line."""
-    words = shlex.split(line) if isinstance(line, str) else list(line)
+    try:
+        words = shlex.split(line) if isinstance(line, str) else list(line)
+    except ValueError as err:  # shlex: an unbalanced quote
+        raise CompileError(f"command line {line!r}: {err} (unbalanced quote)") from None
     parser = build_parser()
     try:
         args = parser.parse_args(["compile", *words])
