@@ -1,17 +1,18 @@
 """Randomized end-to-end tests of Custard + the SAM simulator.
 
 Random tensor index notation expressions (up to four operands of order 0..4, one of them
-sometimes used twice; ``+ - *`` trees with parentheses and unary minus; a result of order
-0..3), random formats (``d``/``s`` levels, random mode orders) and a random loop order are
-compiled with :func:`custard.compile` and simulated on random sparse integer inputs; the result
-must equal :func:`sam.notation.reference.evaluate` exactly (and ``numpy.einsum`` when the expression
-is one product). The loop order is drawn in one of four ways: first, with every format's mode
-order made concordant with it; as a random topological order of the formats' mode orders, with
-or without the inner-sum rule; or at random. An independent prediction of the two documented
-refusals (a discordant format: "... visits ..."; an inner sum whose variable is not innermost:
-"... must come after ...") says whether compilation must succeed, and which refusal it must
-give. A subset also runs on the fast engine, which must agree with the reference engine on
-outputs, cycles and every block's busy count.
+sometimes used twice; ``+ - *`` trees with parentheses and unary minus; a result of order 0..3),
+random formats (``d``/``s`` levels, random mode orders) and a random loop order are compiled
+with :func:`custard.compile`, written as DOT text and read back, and simulated on random sparse
+integer inputs; the run must equal the in-memory graph's token for token and cycle for cycle,
+and the result must equal :func:`sam.notation.reference.evaluate` exactly (and ``numpy.einsum``
+when the expression is one product). The loop order is drawn in one of four ways: first, with
+every format's mode order made concordant with it; as a random topological order of the formats'
+mode orders, with or without the inner-sum rule; or at random. An independent prediction of the
+two documented refusals (a discordant format: "... visits ..."; an inner sum whose variable is
+not innermost: "... must come after ...") says whether compilation must succeed, and which
+refusal it must give. A subset also runs on the fast engine, which must agree with the reference
+engine on outputs, cycles and every block's busy count.
 
 The case generator is written against a tiny ``Draw`` interface, so hypothesis drives it (and
 shrinks it) in the property tests, and a seeded ``random.Random`` drives it in the
@@ -32,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, settings, target
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
+from roundtrip import run_through_dot, through_dot
 
 import custard
 from formats.errors import ToolkitError
@@ -348,7 +350,7 @@ def _run_case(case: Case, arrays: dict[str, np.ndarray], fast: bool) -> str:
     gold = evaluate(case.expr, arrays)
     bound = {k: Tensor.from_dense(v) for k, v in arrays.items()}
     try:
-        ref = simulate(graph, bound, engine="reference")
+        ref = run_through_dot(graph, bound)
     except ToolkitError as err:
         bug = known_bug(case, arrays, err)
         if bug is None:
@@ -372,7 +374,7 @@ def _run_case(case: Case, arrays: dict[str, np.ndarray], fast: bool) -> str:
             err_msg=f"einsum {spec}: {case}")
     if fast:
         signal.alarm(0)  # the first fast run compiles the block kernels (numba): no time limit
-        fst = simulate(graph, bound, engine="fast")
+        fst = simulate(through_dot(graph), bound, engine="fast")
         for a, b in zip(fst.outputs["X"].to_coo(), got.to_coo(), strict=True):
             np.testing.assert_array_equal(a, b, err_msg=f"fast engine: {case}")
         assert fst.cycles == ref.cycles, f"{case}: cycles {fst.cycles} != {ref.cycles}"
