@@ -141,7 +141,7 @@ def _seed(command: str, seed: int) -> int:
 
 def random_inputs(expression: str, inputs: Iterable[str], rng: random.Random,
                   density: float = DENSITY, sizes: tuple[int, int] = SIZES,
-                  budget: int = BUDGET):
+                  budget: int | None = None):
     """Random input tensors for ``expression``: each index variable of a random size in
     ``sizes`` (one size for the modes of a tensor used with several variables; the largest
     shrunk, down to 1, while the iteration space exceeds ``budget`` points), about
@@ -167,7 +167,7 @@ def random_inputs(expression: str, inputs: Iterable[str], rng: random.Random,
                        | set(assign.lhs.indices))
     size = {v: rng.randint(*sizes) for v in variables}
     roots = sorted({find(v) for v in variables})
-    while int(np.prod([size[r] for r in roots])) > budget:
+    while int(np.prod([size[find(v)] for v in variables])) > (budget or BUDGET):
         big = max(roots, key=lambda r: size[r])
         if size[big] == 1:
             break
