@@ -141,10 +141,11 @@ def _seed(command: str, seed: int) -> int:
 
 def random_inputs(expression: str, inputs: Iterable[str], rng: random.Random,
                   density: float = DENSITY, sizes: tuple[int, int] = SIZES,
-                  budget: int | None = None):
-    """Random input tensors for ``expression``: each index variable of a random size in
-    ``sizes`` (one size for the modes of a tensor used with several variables; the largest
-    shrunk, down to 1, while the iteration space exceeds ``budget`` points), about
+                  budget: int | None = None) -> dict:
+    """Random input tensors (by name) for ``expression``: each index variable of a random size
+    in ``sizes`` (one size for the modes of a tensor used with several variables; the largest
+    shrunk, down to 1, while the iteration space, the product of every variable's size, exceeds
+    ``budget`` points, by default :data:`BUDGET`), about
     ``density`` nonzeros of value +-1..3, and scalars a random nonzero integer."""
     from formats.tensor import Tensor
     from sam.notation.parse import parse_expression
