@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from formats.tensor import Tensor
-from sam.graph.dot import dumps, loads
+from sam.graph.dot import dumps, dumps_all, loads, loads_all
 from sam.graph.model import Graph
+from sam.program import Program
 from sam.sim.engine import SimResult, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +46,15 @@ def run_through_dot(graph: Graph, tensors: Mapping[str, Tensor], *, engine: str 
                     fifo_depth: int | None = None) -> SimResult:
     """Simulate ``graph`` in memory and read back from DOT text; the two runs must be equal
     token for token and cycle for cycle. Returns the run of the graph read back."""
+    if isinstance(graph, Program):  # a program of graphs: every phase through DOT text
+        graphs = [p.graph for p in graph.phases]
+        back_graphs = loads_all(dumps_all(graphs))
+        assert [g.signature() for g in back_graphs] == [g.signature() for g in graphs]
+        mine_p = graph.run(tensors, engine=engine, fifo_depth=fifo_depth)
+        read_p = Program(back_graphs).run(tensors, engine=engine, fifo_depth=fifo_depth)
+        for x, y in zip(mine_p.phases, read_p.phases, strict=True):
+            assert measure(x) == measure(y), "a phase runs differently after DOT text"
+        return read_p
     back = through_dot(graph)
     mine = simulate(graph, tensors, engine=engine, fifo_depth=fifo_depth)
     read = simulate(back, tensors, engine=engine, fifo_depth=fifo_depth)
