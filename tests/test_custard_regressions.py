@@ -87,3 +87,21 @@ def test_matrix_reduction_over_a_variable_of_size_zero():
     check("X(m,i) = B(l,k) * D(m,i) * E(l,k,m)",
           {"B": "ss:1,0", "D": "dd", "E": "sss:1,2,0", "X": "ss"}, "kmli",
           B=np.ones((1, 1)), D=np.ones((2, 0)), E=np.ones((1, 1, 2)))
+
+
+@pytest.mark.xfail(strict=True, reason="open bug: a union of broadcast operands with the summed "
+                   "variable j inside the output variables writes one value fewer than the "
+                   "coordinates of the last level")
+def test_union_with_inner_summed_variable_writes_every_value():
+    from sam.sim.engine import simulate
+
+    expr = "X(k,i,l)=B(k,i,j)+C(i)+D(j,l)"
+    graph = custard.compile(expr, formats={"B": "dds012", "C": "s0", "D": "ds10",
+                                           "X": "sss"}, order="kilj")
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        arrays = {"B": (rng.random((3, 2, 2)) < 0.4) * 1.0, "C": (rng.random(2) < 0.4) * 1.0,
+                  "D": (rng.random((2, 1)) < 0.4) * 1.0}
+        result = simulate(graph, {k: Tensor.from_dense(v) for k, v in arrays.items()},
+                          engine="reference")
+        np.testing.assert_array_equal(result.outputs["X"].to_dense(), evaluate(expr, arrays))
