@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # reinstall when pyproject.toml changes (new dependencies, entry points)
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test
+.PHONY: demo test corpus
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -35,3 +35,10 @@ test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/pytest; status=$$?; if [ $$status -eq 5 ]; then echo "pytest: no tests collected"; \
 		exit 0; fi; exit $$status
+
+# The TACO website corpus (tests/data/taco-website/success.log): compile every unique line (also
+# through DOT text and back), count over all logged lines, and simulate a seeded sample of 300
+# compiled lines through DOT text against the gold result and the in-memory graph (a few
+# minutes). Exits 1 on a crash, a refusal longer than a line, or a sampled line that fails.
+corpus: $(INSTALLED)
+	$(BIN)/python scripts/corpus.py --dot --all-lines --simulate 300

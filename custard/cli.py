@@ -258,7 +258,8 @@ def graph_from_command_line(line: str | Sequence[str]):
         try:
             words = shlex.split(line)
         except ValueError as err:  # shlex: "No closing quotation", "No escaped character"
-            raise CompileError(f"command line {line.strip()!r}: {err}") from None
+            raise CompileError(f"command line {line.strip()!r}: {err} (unbalanced quote)"
+                               ) from None
     else:
         words = list(line)
     parser = build_parser()

@@ -7,7 +7,9 @@ it stores (the *mode ordering*). This is the data representation language of TAC
 
 Accepted spellings (all describe the same thing):
 
-* ``"ss01"``  DOT graph comment style: level letters, then one digit per level (DCSR);
+* ``"ss01"``  DOT graph comment style: level letters, then one digit per level (DCSR); with
+  more than ten levels the modes' numbers run together (``d``*12 + ``01234567891011``), which is
+  read when exactly one permutation spells it;
 * ``"ss:1,0"`` TACO command-line style: level letters, colon, comma-separated mode order (DCSC);
 * ``"ss"``    level letters only: identity mode order;
 * ``"none"`` or ``""``: an order-0 (scalar) tensor.
@@ -88,7 +90,7 @@ class Format:
                 raise FormatError(f"format {text!r}: mode order must be integers like ':1,0'")
             order = tuple(int(p) for p in parts)
         elif digits:
-            order = tuple(int(c) for c in digits)
+            order = _digit_order(text, digits, len(letters))
         else:
             order = tuple(range(len(letters)))
         return cls(tuple(letters), order)
@@ -99,7 +101,9 @@ class Format:
         return cls(("s",) * order, tuple(range(order)))
 
     def __str__(self) -> str:
-        """The DOT-comment spelling: ``ss01``; ``none`` for a scalar."""
+        """The DOT-comment spelling: ``ss01``; ``none`` for a scalar. Past ten levels a mode
+        takes two digits, so the order is written as TACO does, ``d...d:0,1,...,12`` (the graph
+        comment reader, :func:`sam.graph.dot.parse_formats`, reads its commas back)."""
         if not self.levels:
             return "none"
         if len(self.mode_order) > 10:
@@ -115,6 +119,36 @@ class Format:
     def level_of_mode(self, mode: int) -> int:
         """The level that stores tensor mode ``mode``."""
         return self.mode_order.index(mode)
+
+
+def _digit_order(text: str, digits: str, n: int) -> tuple[int, ...]:
+    """The mode order ``digits`` spells for ``n`` levels: one digit per mode up to ten levels;
+    past ten, the one way of cutting the digits into a permutation of ``0..n-1``."""
+    if len(digits) == n or n <= 10:
+        return tuple(int(c) for c in digits)
+    found: list[tuple[int, ...]] = []
+
+    def cut(rest: str, taken: tuple[int, ...]) -> None:
+        if len(found) > 1:
+            return
+        if not rest:
+            if len(taken) == n:
+                found.append(taken)
+            return
+        for width in (1, 2, 3):
+            part = rest[:width]
+            if len(part) < width or (width > 1 and part[0] == "0"):
+                break
+            mode = int(part)
+            if mode < n and mode not in taken:
+                cut(rest[width:], (*taken, mode))
+
+    cut(digits, ())
+    if len(found) == 1:
+        return found[0]
+    why = "no" if not found else "more than one"
+    raise FormatError(f"format {text!r}: {why} order of modes 0..{n - 1} is spelled by "
+                      f"{digits!r}; write the mode order as ':0,1,...'")
 
 
 def as_format(fmt: Format | str | None, order: int) -> Format:

@@ -1,18 +1,19 @@
 """Randomized end-to-end tests of Custard + the SAM simulator.
 
 Random tensor index notation expressions (up to four operands of order 0..4, one of them
-sometimes used twice; ``+ - *`` trees with parentheses and unary minus; a result of order
-0..3), random formats (``d``/``s`` levels, random mode orders) and a random loop order are
-compiled with :func:`custard.compile` and simulated on random sparse integer inputs; the result
-must equal :func:`sam.notation.reference.evaluate` exactly (and ``numpy.einsum`` when the expression
-is one product). The loop order is drawn in one of four ways: first, with every format's mode
-order made concordant with it; as a random topological order of the formats' mode orders, with
-or without the inner-sum rule; or at random. An independent prediction of the documented
-refusal (a discordant format: "... visits ...") says whether compilation must succeed; an inner
-sum whose variable the order does not put innermost compiles to a program of two graphs (the
-sum into a temporary first), which must give the same result. A subset also runs on the fast
-engine, which must agree with the reference engine on
-outputs, cycles and every block's busy count.
+sometimes used twice; ``+ - *`` trees with parentheses and unary minus; a result of order 0..3),
+random formats (``d``/``s`` levels, random mode orders) and a random loop order are compiled
+with :func:`custard.compile`, written as DOT text and read back, and simulated on random sparse
+integer inputs; the run must equal the in-memory graph's token for token and cycle for cycle,
+and the result must equal :func:`sam.notation.reference.evaluate` exactly (and ``numpy.einsum``
+when the expression is one product). The loop order is drawn in one of four ways: first, with
+every format's mode order made concordant with it; as a random topological order of the formats'
+mode orders, with or without the inner-sum rule; or at random. An independent prediction of the
+documented refusal (a discordant format: "... visits ...") says whether compilation must
+succeed; an inner sum whose variable the order does not put innermost compiles to a program of
+two graphs (the sum into a temporary first), which must give the same result. A subset also runs
+on the fast engine, which must agree with the reference engine on outputs, cycles and every
+block's busy count.
 
 The case generator is written against a tiny ``Draw`` interface, so hypothesis drives it (and
 shrinks it) in the property tests, and a seeded ``random.Random`` drives it in the
@@ -33,6 +34,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, settings, target
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
+from roundtrip import run_through_dot
 
 import custard
 from formats.errors import ToolkitError
@@ -44,7 +46,6 @@ from sam.notation.expr import Access, Node, Sum, children, place_reductions
 from sam.notation.parse import parse_expression
 from sam.notation.reference import evaluate
 from sam.program import Program
-from sam.sim.engine import simulate
 
 VARS = ("i", "j", "k", "l", "m")
 NAMES = ("B", "C", "D", "E")
@@ -252,8 +253,8 @@ def expects_program(case: Case) -> bool:
 
 def _simulate(result: Graph | Program, bound: dict[str, Tensor], engine: str):
     """(outputs, cycles, busy counts, token counts) of a graph or a program (per phase)."""
-    if isinstance(result, Graph):
-        r = simulate(result, bound, engine=engine)
+    if isinstance(result, Graph):  # through DOT text: the run must equal the in-memory one
+        r = run_through_dot(result, bound, engine=engine)
         return (r.outputs, r.cycles, {k: b.busy for k, b in r.blocks.items()},
                 {k: b.tokens_out for k, b in r.blocks.items()})
     r = result.run(bound, engine=engine)

@@ -1,26 +1,28 @@
 """Minimal reproducers of the compiler/simulator bugs that tests/test_custard_random.py found.
 
 Each test compiles one expression with explicit formats and loop order, simulates it on tiny
-inputs and expects the numpy gold result (:func:`sam.notation.reference.evaluate`). All are fixed;
-the tests guard against regressions.
+inputs (in memory and read back from DOT text: the runs must be equal) and expects the numpy
+gold result (:func:`sam.notation.reference.evaluate`). All are fixed; the tests guard against
+regressions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from roundtrip import run_through_dot
 
 import custard
 from formats.tensor import Tensor
 from sam.notation.reference import evaluate
-from sam.sim.engine import simulate
 
 
 def check(expr: str, formats: dict[str, str], order: str, engine: str = "reference",
           **arrays) -> None:
     arrays = {k: np.asarray(v, dtype=float) for k, v in arrays.items()}
     graph = custard.compile(expr, formats=formats, order=order)
-    result = simulate(graph, {k: Tensor.from_dense(v) for k, v in arrays.items()}, engine=engine)
+    result = run_through_dot(graph, {k: Tensor.from_dense(v) for k, v in arrays.items()},
+                             engine=engine)
     np.testing.assert_array_equal(result.outputs["X"].to_dense(), evaluate(expr, arrays))
 
 

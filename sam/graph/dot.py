@@ -69,13 +69,24 @@ def _unpack(comment: str) -> dict[str, str]:
     return out
 
 
-def parse_formats(comment: str) -> dict[str, Format]:
-    """The graph comment ``X=ss01,B=ss10,c=none`` -> tensor formats."""
-    formats: dict[str, Format] = {}
+def _comment_parts(comment: str) -> list[str]:
+    """``X=ss01,A=d...d:0,1,...,12,c=none`` -> one ``NAME=FORMAT`` part per tensor: a part that
+    is only a number continues a TACO-spelled mode order (``:0,1,...``) begun before it."""
+    parts: list[str] = []
     for part in comment.split(","):
         part = part.strip()
-        if not part:
-            continue
+        if part.isdigit() and parts and ":" in parts[-1].partition("=")[2]:
+            parts[-1] += "," + part
+        elif part:
+            parts.append(part)
+    return parts
+
+
+def parse_formats(comment: str) -> dict[str, Format]:
+    """The graph comment ``X=ss01,B=ss10,c=none`` -> tensor formats (a format of more than ten
+    levels is spelled ``d...d:0,1,...,12``, see :meth:`Format.__str__`)."""
+    formats: dict[str, Format] = {}
+    for part in _comment_parts(comment):
         name, sep, spec = part.partition("=")
         name = name.strip()
         if not sep or not name:
@@ -436,13 +447,14 @@ def _packable(key: str, value: str) -> bool:
 def dumps(graph: Graph) -> str:
     """The graph as DOT text in the Custard schema.
 
-    The text is read back once to check that every edge returns to its ports; edges that would
-    not get explicit ``src_port``/``dst_port`` attributes (see module docstring)."""
+    The text is read back to check that every edge returns to its ports and every block to
+    its ports; edges that would not, and the edges of blocks that would not, get explicit
+    ``src_port``/``dst_port`` attributes (see module docstring)."""
     ordered = _ordered_edges(graph)
     forced: dict[int, set[str]] = {}
     while True:
         text = _write(graph, ordered, forced)
-        misread = _misread(text, ordered)
+        misread = _misread(text, graph, ordered)
         grown = False
         for i, keys in misread.items():
             if not keys <= forced.get(i, set()):
@@ -452,8 +464,14 @@ def dumps(graph: Graph) -> str:
             return text
 
 
-def _misread(text: str, ordered: list[Edge]) -> dict[int, set[str]]:
-    """Edges (by position) that ``loads`` would attach to other ports than ``ordered`` has."""
+def _ports(block: Block) -> tuple[list[str], list[str]]:
+    return [p.name for p in block.inputs()], [p.name for p in block.outputs()]
+
+
+def _misread(text: str, graph: Graph, ordered: list[Edge]) -> dict[int, set[str]]:
+    """Edges (by position) that ``loads`` would attach to other ports than ``ordered`` has,
+    and the edges of every block that ``loads`` would give other ports than ``graph`` has (a
+    port learnt from a comment that names the other end's port: nothing feeds it)."""
     try:
         again = _build(parse(text))
     except GraphError:
@@ -461,11 +479,13 @@ def _misread(text: str, ordered: list[Edge]) -> dict[int, set[str]]:
     if len(again.edges) != len(ordered):
         return {}
     out: dict[int, set[str]] = {}
+    grown = {bid for bid, block in graph.blocks.items()
+             if bid in again.blocks and _ports(again.blocks[bid]) != _ports(block)}
     for i, (mine, read) in enumerate(zip(ordered, again.edges, strict=True)):
         keys = set()
-        if read.src_port.name != mine.src_port.name:
+        if read.src_port.name != mine.src_port.name or mine.src in grown:
             keys.add("src_port")
-        if read.dst_port.name != mine.dst_port.name:
+        if read.dst_port.name != mine.dst_port.name or mine.dst in grown:
             keys.add("dst_port")
         if keys:
             out[i] = keys

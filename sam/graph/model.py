@@ -85,12 +85,15 @@ class Graph:
         return names
 
     def signature(self) -> tuple:
-        """What the graph means, as a comparable value: node types and attributes, the edges
-        (as a multiset, with their ports and extra attributes), tensor formats and graph
-        attributes. Two graphs with equal signatures run identically; cosmetics, node order
-        and edge order (except among an ALU's inputs, which the ports capture) do not count."""
+        """What the graph means, as a comparable value: node types, attributes and ports (in
+        order: a port nothing feeds can stall its block), the edges (as a multiset, with their
+        ports and extra attributes), tensor formats and graph attributes. Two graphs with equal
+        signatures run identically; cosmetics, node order and edge order (except among an ALU's
+        inputs, which the ports capture) do not count."""
         nodes = tuple(sorted(
-            (bid, b.dot_type, tuple(sorted(b.attrs.items()))) for bid, b in self.blocks.items()
+            (bid, b.dot_type, tuple(sorted(b.attrs.items())),
+             tuple(p.name for p in b.inputs()), tuple(p.name for p in b.outputs()))
+            for bid, b in self.blocks.items()
         ))
         edges = tuple(sorted(
             (e.src, e.src_port.name, e.dst, e.dst_port.name, e.kind,
