@@ -46,6 +46,7 @@ from sam.notation.expr import (
     Access,
     Add,
     Assignment,
+    Div,
     Literal,
     Mul,
     Neg,
@@ -441,6 +442,7 @@ class _Compilation:
         late = _late_inner_sum(placed, seq)
         if late is not None:
             return self._hoist_sum(assign, late, seq, schedule, last)
+        _check_divisors(placed.rhs)
         lowered, constants = self._with_constants(placed)
         ranges = {}
         for var in broadcast_indices(assign):
@@ -504,6 +506,27 @@ class _Compilation:
             return node
 
         return Assignment(placed.lhs, swap(placed.rhs), placed.text), used
+
+
+def _check_divisors(node: Node) -> None:
+    """Refuse a divisor holding a sum whose operands have different index variables: SAM
+    iterates such a sum densely (an operand repeats along the variables it lacks), so at
+    coordinates where none of its operands is stored the div ALU would divide by zero, where
+    TACO's merge skips them."""
+    if isinstance(node, Div):
+        for sub in _subtrees(node.right):
+            if (isinstance(sub, Add) and sub.left.vars() and sub.right.vars()
+                    and sub.left.vars() != sub.right.vars()):
+                raise CompileError(
+                    f"division by ({node.right}): its sum {sub} repeats operands along "
+                    "variables they lack, so where none of them is stored SAM's div ALU would "
+                    "divide by zero (TACO skips those coordinates); not supported")
+    for c in children(node):
+        _check_divisors(c)
+
+
+def _subtrees(node: Node) -> list[Node]:
+    return [node, *(s for c in children(node) for s in _subtrees(c))]
 
 
 def _path_has_add(node: Node, target: Node) -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from formats.errors import ToolkitError
+from formats.format import Format
 from formats.tensor import Tensor
 from sam.gold import Coo, Evaluator, GoldError
 from sam.notation.expr import (
@@ -98,14 +99,21 @@ def _dense_size(sizes: Mapping[str, int]) -> int:
 
 
 def expected(expression: str, tensors: Mapping[str, Tensor],
-             sizes: Mapping[str, int] | None = None) -> Gold:
+             sizes: Mapping[str, int] | None = None,
+             formats: Mapping[str, Format] | None = None) -> Gold:
     """The gold result: a dense array for small problems with finite values, a scipy sparse
     matrix/column where scipy applies, else a sparse COO evaluation (:mod:`sam.gold`).
     ``sizes`` gives the sizes of result index variables that no operand has (``j`` in
     ``A(i,j)=b(i)``; a graph records them, :func:`sam.graph.implicit.index_sizes`).
+    ``formats`` (a graph's) stores each tensor as the simulator does before evaluating: a
+    quotient depends on which zeros are stored (a dense level stores them).
 
     Raises :class:`CheckError` (one line) when it cannot be computed: call it before a long
     simulation so that a run never ends in "cannot check"."""
+    if formats:
+        tensors = {n: t.with_format(formats[n]) if n in formats and t.order and
+                   formats[n].order == t.order and formats[n] != t.format else t
+                   for n, t in tensors.items()}
     assign = parse_expression(expression)
     unbound = [a.name for a in assign.rhs.accesses() if a.name not in tensors]
     if unbound:

@@ -253,6 +253,7 @@ def simulate_line(command: str, seed: int = 0, fast: bool = False,
     from formats.errors import FormatError, ToolkitError
     from sam.check import CheckError, compare, expected
     from sam.graph.dot import dumps, loads
+    from sam.graph.implicit import index_sizes
     from sam.graph.validate import input_tensors, output_tensors
     from sam.program import Program
     from sam.sim.engine import simulate
@@ -274,7 +275,7 @@ def simulate_line(command: str, seed: int = 0, fast: bool = False,
     try:
         with _Limit(seconds):
             try:
-                gold = expected(expression, tensors)
+                gold = expected(expression, tensors, index_sizes(graph), graph.formats)
             except CheckError as err:
                 return Simulated(command, "uncheckable", str(err), engines)
             stage = "in-memory graph"
@@ -311,6 +312,7 @@ def _simulate_program(command: str, program, seed: int, fast: bool, seconds: int
     from formats.errors import ToolkitError
     from sam.check import CheckError, compare, expected
     from sam.graph.dot import dumps_all, loads_all
+    from sam.graph.implicit import index_sizes
     from sam.program import Program
 
     graphs = graphs_of(program)
@@ -322,10 +324,12 @@ def _simulate_program(command: str, program, seed: int, fast: bool, seconds: int
     rng = random.Random(_seed(command, seed))
     tensors = random_inputs(expression, program.inputs(), rng)
     (out,) = program.results()
+    sizes = {v: n for g in graphs for v, n in index_sizes(g).items()}
+    formats = {n: f for g in graphs for n, f in g.formats.items() if n in tensors}
     try:
         with _Limit(seconds):
             try:
-                gold = expected(expression, tensors)
+                gold = expected(expression, tensors, sizes, formats)
             except CheckError as err:
                 return Simulated(command, "uncheckable", str(err), engines)
             mine = program.run(tensors, engine="reference")

@@ -165,6 +165,7 @@ DIVISION_CASES: list[tuple[str, Callable[..., np.ndarray]]] = [
     ("y(i)=A(i,j)/x(j)", lambda A, x: _quotient(A, x[None, :]).sum(axis=1)),
     ("A(i,j)=B(i,j)+C(i,j)/D(i,j)", lambda B, C, D: B + _quotient(C, D)),
     ("y(i)=a(i)*b(i)/c(i)/4", lambda a, b, c: _quotient(a * b, c) / 4),
+    ("y(i)=x(i)/(a(i)+b(i))", lambda x, a, b: _quotient(x, a + b)),
 ]
 
 
@@ -177,6 +178,14 @@ def test_division_iterates_like_a_product(expression, numpy_fn, data):
     result = plain(expression)
     assert "div" in result.count()
     check_both_engines(result, arrays, numpy_fn(**arrays), expression)
+
+
+def test_a_divisor_summing_operands_of_different_variables_is_refused():
+    """SAM iterates such a sum densely; where none of its operands is stored the div ALU would
+    divide by zero where TACO skips the coordinate."""
+    with pytest.raises(CompileError, match="not supported") as info:
+        custard.compile("y(i)=z(i)*A(i,j,k)*x(j)/(a(k)+b(i)+c(j))")
+    assert str(info.value).startswith("division by (a(k) + b(i) + c(j))")
 
 
 def test_a_stored_zero_divisor_gives_inf_and_the_check_agrees():
