@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from custard.locate import take_directives
 from custard.lower import lower
 from custard.schedule import (
     PARALLELIZE_ATTR,
@@ -249,6 +250,7 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     name: str | None = None,
     schedule: str | Sequence[str] | None = None,
     dims: Mapping[str, int] | None = None,
+    locate: bool = True,
 ) -> Graph | Program:
     """Compile ``expression`` (tensor index notation) to a SAM graph (see module docstring).
 
@@ -259,13 +261,16 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     (:func:`default_order`). ``schedule`` holds TACO scheduling commands, as ``-s`` options
     (:mod:`custard.schedule`), applied after ``order``. ``dims`` gives sizes of index variables
     (TACO's ``-d=j:100``): needed only for result variables that no operand has.
+    ``locate=False`` turns off the automatic iterate-locate into dense levels (Sec. 4.2,
+    :mod:`custard.locate`; ``-s=locate(c)`` and ``-s=coiterate(c)`` choose per tensor).
 
     Returns a :class:`Graph`, or a :class:`Program` when the computation needs temporaries
     (``precompute``, a sum that must be computed before the terms around it).
     """
     try:
         with deep_recursion():
-            return _Compilation(expression, formats, order, schedule, dims, name).run()
+            return _Compilation(expression, formats, order, schedule, dims, name,
+                                locate).run()
     except RecursionError:
         raise CompileError(
             "the expression is nested too deeply to compile; split it into smaller ones"
@@ -295,7 +300,7 @@ class _Compilation:
 
     def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
                  order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
-                 dims: Mapping[str, int] | None, name: str | None) -> None:
+                 dims: Mapping[str, int] | None, name: str | None, locate: bool = True) -> None:
         self.text = expression
         self.assign = parse_expression(expression)
         self.formats = _as_formats(formats, self.assign)
@@ -303,6 +308,9 @@ class _Compilation:
         self.notices: list[str] = []
         variables = appearance_order(self.assign)
         self.directives = _directives(order, schedule, variables)
+        operands = {a.name: a.indices for a in self.assign.rhs.accesses()}
+        self.locate, self.directives = take_directives(self.directives, operands,
+                                                       self.assign.lhs.name, locate)
         self.sizes = self._sizes(dims or {}, variables)
         #: every tensor name in use (temporaries and implicit inputs avoid them)
         self.taken = set(self.formats)
@@ -448,7 +456,7 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = lower(lowered, seq, fmts, ranges)
+        graph = lower(lowered, seq, fmts, ranges, self.locate)
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)

@@ -62,6 +62,10 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
   -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
   -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
   -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
+  -s=locate(c)  -s=coiterate(c)   iterate-locate (Sec. 4.2): locate c into the leader's
+                              coordinates (a compressed level by search) / never locate c;
+                              default: operands stored dense where intersected are located;
+                              -s=coiterate() or --no-locate: every intersection coiterates
   default: order of first appearance (result first), adjusted so that every tensor is read
            in its mode order (custard.api.default_order); with the default formats
            X(i,j)=B(i,k)*C(k,j) loops i,k,j
@@ -108,6 +112,9 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-d", "--dims", action="append", default=[], metavar="VAR:SIZE",
                    help="size of an index variable (-d=j:100, --dims j=100) or of a tensor's "
                    "modes (-d=A:10,20), for result indices that no operand has")
+    p.add_argument("--no-locate", action="store_true",
+                   help="no automatic iterate-locate into dense levels: coiterate every "
+                   "intersection (as -s=coiterate())")
     p.add_argument("-prefix", "--prefix", metavar="NAME",
                    help="TACO's prefix for generated C function names: accepted and ignored")
 
@@ -233,7 +240,8 @@ def result_from_args(args: argparse.Namespace):
     formats = formats_from_options(args.format)
     dims = dims_from_options(args.dims, expression) if args.dims else None
     result = compile_expr(expression, formats, schedule=list(args.schedule), dims=dims,
-                          name=getattr(args, "name", None))
+                          name=getattr(args, "name", None),
+                          locate=not getattr(args, "no_locate", False))
     if args.prefix is not None:
         from custard.api import graphs_of
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sam.blocks.registry  # noqa: F401  (registers every block type for the builder)
+from custard.locate import COITERATE, LocatePolicy, Operand, choose_followers
 from formats.format import Format
 from formats.levels import DenseLevel, Level
 from sam.blocks.base import Block
@@ -74,6 +75,8 @@ class Merge:
     kind: str  # "leaf", "intersect", "union"
     leaf: Access | DenseIter | None = None
     parts: list[Merge] = field(default_factory=list)
+    #: of an intersection: the leaf parts located (Sec. 4.2, :mod:`custard.locate`), in order
+    follow: list[Merge] = field(default_factory=list)
 
     def leaves(self) -> list[Access | DenseIter]:
         return [self.leaf] if self.kind == "leaf" else [x for p in self.parts for x in p.leaves()]
@@ -113,8 +116,18 @@ class Lowering:
     """State of one compilation (see module docstring)."""
 
     def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format],
-                 ranges: dict[str, str] | None = None) -> None:
+                 ranges: dict[str, str] | None = None, locate: LocatePolicy = COITERATE,
+                 root_located: frozenset[int] = frozenset()) -> None:
         self.assign = assign
+        self.locate = locate
+        #: accesses (by number) located at their root level: never repeated before that, their
+        #: locator needs no parent reference (found by a first lowering, see :func:`lower`)
+        self.root_located = root_located
+        #: accesses (by number) located somewhere, those located at their root level
+        self.located: set[int] = set()
+        self.located_root: set[int] = set()
+        #: repeat-signal generators built on a coordinate stream (for locators' parents)
+        self.repsig_on: dict[Out, Out] = {}
         #: index variable -> dense vector tensor iterating it, for result variables that no
         #: operand has (``j`` in ``A(i,j)=b(i)``; :mod:`sam.graph.implicit`)
         self.ranges = dict(ranges or {})
@@ -168,17 +181,23 @@ class Lowering:
 
     def repeat_signal(self, var: str) -> Out:
         if var not in self.repsig:
-            gen = self.b.block("repsiggen", index=var)
-            self.b.link(self.final[var], gen, "crd")
-            self.repsig[var] = (gen.id, "repsig")
+            self.repsig[var] = self.repeat_signal_on(self.final[var], var)
         return self.repsig[var]
 
-    def repeat(self, ref: Out, var: str, tensor: str) -> Out:
+    def repeat_signal_on(self, crd: Out, var: str) -> Out:
+        """The repeat signal of the coordinate stream ``crd`` of ``var`` (one generator each)."""
+        if crd not in self.repsig_on:
+            gen = self.b.block("repsiggen", index=var)
+            self.b.link(crd, gen, "crd")
+            self.repsig_on[crd] = (gen.id, "repsig")
+        return self.repsig_on[crd]
+
+    def repeat(self, ref: Out, var: str, tensor: str, signal: Out | None = None) -> Out:
         rep = self.b.block("repeat", index=var, tensor=tensor,
                            root="true" if ref == ROOT else "false")
         if ref != ROOT:
             self.b.link(ref, rep, "ref")
-        self.b.link(self.repeat_signal(var), rep, "repsig")
+        self.b.link(signal or self.repeat_signal(var), rep, "repsig")
         return (rep.id, "ref")
 
     def scanner(self, acc: Access | DenseIter, var: str, ref: Out) -> Block:
@@ -205,8 +224,9 @@ class Lowering:
             inside = {id(a) for a in scope.accesses()}
             users = [a for a in self.accesses if id(a) in inside]
             streams: dict[int, tuple[Out, Out]] = {}
+            located = self._plan_locate(tree, var)
             for acc in users:
-                if var in acc.indices:
+                if var in acc.indices and id(acc) not in located:
                     scan = self.scanner(acc, var, self.ref[id(acc)])
                     streams[id(acc)] = ((scan.id, "crd"), (scan.id, "ref"))
             tree = self._bind_dense(tree, var, streams)
@@ -216,7 +236,7 @@ class Lowering:
             for acc in users:
                 if var in acc.indices:
                     self.ref[id(acc)] = refs[id(acc)]
-                else:
+                elif not (self.ref[id(acc)] == ROOT and self.number(acc) in self.root_located):
                     self.ref[id(acc)] = self.repeat(self.ref[id(acc)], var, acc.name)
             if tree.kind == "union":
                 for leaf in tree.leaves():
@@ -245,7 +265,8 @@ class Lowering:
             return Merge("leaf", it)
         if tree.kind == "leaf":
             return tree
-        return Merge(tree.kind, parts=[self._bind_dense(p, var, streams) for p in tree.parts])
+        return Merge(tree.kind, parts=[self._bind_dense(p, var, streams) for p in tree.parts],
+                     follow=tree.follow)
 
     def _may_be_empty(self, tree: Merge, var: str) -> bool:
         """Can a merged fiber at ``var`` be empty (an ineffectual intersection, an absent or
@@ -255,6 +276,10 @@ class Lowering:
             absent = not isinstance(leaf, DenseIter) and self.maybe_absent[id(leaf)]
             return self.structurally_empty(leaf, var) or absent
         if tree.kind == "intersect":
+            leaders = [p for p in tree.parts if p not in tree.follow]
+            if (tree.follow and len(leaders) == 1
+                    and not any(self._may_miss(p.leaf, var) for p in tree.follow)):
+                return self._may_be_empty(leaders[0], var)  # located: the leader's stream
             return True
         leaves = {id(x) for x in tree.leaves()}
         for group in self.union_groups:
@@ -270,6 +295,8 @@ class Lowering:
         if tree.kind == "leaf":
             crd, ref = streams[id(tree.leaf)]
             return crd, {id(tree.leaf): ref}
+        if tree.follow:
+            return self._locate_merge(tree, var, streams)
         inputs = [self._merge(p, var, streams) for p in tree.parts]
         labels = {id(x): x.label for x in tree.leaves()}
         block = self.b.block(tree.kind, index=var)
@@ -284,6 +311,72 @@ class Lowering:
                 self.b.link(ref, block, f"ref:in-{labels[key]}")
                 out[key] = (block.id, f"ref:out-{labels[key]}")
         return (block.id, "crd"), out
+
+    # ------------------------------------------------------------------ iterate-locate
+    def number(self, acc: Access) -> int:
+        """The position of ``acc`` among the expression's accesses."""
+        return next(k for k, a in enumerate(self.accesses) if a is acc)
+
+    def _plan_locate(self, tree: Merge, var: str) -> set[int]:
+        """Choose the located operands of every intersection at ``var`` (``Merge.follow``);
+        return their access ids (:mod:`custard.locate`)."""
+        if tree.kind not in ("intersect", "union"):
+            return set()
+        out: set[int] = set()
+        for part in tree.parts:
+            out |= self._plan_locate(part, var)
+        if tree.kind != "intersect":
+            return out
+        operands = []
+        for part in tree.parts:
+            leaf = part.leaf if part.kind == "leaf" else None
+            if not isinstance(leaf, Access):
+                operands.append(Operand(part, leaf=False))
+                continue
+            level = self.level_type(leaf, var)
+            wanted = self.locate.wants(leaf.name, level.has_locate)
+            searched = not level.has_locate
+            operands.append(Operand(part, True, wanted, searched, self._may_miss(leaf, var)))
+        tree.follow = [o.key for o in choose_followers(operands)]
+        return out | {id(p.leaf) for p in tree.follow}
+
+    def _may_miss(self, acc: Access, var: str) -> bool:
+        """May a coordinate located in ``acc``'s level at ``var`` be absent (a level without
+        ``has_locate`` is searched; a parent fiber may be missing below a union)?"""
+        level = self.level_type(acc, var)
+        return not (level.has_locate and level.full) or self.maybe_absent[id(acc)]
+
+    def _locate_merge(self, tree: Merge, var: str, streams: dict[int, tuple[Out, Out]]
+                      ) -> tuple[Out, dict[int, Out]]:
+        """Merge the leaders of an intersection, then locate each follower (Def. 4.1) at the
+        leaders' coordinates: a locator fed the coordinates and the follower's parent
+        reference repeated over them (none at the follower's root level)."""
+        leaders = [p for p in tree.parts if p not in tree.follow]
+        lead = leaders[0] if len(leaders) == 1 else Merge("intersect", parts=leaders)
+        crd, refs = self._merge(lead, var, streams)
+        for part in tree.follow:
+            acc = part.leaf
+            assert isinstance(acc, Access)
+            mode = acc.indices.index(var)
+            loc = self.b.block("locate", index=var, tensor=acc.name, mode=mode,
+                               format=self.level_type(acc, var).name)
+            self.b.link(crd, loc, "crd")
+            may_miss = self._may_miss(acc, var)
+            if may_miss:  # it drops coordinates: the leader's one reference goes through it
+                (key, ref), = refs.items()
+                self.b.link(ref, loc, "ref:in")
+                refs[key] = (loc.id, "ref:out")
+            parent = self.ref[id(acc)]
+            if parent != ROOT:
+                signal = self.repeat_signal_on(crd, var)
+                self.b.link(self.repeat(parent, var, acc.name, signal), loc, "ref:parent")
+            if self.formats[acc.name].level_of_mode(mode) == 0:
+                self.located_root.add(self.number(acc))
+            self.located.add(self.number(acc))
+            refs[id(acc)] = (loc.id, f"ref:out-{acc.name}")
+            if may_miss:
+                crd = (loc.id, "crd")
+        return crd, refs
 
     # ------------------------------------------------------------------ section 2
     def value(self, node: Node) -> Out:
@@ -459,16 +552,26 @@ class Lowering:
 
 
 def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
-          ranges: dict[str, str] | None = None) -> Graph:
+          ranges: dict[str, str] | None = None, locate: LocatePolicy = COITERATE) -> Graph:
     """Build the SAM graph (see module docstring); ``assign`` must have its sums placed.
     ``ranges`` names, for result variables that no operand has, the dense vector tensor whose
-    scan iterates them (its format must be in ``formats``)."""
-    low = Lowering(assign, order, formats, ranges)
+    scan iterates them (its format must be in ``formats``). ``locate`` says which operands of
+    intersections are located instead of coiterated (:mod:`custard.locate`; default: none).
+    An operand located at its root level is not repeated before it (its locator finds its
+    fibers in parent 0), which a first lowering finds out."""
+    low = Lowering(assign, order, formats, ranges, locate)
     low.iterate()
+    if low.located_root:
+        low = Lowering(assign, order, formats, ranges, locate, frozenset(low.located_root))
+        low.iterate()
     graph = low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
     for acc in low.accesses:
         graph.formats.setdefault(acc.name, formats[acc.name])
     for tensor in low.ranges.values():
         graph.formats.setdefault(tensor, formats[tensor])
+    located = {low.accesses[k].name for k in low.located}
+    for name in sorted((locate.always & {a.name for a in low.accesses}) - located):
+        graph.notices.append(f"locate({name}): {name} is coiterated: it is not intersected "
+                             "with a leader it could follow (custard.locate)")
     return graph
