@@ -422,6 +422,54 @@ class Lowering:
         return before[-1] if before else None
 
     # ------------------------------------------------------------------ section 3
+    def scatters(self) -> bool:
+        """Is the result written by locating (Sec. 4.2: a dense result supports random insert,
+        so a scattered sum needs no vector reducer)? Asked by ``locate(X)``; by default when the
+        result is stored dense and a summed variable comes before a result variable in the loop
+        order (where a vector/matrix reducer would be needed), and no sum is nested in the
+        expression."""
+        lhs = self.assign.lhs
+        fmt = self.formats[lhs.name]
+        dense = fmt.order > 0 and all(t.full for t in fmt.level_types)
+        nested = any(isinstance(n, Sum) for n in _nodes(self.body))
+        if self.locate.output:
+            if not dense:
+                raise CompileError(
+                    f"locate({lhs.name}): a result is written by locating only when it is "
+                    f"stored dense; give -f={lhs.name}:{'d' * max(fmt.order, 1)}")
+            if nested:
+                raise CompileError(
+                    f"locate({lhs.name}): the expression has a sum inside it, whose values "
+                    "are not one per located coordinate; write the result with level writers")
+            return True
+        scattered = any(self.pos[r] < self.pos[v] for r in self.root_sums
+                        for v in self.out_vars)
+        return (self.locate.output is None and self.locate.auto and dense and not nested
+                and scattered)
+
+    def construct_scattered(self) -> Graph:
+        """Locate every result coordinate into the dense result (its parent reference repeated
+        over the variables below it) and add each value there (``arraystore accumulate``)."""
+        b = self.b
+        lhs = self.assign.lhs
+        vals = self.value(self.body)
+        ref = ROOT
+        for v in self.order:
+            if v in self.out_vars:
+                mode = lhs.indices.index(v)
+                loc = b.block("locate", index=v, tensor=lhs.name, mode=mode,
+                              format=self.formats[lhs.name].level_type_of_mode(mode).name)
+                b.link(self.final[v], loc, "crd")
+                if ref != ROOT:
+                    b.link(self.repeat(ref, v, lhs.name), loc, "ref:parent")
+                ref = (loc.id, f"ref:out-{lhs.name}")
+            elif ref != ROOT:
+                ref = self.repeat(ref, v, lhs.name)
+        store = b.block("arraystore", tensor=lhs.name, accumulate="true")
+        b.link(ref, store, "ref")
+        b.link(vals, store, "val")
+        return b.finish()
+
     def construct(self) -> Graph:
         b = self.b
         lhs = self.assign.lhs
@@ -551,6 +599,10 @@ class Lowering:
         return dims
 
 
+def _nodes(node: Node) -> list[Node]:
+    return [node, *(n for c in children(node) for n in _nodes(c))]
+
+
 def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
           ranges: dict[str, str] | None = None, locate: LocatePolicy = COITERATE) -> Graph:
     """Build the SAM graph (see module docstring); ``assign`` must have its sums placed.
@@ -564,7 +616,7 @@ def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
     if low.located_root:
         low = Lowering(assign, order, formats, ranges, locate, frozenset(low.located_root))
         low.iterate()
-    graph = low.construct()
+    graph = low.construct_scattered() if low.scatters() else low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
     for acc in low.accesses:
         graph.formats.setdefault(acc.name, formats[acc.name])

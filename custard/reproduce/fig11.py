@@ -77,16 +77,20 @@ def point(p: Point) -> dict[str, Any]:
         res = program.run(tensors, engine=p["engine"])
         x = res.outputs["X"]
         phases = res.phase_cycles
+        stats = [s for r in res.phases for s in r.blocks.values()]
     else:
         graph = loads(dumps(fused_graph(p["series"] == "locate")))
         res = simulate(graph, tensors, engine=p["engine"])
         x = res.outputs["X"]
         phases = [res.cycles]
+        stats = list(res.blocks.values())
+    busiest = max(stats, key=lambda s: s.busy)
     wall = time.perf_counter() - start
     b, c, d = (tensors[n].to_dense() for n in "BCD")
     correct = bool(np.allclose(x.to_dense(), b * (c @ d.T), rtol=1e-12, atol=0))
     return {"cycles": res.cycles, "phase_cycles": phases, "tokens": res.tokens,
-            "nnz_b": tensors["B"].nnz, "correct": correct, "wall_s": wall}
+            "nnz_b": tensors["B"].nnz, "correct": correct, "wall_s": wall,
+            "busiest": [busiest.label, busiest.busy]}
 
 
 def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
@@ -142,6 +146,11 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
         "The paper's text gives I = J = 250; the original artifact's fusion study used "
         "Figure 12's 250 x 100 B (formats.synthetic.figure11_operands) and all-ones C and D.",
     ]
+    label, busy = by[("locate", k1)]["busiest"]
+    notes.append(f"At K={k1} the located graph's busiest block is `{label}` ({busy:,} busy "
+                 f"cycles of {cyc[('locate', k1)]:,}); the coiterated graph's is `"
+                 f"{by[('coiteration', k1)]['busiest'][0]}` "
+                 f"({by[('coiteration', k1)]['busiest'][1]:,}).")
     if quick:
         notes.insert(0, "`--quick`: small operands, so the thresholds need not hold.")
 

@@ -165,7 +165,13 @@ def chunk_point(p: Point) -> dict[str, Any]:
     out = []
     for command in p["lines"]:
         try:
-            result = graph_from_command_line(command)
+            # the paper's ablation is of core SAM (Sec. 3): every intersection a coiteration
+            words = shlex.split(command)
+        except ValueError:
+            words = None
+        try:
+            result = graph_from_command_line(command if words is None
+                                             else [*words, "--no-locate"])
         except ToolkitError:
             out.append(["refused", []])
         except Exception:  # noqa: BLE001 - a compiler bug: counted, reported by scripts/corpus.py

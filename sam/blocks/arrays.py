@@ -5,7 +5,9 @@
 * **store** (DOT type ``arraystore``, our addition): each (reference, value) pair stores the value
   at that position of a dense value array of the output tensor (random insert, used to scatter
   into a dense result, Sec. 4.2; an empty value stores 0, an empty reference stores nothing);
-  stop and done tokens must line up.
+  stop and done tokens must line up. With ``accumulate="true"`` the value is added to what the
+  position holds (read-modify-write in the same cycle): a sum scattered into a dense result
+  located by its coordinates (Sec. 4.2) needs no reducer.
 
 One token per cycle; the memory read or write is part of that cycle.
 """
@@ -34,8 +36,8 @@ from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval,
 
 ERR_RANGE, ERR_ALIGN = 1, 2
 #: Store: highest position written + 1.
-STORE = State(nmax=0)
-(NMAX,) = STORE.slots
+STORE = State(nmax=0, acc=0)
+NMAX, ACC = STORE.slots
 
 
 @kernel
@@ -87,7 +89,11 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
                 return fail(st, ERR_RANGE, w, cr, 0)
             if r >= vals.shape[0]:
                 return need_memory(st, VALS)
-            vals[r] = hval(w, cv) if kv == DATA else 0.0
+            v = hval(w, cv) if kv == DATA else 0.0
+            if st[ACC]:
+                vals[r] += v
+            else:
+                vals[r] = v
             if r + 1 > st[NMAX]:
                 st[NMAX] = r + 1
         elif kr == EMPTY:
@@ -151,6 +157,9 @@ class ArrayStore(Block):
 
     def inputs(self) -> list[Port]:
         return [Port("ref"), Port("val")]
+
+    def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
+        return {"acc": int(self.attrs.get("accumulate") == "true")}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         return {"vals": np.zeros(INITIAL_LENGTH, np.float64)}

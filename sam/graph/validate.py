@@ -23,6 +23,7 @@ from formats.tensor import Tensor
 from sam.errors import GraphError
 from sam.graph.implicit import implicit_names, implicit_tensors
 from sam.graph.model import Graph
+from sam.graph.scatter import bind_outputs, scattered_outputs
 
 
 def check_structure(graph: Graph) -> None:
@@ -149,10 +150,13 @@ def input_tensors(graph: Graph) -> list[str]:
     """Tensors the graph reads (scanned, located or loaded; compound blocks by their parts) that
     the caller binds: all but the implicit ones the graph records (:mod:`sam.graph.implicit`)."""
     implicit = set(implicit_names(graph))
+    prims = _primitives(graph)
+    scattered = set(scattered_outputs(prims))  # results written by locating (Sec. 4.2)
     names: list[str] = []
-    for block in _primitives(graph).blocks.values():
+    for block in prims.blocks.values():
         if (block.family != "write" and block.tensor and block.tensor not in names
-                and block.tensor not in implicit):
+                and block.tensor not in implicit
+                and not (block.dot_type in ("locate", "repeat") and block.tensor in scattered)):
             names.append(block.tensor)
     return names
 
@@ -192,6 +196,7 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
         bound[name] = tensor
     for name, tensor in tensors.items():
         bound.setdefault(name, tensor)
+    bound.update(bind_outputs(graph, bound))
     _check_index_sizes(graph, bound)
     return bound
 

@@ -18,8 +18,10 @@ import numpy as np
 from formats.format import Format
 from formats.levels import CompressedLevel
 from formats.tensor import Tensor
+from sam.blocks.arrays import ArrayStore
 from sam.blocks.writers import LevelWriter
 from sam.errors import SimulationError
+from sam.graph.scatter import scattered_outputs, stored_result
 
 if TYPE_CHECKING:
     from sam.graph.model import Graph
@@ -31,13 +33,17 @@ def assemble_outputs(
 ) -> dict[str, Tensor]:
     """Output tensors by name, built from every tensor's level writers."""
     by_tensor: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    outputs: dict[str, Tensor] = {}
+    scattered = set(scattered_outputs(graph))
     for run in runs.values():
         block = run.block
         if isinstance(block, LevelWriter):
             key = "vals" if block.writes_values else str(block.mode)
             by_tensor.setdefault(block.tensor, {})[key] = block.recorded(run.st, run.mem)
+        elif isinstance(block, ArrayStore) and block.tensor in scattered:
+            vals = block.recorded(run.st, run.mem)["vals"]
+            outputs[block.tensor] = stored_result(graph, block.tensor, vals, inputs)
 
-    outputs: dict[str, Tensor] = {}
     for name, parts in by_tensor.items():
         fmt = graph.formats.get(name)
         if "vals" not in parts:
