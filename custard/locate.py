@@ -43,8 +43,8 @@ class LocatePolicy:
     always: frozenset[str] = frozenset()
     #: tensors never to locate
     never: frozenset[str] = frozenset()
-    #: write the result by locating (None: automatic, see :func:`custard.lower.lower`)
-    output: bool | None = None
+    #: write the (dense) result by locating: ``locate(X)`` on the result
+    output: bool = False
 
     def wants(self, tensor: str, has_locate: bool) -> bool:
         """Should an operand ``tensor`` whose level ``has_locate`` (or not) be located?"""
@@ -65,7 +65,7 @@ def take_directives(directives: Sequence, tensors: Mapping[str, object], result:
     gives False)."""
     always: set[str] = set()
     never: set[str] = set()
-    output: bool | None = None
+    output = False
     rest = []
     for d in directives:
         if d.name not in COMMANDS:

@@ -424,10 +424,8 @@ class Lowering:
     # ------------------------------------------------------------------ section 3
     def scatters(self) -> bool:
         """Is the result written by locating (Sec. 4.2: a dense result supports random insert,
-        so a scattered sum needs no vector reducer)? Asked by ``locate(X)``; by default when the
-        result is stored dense and a summed variable comes before a result variable in the loop
-        order (where a vector/matrix reducer would be needed), and no sum is nested in the
-        expression."""
+        so a scattered sum needs no vector reducer)? Only when ``locate(X)`` asks: the result
+        must be stored dense, with no sum nested in the expression."""
         lhs = self.assign.lhs
         fmt = self.formats[lhs.name]
         dense = fmt.order > 0 and all(t.full for t in fmt.level_types)
@@ -442,10 +440,7 @@ class Lowering:
                     f"locate({lhs.name}): the expression has a sum inside it, whose values "
                     "are not one per located coordinate; write the result with level writers")
             return True
-        scattered = any(self.pos[r] < self.pos[v] for r in self.root_sums
-                        for v in self.out_vars)
-        return (self.locate.output is None and self.locate.auto and dense and not nested
-                and scattered)
+        return False
 
     def construct_scattered(self) -> Graph:
         """Locate every result coordinate into the dense result (its parent reference repeated
