@@ -25,7 +25,7 @@ follower of an intersection whose leader is a single operand, and is otherwise c
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sam.errors import CompileError
 
@@ -110,7 +110,6 @@ class Operand:
     searched: bool = False
     #: a located coordinate may be absent (searched, or a parent fiber may be missing)
     may_miss: bool = False
-    extra: dict = field(default_factory=dict)
 
 
 def choose_followers(operands: Iterable[Operand]) -> list[Operand]:

@@ -122,10 +122,10 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
                               for k in ks), not slow),
         Claim.check("6.3", f"locating provides significant gains when computation is modest: "
                     f"at K={k1} locate is at least {LOCATE_SPEEDUP_K1:g}x faster than "
-                    "coiteration", f"{speedup:.1f}x", speedup >= LOCATE_SPEEDUP_K1),
+                    "coiteration", f"{speedup:.2f}x", speedup >= LOCATE_SPEEDUP_K1),
         Claim.check("6.3", f"the advantage becomes negligible as K increases: at K={kmax} the "
                     f"two fused variants are within {100 * FUSED_WITHIN_LARGE_K:g}%",
-                    f"{100 * gap:.1f}% apart", gap <= FUSED_WITHIN_LARGE_K),
+                    f"{100 * gap:.2f}% apart", gap <= FUSED_WITHIN_LARGE_K),
         Claim.check("6.3", "(the advantage shrinks as K grows)",
                     "coiteration / locate: " + ", ".join(
                         f"{r:.2f}x at K={k}" for k, r in zip(ks, ratios, strict=True)),
