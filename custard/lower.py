@@ -431,10 +431,13 @@ class Lowering:
         dense = fmt.order > 0 and all(t.full for t in fmt.level_types)
         nested = any(isinstance(n, Sum) for n in _nodes(self.body))
         if self.locate.output:
+            if fmt.order == 0:
+                raise CompileError(f"locate({lhs.name}): a scalar result has no level to "
+                                   "locate into; drop it from locate(...)")
             if not dense:
                 raise CompileError(
                     f"locate({lhs.name}): a result is written by locating only when it is "
-                    f"stored dense; give -f={lhs.name}:{'d' * max(fmt.order, 1)}")
+                    f"stored dense; give -f={lhs.name}:{'d' * fmt.order}")
             if nested:
                 raise CompileError(
                     f"locate({lhs.name}): the expression has a sum inside it, whose values "

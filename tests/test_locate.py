@@ -292,6 +292,8 @@ def test_result_written_by_locating_must_be_dense():
         custard.compile("x(i)=B(i,j)*c(j)", {"x": "s"}, schedule="locate(x)")
     with pytest.raises(CompileError, match="sum inside it"):
         custard.compile("x(i)=B(i,j)*c(j)+d(i)", {"x": "d"}, schedule="locate(x)")
+    with pytest.raises(CompileError, match="a scalar result has no level"):
+        custard.compile("x=b(i)*c(i)", schedule="locate(x)")
 
 
 @settings(max_examples=40, deadline=None)
