@@ -160,9 +160,10 @@ class Lowering:
             return True
         fmt = self.formats[acc.name]
         lvl = fmt.level_of_mode(acc.indices.index(var))
-        if fmt.level_types[lvl].full:
-            return True
-        return lvl == 0 or fmt.level_types[lvl - 1].full
+        if fmt.level_types[lvl].full or ragged.is_ragged(fmt.level_types[lvl]):
+            return True  # a ragged fiber may have length 0 anywhere
+        return lvl == 0 or fmt.level_types[lvl - 1].full or ragged.is_ragged(
+            fmt.level_types[lvl - 1])
 
     def path(self, acc: Access) -> list[str]:
         return [v for v in self.order if encloses(self.scope[v], acc)]

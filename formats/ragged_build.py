@@ -33,10 +33,12 @@ def _depth(data: object) -> int:
 
 
 def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None,
-                 like: Sequence[Level] | None) -> tuple[tuple[int, ...], list[Level], np.ndarray]:
+                 like: Sequence[Level] | None, shape: Sequence[int] | None = None
+                 ) -> tuple[tuple[int, ...], list[Level], np.ndarray]:
     """Shape, levels and values of the nested list ``data`` stored with level ``letters``
     (default ``d`` then ``r`` for every deeper level). ``like`` are another tensor's levels whose
-    :class:`Raggedness` the ragged levels reuse (shared raggedness); their lengths must agree."""
+    :class:`Raggedness` the ragged levels reuse (shared raggedness); their lengths must agree.
+    ``shape`` gives the mode sizes (default: each ragged mode's longest padded fiber)."""
     depth = _depth(data)
     if depth < 1:
         raise FormatError("ragged data must be a (nested) list of numbers, e.g. [[1, 2], [3]]")
@@ -44,6 +46,9 @@ def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None
     if len(letters) != depth:
         raise FormatError(f"format {letters!r} has {len(letters)} levels but the data is nested "
                           f"{depth} deep; give one level letter per depth")
+    if shape is not None and len(shape) != depth:
+        raise FormatError(f"shape {tuple(shape)} has {len(shape)} modes but the data is nested "
+                          f"{depth} deep")
     if like is not None and len(like) != depth:
         raise FormatError(f"the tensor to share raggedness with has {len(like)} levels, the data "
                           f"{depth}")
@@ -51,7 +56,7 @@ def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None
     npos = 1
     node_pos = np.zeros(1, dtype=IDX)
     levels: list[Level] = []
-    shape: list[int] = []
+    sizes: list[int] = []
     for lvl, letter in enumerate(letters):
         cls = level_type(letter)
         lens = np.fromiter((_length(x, lvl) for x in nodes), dtype=IDX, count=len(nodes))
@@ -68,11 +73,14 @@ def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None
                                       "ragged level it should share; share only equal raggedness")
             else:
                 rag = Raggedness(by_pos, pad, spad)
-            size = rag.max_loop
+            size = rag.max_loop if shape is None else int(shape[lvl])
             level: Level = RaggedLevel(size, rag)
             pos = rag.seg[owner_pos] + offsets
         elif cls is DenseLevel:
-            size = int(lens[0]) if len(lens) else 0
+            size = int(lens[0]) if len(lens) else (0 if shape is None else int(shape[lvl]))
+            if shape is not None and size != shape[lvl]:
+                raise FormatError(f"level {lvl} is dense with {size} entries per list but the "
+                                  f"shape gives {shape[lvl]}")
             if np.any(lens != size):
                 bad = int(np.flatnonzero(lens != size)[0])
                 raise FormatError(
@@ -84,13 +92,13 @@ def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None
             raise FormatError(f"ragged data is stored with dense (d) and ragged (r) levels, not "
                               f"{cls.name} ({letter}); convert afterwards with with_format")
         levels.append(level)
-        shape.append(level.size)
+        sizes.append(level.size)
         npos = level.num_positions(npos)
         node_pos, nodes = pos, children
     vals = np.zeros(npos, dtype=VAL)
     flat = _leaves(data, depth)
     vals[node_pos] = flat
-    return tuple(shape), levels, vals
+    return tuple(sizes), levels, vals
 
 
 def _length(x: object, lvl: int) -> int:

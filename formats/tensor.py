@@ -156,17 +156,18 @@ class Tensor:
     @classmethod
     def from_ragged(
         cls, data: Sequence, fmt: str | None = None, *, pad: int = 1, spad: int | None = None,
-        like: Tensor | None = None, name: str | None = None,
+        like: Tensor | None = None, shape: Sequence[int] | None = None, name: str | None = None,
     ) -> Tensor:
         """A ragged tensor from nested lists (``[[1, 2, 3], [4], ...]``; CoRa's ragged tensors).
 
         ``fmt`` gives one level letter per depth, ``d`` or ``r`` (default ``d`` then ``r``);
         ragged levels get loop padding ``pad`` and storage padding ``spad`` (a multiple of
         ``pad``; default ``pad``), or share the raggedness of ``like``'s levels
-        (:mod:`formats.ragged_build`). Each mode's size is its longest padded fiber.
+        (:mod:`formats.ragged_build`). Each mode's size is ``shape``'s, else its longest padded
+        fiber.
         """
         shape, levels, vals = build_nested(data, fmt, pad, spad,
-                                           like.levels if like is not None else None)
+                                           like.levels if like is not None else None, shape)
         letters = "".join(type(lv).letter for lv in levels)
         return cls(shape, Format(tuple(letters), tuple(range(len(letters)))), levels, vals, name)
 
