@@ -10,6 +10,9 @@ which is the reference the next level (or the value array) is indexed by.
   parent position p holds ``crd[seg[p]:seg[p+1]]`` at positions ``seg[p]..seg[p+1]-1``.
 * :class:`NonUniqueCompressedLevel` (``u``): a compressed level whose fibers may repeat a
   coordinate (TACO's ``Compressed(not unique)``, the row level of COO ``uq``).
+* :class:`RaggedLevel` (``r``): CoRa's ragged dimension; a segment array only (the fiber of p
+  holds coordinates 0..loop[p]-1 at positions ``seg[p] + c``), padding and sharing in
+  :mod:`formats.raggedness`.
 * :class:`SingletonLevel` (``q``) and :class:`NonUniqueSingletonLevel` (``c``): a coordinate array
   only, one coordinate per parent position (the fiber of p is position p); ``c`` may repeat a
   coordinate across the parent positions of one run of the non-unique level above (the middle

@@ -193,3 +193,32 @@ def test_dot_files_current_and_run(tmp_path):
 def test_errors_are_toolkit_errors():
     with pytest.raises(ToolkitError):
         Tensor.from_ragged([[1, [2]]])
+
+
+def test_cli_shared_flag(capsys):
+    from custard.cli import main
+
+    assert main(["compile", "X(b,i)=A(b,i)*B(b,i)", "-f=A:dr", "-f=B:dr", "-f=X:dr",
+                 "--shared", "A,B"]) == 0
+    text = capsys.readouterr().out
+    assert 'shared="A,B"' in text and "intersect" not in text
+
+
+@pytest.mark.parametrize("name,engines", [("LFAT5", ENGINES), ("west0479", ("fast",))])
+def test_real_matrix_stored_ragged(name, engines):
+    from formats.io import load_tensor
+
+    a = load_tensor(name, "dr")
+    ref = load_tensor(name, "ds").to_dense()
+    assert np.array_equal(a.to_dense(), ref)
+    rng = np.random.default_rng(0)
+    dense = rng.integers(1, 5, ref.shape).astype(float)
+    graph = custard.compile("X(i,j)=A(i,j)*D(i,j)", {"A": "dr", "D": "dd", "X": "dr"})
+    assert "locate" in types(graph) and "intersect" not in [
+        b.dot_type for b in graph.blocks.values() if b.attrs.get("index") == "j"]
+    cycles = set()
+    for engine in engines:
+        res = simulate(graph, {"A": a, "D": Tensor.from_dense(dense, "dd")}, engine=engine)
+        assert np.array_equal(res.outputs["X"].to_dense(), ref * dense)
+        cycles.add(res.cycles)
+    assert len(cycles) == 1
