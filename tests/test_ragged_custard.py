@@ -57,18 +57,21 @@ def test_vgemm_locates_its_follower():
                 if b.dot_type == "intersect" and b.attrs.get("index") == "k"]
 
 
-@settings(max_examples=25, deadline=None)
-@given(LENGTHS, st.sampled_from(["ragged_elemmul", "ragged_elemadd"]), st.integers(0, 99))
-def test_elementwise_equals_numpy(lengths, name, seed):
+@settings(max_examples=30, deadline=None)
+@given(LENGTHS, st.sampled_from(["ragged_elemmul", "ragged_elemadd"]), st.integers(0, 99),
+       st.sampled_from([(1, 1), (2, 2), (1, 4), (2, 8)]))
+def test_elementwise_equals_numpy(lengths, name, seed, padding):
     rng = np.random.default_rng(seed)
-    a = batch(lengths, rng)
+    pad, spad = padding
+    a = Tensor.from_ragged([rng.integers(1, 10, n).astype(float) for n in lengths], pad=pad,
+                           spad=spad)
     b = batch(lengths, rng, like=a)
     want = a.to_dense() * b.to_dense() if name.endswith("mul") else a.to_dense() + b.to_dense()
     for res in run_both(KERNELS[name].compile(), {"A": a, "B": b}):
         x = res.outputs["X"]
         assert x.format.levels == ("d", "r")  # written ragged
         assert np.array_equal(x.to_dense(), want)
-        assert [len(r) for r in x.to_ragged()] == lengths
+        assert [len(r) for r in x.to_ragged()] == [-(-n // pad) * pad for n in lengths]
 
 
 @settings(max_examples=25, deadline=None)

@@ -170,3 +170,32 @@ def test_hypothesis_padding_and_roundtrip(lengths, pad, k):
         assert dense[b, :len(row)].tolist() == row and not dense[b, len(row):].any()
         assert mask[b].sum() == rag.loop[b]
     assert Raggedness(lengths, pad, pad * k) == rag
+
+
+def test_sam_sim_tensor_shows_ragged_arrays(tmp_path, capsys):
+    from sam.cli import main
+
+    path = tmp_path / "x.rag"
+    path.write_text("lengths 3 1 4 2\n1 2 3 4 5 6 7 8 9 10\n")
+    assert main(["tensor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "ragged" in out and "seg = [0, 3, 4, 8, 10]" in out and "crd" not in out
+
+
+@pytest.mark.parametrize("data,fmt,words", [
+    ([[1, [2]]], None, "equally deep"),
+    ([[1, 2], [3]], "dd", "store it ragged"),
+    ([[1, 2], [3]], "drr", "nested 2 deep"),
+    ([[1, 2], [3]], "ds", "dense (d) and ragged (r)"),
+    (5, None, "nested) list"),
+])
+def test_bad_ragged_data_is_one_line(data, fmt, words):
+    with pytest.raises(FormatError) as err:
+        Tensor.from_ragged(data, fmt)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_shape_too_small_refused():
+    with pytest.raises(FormatError, match="does not fit the mode size"):
+        Tensor.from_ragged(ROWS, shape=(4, 3))
+    assert Tensor.from_ragged(ROWS, shape=(4, 6)).shape == (4, 6)
