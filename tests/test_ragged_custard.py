@@ -225,3 +225,23 @@ def test_real_matrix_stored_ragged(name, engines):
         assert np.array_equal(res.outputs["X"].to_dense(), ref * dense)
         cycles.add(res.cycles)
     assert len(cycles) == 1
+
+
+@settings(max_examples=12, deadline=None)
+@given(LENGTHS, st.integers(1, 3), st.integers(0, 99))
+def test_attention_hypothesis_both_engines(lengths, d, seed):
+    rng = np.random.default_rng(seed)
+    qs, ks, vs = (sequences(lengths, d, rng) for _ in range(3))
+    tensors = {n: Tensor.from_ragged(x, "drd", shape=(len(lengths), max(lengths), d))
+               for n, x in zip("QKV", (qs, ks, vs), strict=True)}
+    want = attention_reference(qs, ks, vs)
+    prog = attention(d)
+    cycles = set()
+    for engine in ENGINES:
+        res = prog.run(tensors, engine=engine)
+        cycles.add(res.cycles)
+        out = res.outputs["O"].to_dense()
+        for t, ref in enumerate(want):
+            assert np.allclose(out[t, :len(ref)], ref)
+            assert not out[t, len(ref):].any()
+    assert len(cycles) == 1
