@@ -269,7 +269,8 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     try:
         with deep_recursion():
             comp = _Compilation(expression, formats, order, schedule, dims, name)
-            comp.shared = shared_groups(shared, {a.name for a in comp.assign.rhs.accesses()})
+            comp.shared = shared_groups(shared, {a.name: comp.formats[a.name]
+                                                 for a in comp.assign.rhs.accesses()})
             return comp.run()
     except RecursionError:
         raise CompileError(
@@ -297,6 +298,9 @@ def notices_of(result: Graph | Program) -> list[str]:
 class _Compilation:
     """One call of :func:`compile`: the expression as phases (assignments run in order, the
     last one computing the result) and their graphs."""
+
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
 
     def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
                  order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
@@ -453,7 +457,7 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = lower(lowered, seq, fmts, ranges, groups_in(getattr(self, "shared", []), placed))
+        graph = lower(lowered, seq, fmts, ranges, groups_in(self.shared, placed))
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)

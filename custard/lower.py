@@ -113,6 +113,9 @@ def _merge_tree(node: Node, var: str) -> Merge:
 class Lowering:
     """State of one compilation (see module docstring)."""
 
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
+
     def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format],
                  ranges: dict[str, str] | None = None) -> None:
         self.assign = assign

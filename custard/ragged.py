@@ -10,12 +10,14 @@ Two rules change how :class:`custard.lower.Lowering` iterates an index variable 
   or a sum of them needs no intersecter or unioner. The graph records the groups in the graph
   attribute ``shared`` (``A,B;C,D``); binding tensors that do not share raggedness is refused
   (:mod:`sam.ragged`).
-* **Located followers.** Where ``v`` intersects exactly two leaves that both locate in O(1)
-  (ragged or dense levels, ``has_locate``) and at least one is ragged, the one that is not
-  ``full`` (the ragged one, the first if both are) is scanned and the other is *located*
+* **Located followers.** Where ``v`` intersects exactly two leaves and at least one is a ragged
+  level, one is scanned and the other is *located*: of a ragged and a dense leaf the ragged one
+  is scanned (it iterates less), of two ragged ones the first; the other is *located*
   (Def. 4.1): a locator looks each coordinate of the leader up in the follower's fiber (its
   parent references repeated over the leader's coordinates) and drops those it lacks. No
-  co-iteration, no intersecter; a ragged fiber is located at ``seg[p] + c``.
+  co-iteration, no intersecter; a ragged fiber is located at ``seg[p] + c``. Against a
+  compressed leaf (which cannot be located) the compressed one leads and the ragged one is
+  located.
 
 The lowering calls :func:`plan` before creating ``v``'s scanners and :func:`follow` after
 merging.
@@ -23,9 +25,10 @@ merging.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from formats.format import Format
 from formats.levels import Level
 from sam.errors import CompileError
 from sam.notation.expr import Access
@@ -43,12 +46,13 @@ class Follower:
 
 
 def shared_groups(spec: str | Iterable[Sequence[str] | str] | None,
-                  tensors: Iterable[str]) -> list[tuple[str, ...]]:
-    """Normalise ``"A,B;C,D"`` or ``[("A", "B"), "C,D"]`` to groups of known tensor names."""
+                  formats: Mapping[str, Format]) -> list[tuple[str, ...]]:
+    """Normalise ``"A,B;C,D"`` or ``[("A", "B"), "C,D"]`` to groups of the operands
+    ``formats`` names; the tensors of a group must have one format."""
     if not spec:
         return []
     items = spec.split(";") if isinstance(spec, str) else list(spec)
-    known = set(tensors)
+    known = set(formats)
     groups: list[tuple[str, ...]] = []
     for item in items:
         names = tuple(n.strip() for n in (item.split(",") if isinstance(item, str) else item))
@@ -60,6 +64,11 @@ def shared_groups(spec: str | Iterable[Sequence[str] | str] | None,
         if unknown:
             raise CompileError(f"shared raggedness names {', '.join(unknown)}, which the "
                                f"expression does not read (it reads {', '.join(sorted(known))})")
+        fmts = {str(formats[n]) for n in names}
+        if len(fmts) > 1:
+            raise CompileError(f"shared raggedness {','.join(names)}: the tensors have formats "
+                               f"{', '.join(sorted(fmts))}; tensors sharing their structure "
+                               "need one format")
         groups.append(names)
     return groups
 
@@ -79,7 +88,7 @@ def plan(low, var: str, tree, users: list[Access]) -> tuple[object, dict[int, Fo
     """The merge tree at ``var`` without the followers' leaves, and the followers (by access
     id). ``low`` is the :class:`custard.lower.Lowering`."""
     followers: dict[int, Follower] = {}
-    groups: list[tuple[str, ...]] = getattr(low, "shared", [])
+    groups: list[tuple[str, ...]] = low.shared
     indexed = [a for a in users if var in a.indices]
     for k, acc in enumerate(indexed):
         g = _group_of(groups, acc.name)
@@ -91,7 +100,7 @@ def plan(low, var: str, tree, users: list[Access]) -> tuple[object, dict[int, Fo
                     and low.ref[id(driver)] == low.ref[id(acc)]):
                 followers[id(acc)] = Follower(acc, driver, "share")
                 break
-    tree = _without(tree, {k for k in followers})
+    tree = _without(tree, set(followers))
     located = _locatable(low, var, tree)
     if located is not None:
         leader, follower = located
@@ -133,17 +142,22 @@ def follow(low, var: str, followers: dict[int, Follower], crd: tuple[str, str],
 
 
 def _locatable(low, var: str, tree) -> tuple[Access, Access] | None:
-    """(leader, follower) when ``tree`` intersects two leaves that both locate in O(1) and at
-    least one is ragged (module docstring)."""
+    """(leader, follower) when ``tree`` intersects two leaves and one of them is a ragged level
+    that can be located (module docstring): a ragged follower is located from a compressed
+    leader; of a ragged and a dense leaf the ragged one leads; of two ragged ones the first."""
     if getattr(tree, "kind", "") != "intersect" or len(tree.parts) != 2:
         return None
     if any(p.kind != "leaf" or not isinstance(p.leaf, Access) for p in tree.parts):
         return None
     a, b = (p.leaf for p in tree.parts)
     la, lb = low.level_type(a, var), low.level_type(b, var)
-    if not (la.has_locate and lb.has_locate) or (la.full and lb.full):
-        return None
-    return (b, a) if la.full else (a, b)
+    if is_ragged(la) and is_ragged(lb):
+        return a, b
+    if is_ragged(la):
+        return (a, b) if lb.has_locate else (b, a)
+    if is_ragged(lb):
+        return (b, a) if la.has_locate else (a, b)
+    return None
 
 
 def is_ragged(level: type[Level]) -> bool:

@@ -245,3 +245,26 @@ def test_attention_hypothesis_both_engines(lengths, d, seed):
             assert np.allclose(out[t, :len(ref)], ref)
             assert not out[t, len(ref):].any()
     assert len(cycles) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(LENGTHS, st.integers(0, 99), st.floats(0.1, 0.9))
+def test_compressed_leader_locates_ragged_follower(lengths, seed, density):
+    rng = np.random.default_rng(seed)
+    r = batch(lengths, rng)
+    width = max(max(lengths), 1)
+    sparse = rng.integers(1, 9, (len(lengths), width)) * (rng.random((len(lengths), width))
+                                                          < density)
+    c = Tensor.from_dense(sparse.astype(float), "ds")
+    r = Tensor.from_ragged(r.to_ragged(), shape=(len(lengths), width))
+    graph = custard.compile("X(b,i)=C(b,i)*R(b,i)", {"C": "ds", "R": "dr", "X": "ds"})
+    locs = [b for b in graph.blocks.values() if b.dot_type == "locate"]
+    assert [b.tensor for b in locs] == ["R"] and "intersect" not in [
+        b.dot_type for b in graph.blocks.values() if b.attrs.get("index") == "i"]
+    for res in run_both(graph, {"C": c, "R": r}):
+        assert np.array_equal(res.outputs["X"].to_dense(), c.to_dense() * r.to_dense())
+
+
+def test_shared_tensors_need_one_format():
+    with pytest.raises(CompileError, match="need one format"):
+        custard.compile("X(b,i)=A(b,i)*B(b,i)", {"A": "dr", "B": "ds"}, shared="A,B")
