@@ -9,7 +9,7 @@ length. Levels are in mode order (a ragged tensor is stored in the order it is n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -33,11 +33,12 @@ def _depth(data: object) -> int:
 
 
 def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None,
-                 like: Sequence[Level] | None, shape: Sequence[int] | None = None
+                 like: Mapping[int, Raggedness] | None, shape: Sequence[int] | None = None
                  ) -> tuple[tuple[int, ...], list[Level], np.ndarray]:
     """Shape, levels and values of the nested list ``data`` stored with level ``letters``
-    (default ``d`` then ``r`` for every deeper level). ``like`` are another tensor's levels whose
-    :class:`Raggedness` the ragged levels reuse (shared raggedness); their lengths must agree.
+    (default ``d`` then ``r`` for every deeper level). ``like`` maps levels to the
+    :class:`Raggedness` they reuse (shared raggedness; the lengths must agree); other ragged
+    levels get their own, padded by ``pad`` and ``spad``.
     ``shape`` gives the mode sizes (default: each ragged mode's longest padded fiber)."""
     depth = _depth(data)
     if depth < 1:
@@ -49,9 +50,6 @@ def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None
     if shape is not None and len(shape) != depth:
         raise FormatError(f"shape {tuple(shape)} has {len(shape)} modes but the data is nested "
                           f"{depth} deep")
-    if like is not None and len(like) != depth:
-        raise FormatError(f"the tensor to share raggedness with has {len(like)} levels, the data "
-                          f"{depth}")
     nodes: list = [data]
     npos = 1
     node_pos = np.zeros(1, dtype=IDX)
@@ -66,9 +64,9 @@ def build_nested(data: Sequence, letters: str | None, pad: int, spad: int | None
         if cls is RaggedLevel:
             by_pos = np.zeros(npos, dtype=IDX)
             by_pos[node_pos] = lens
-            if like is not None:
-                rag = getattr(like[lvl], "raggedness", None)
-                if rag is None or not np.array_equal(rag.lengths, by_pos):
+            if like is not None and lvl in like:
+                rag = like[lvl]
+                if not np.array_equal(rag.lengths, by_pos):
                     raise FormatError(f"level {lvl} of the data does not have the lengths of the "
                                       "ragged level it should share; share only equal raggedness")
             else:

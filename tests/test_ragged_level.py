@@ -199,3 +199,16 @@ def test_shape_too_small_refused():
     with pytest.raises(FormatError, match="does not fit the mode size"):
         Tensor.from_ragged(ROWS, shape=(4, 3))
     assert Tensor.from_ragged(ROWS, shape=(4, 6)).shape == (4, 6)
+
+
+def test_share_one_level_across_formats():
+    rng = np.random.default_rng(0)
+    seqs = [rng.random((n, 2)) for n in (3, 0, 2)]
+    q = Tensor.from_ragged(seqs, "drd")
+    rag = q.levels[1].raggedness
+    scores = Tensor.from_ragged([np.ones((n, n)) for n in (3, 0, 2)], "drr", like={1: rag})
+    assert scores.levels[1].raggedness is rag
+    assert scores.levels[2].raggedness.lengths.tolist() == [3, 3, 3, 2, 2]
+    assert aux_words([q, scores]) == 4 + 6
+    same = Tensor.from_ragged([rng.random((n, 2)) for n in (3, 0, 2)], "drd", like=q)
+    assert same.levels[1].raggedness is rag
