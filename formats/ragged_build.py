@@ -110,11 +110,17 @@ def _leaves(data: Sequence, depth: int) -> np.ndarray:
     nodes: list = [data]
     for _ in range(depth - 1):
         nodes = [c for x in nodes for c in x]
-    try:
-        flat = np.array([v for x in nodes for v in x], dtype=VAL)
-    except (TypeError, ValueError):
-        raise FormatError("ragged data: the innermost lists must hold numbers, equally "
-                          "deep") from None
+    parts = []
+    for x in nodes:
+        try:
+            arr = np.asarray(x, dtype=VAL)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.ndim != 1:
+            raise FormatError("ragged data: the innermost lists must hold numbers, every entry "
+                              "nested equally deep")
+        parts.append(arr)
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=VAL)
     if np.iscomplexobj(flat):
         raise FormatError("complex values are not supported")
     return flat
@@ -126,10 +132,15 @@ def nested_of(levels: Sequence[Level], vals: np.ndarray) -> list:
 
     def fiber(lvl: int, p: int) -> list:
         level = levels[lvl]
+        last = lvl + 1 == len(levels)
         rag = getattr(level, "raggedness", None)
         if rag is not None:
             start = int(rag.seg[p])
+            if last:
+                return vals[start:start + int(rag.lengths[p])].tolist()
             pos = range(start, start + int(rag.lengths[p]))
+        elif last and isinstance(level, DenseLevel):
+            return vals[p * level.size:(p + 1) * level.size].tolist()
         else:
             crd, positions = level.fiber(p)
             out = [0.0] * level.size
