@@ -20,7 +20,8 @@ Memory words = level arrays (:func:`formats.ragged.aux_words`: ``seg``, ``crd``,
 one shared raggedness counted once) + value arrays, of both operands and the result. Then
 the padding study: the ragged kernel with loop padding ``pad`` and storage padding ``spad``.
 Also the triangular matmul ``trmm`` (CoRa Sec. 7.3) with L stored ragged, dense and
-compressed. Every run is checked against numpy.
+compressed, and the attention block of a transformer (a program of five graphs) on ragged vs
+padded sequences. Every run is checked against numpy.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ BATCH, QUICK_BATCH = 64, 16
 PADS = ((1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (1, 8), (1, 32), (4, 32))
 QUICK_PADS = ((1, 1), (4, 4), (1, 8))
 TRMM_N, QUICK_TRMM_N, TRMM_M = 64, 24, 8
+#: attention: data sets, batch, feature width (RACE's 512 x 512 scores are left out: minutes)
+ATTN_SETS, QUICK_ATTN_SETS, ATTN_BATCH, ATTN_D = ("CoLA", "MNLI"), ("CoLA",), 8, 4
 
 
 def lengths(dataset: str, batch: int, seed: int = 0) -> list[int]:
@@ -147,6 +150,35 @@ def trmm_point(p: Point) -> dict[str, Any]:
     return {"cycles": res.cycles, "words": aux_words([tensor]) + len(tensor.vals)}
 
 
+def attention_point(p: Point) -> dict[str, Any]:
+    """The attention program (:func:`custard.ragged_suite.attention`) on a batch: ragged, or
+    every sequence padded to the batch's longest (the same program on full-length sequences:
+    padded dense work, the mask's cost not counted)."""
+    import numpy as np
+
+    from custard.ragged_suite import attention, attention_reference, sequences
+    from formats.ragged import aux_words
+    from formats.tensor import Tensor
+
+    lens = lengths(p["dataset"], p["batch"], p["seed"])
+    if p["storage"] == "padded dense":
+        lens = [max(lens)] * len(lens)
+    rng = np.random.default_rng(p["seed"])
+    d = p["d"]
+    qs, ks, vs = (sequences(lens, d, rng) for _ in range(3))
+    q = Tensor.from_ragged(qs, "drd", name="Q")
+    tensors = {"Q": q, "K": Tensor.from_ragged(ks, "drd", like=q, name="K"),
+               "V": Tensor.from_ragged(vs, "drd", like=q, name="V")}
+    res = attention(d).run(tensors, engine=p["engine"])
+    out = res.outputs["O"].to_ragged()
+    for got, want in zip(out, attention_reference(qs, ks, vs), strict=True):
+        if not np.allclose(np.asarray(got, dtype=float).reshape(-1, d), want):
+            raise ReproduceError("ragged experiment: attention differs from numpy (a bug)")
+    every = list(tensors.values()) + list(res.written.values())
+    return {"cycles": res.cycles, "phase_cycles": res.phase_cycles,
+            "words": aux_words(every) + sum(len(t.vals) for t in every)}
+
+
 def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     batch = QUICK_BATCH if quick else BATCH
     pads = QUICK_PADS if quick else PADS
@@ -164,7 +196,17 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     tres = dict(zip((p["storage"] for p in tpoints), sweeper.run(trmm_point, tpoints, "trmm"),
                     strict=True))
 
+    asets = QUICK_ATTN_SETS if quick else ATTN_SETS
+    apoints = [{"dataset": d, "storage": s, "batch": ATTN_BATCH, "d": ATTN_D, "seed": 0,
+                "engine": engine} for d in asets for s in ("ragged", "padded dense")]
+    ares = {(p["dataset"], p["storage"]): r
+            for p, r in zip(apoints, sweeper.run(attention_point, apoints, "attention"),
+                            strict=True)}
+
     rows: list[dict[str, Any]] = []
+    for (d, s), r in ares.items():
+        rows.append({"series": f"attention {s}", "x": d, "cycles": r["cycles"],
+                     "words": r["words"], "batch": ATTN_BATCH})
     for (d, s, pd, sp), r in by.items():
         series = s if (pd, sp) == (1, 1) else f"ragged pad={pd} spad={sp}"
         rows.append({"series": series, "x": d, "cycles": r["cycles"], "words": r["words"],
@@ -176,6 +218,14 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
                      "words": r["words"]})
 
     claims = _claims(by, tres, pads)
+    for d in asets:
+        r, pd = ares[(d, "ragged")], ares[(d, "padded dense")]
+        claims.append(Claim.check(
+            "CoRa 7.2", f"{d}: the attention block (5 graphs: QK^T, exp, row sum, divide, PV) "
+            "on ragged sequences takes fewer cycles and words than on padded ones",
+            f"cycles {r['cycles']} vs {pd['cycles']} ({pd['cycles'] / r['cycles']:.2f}x); "
+            f"words {r['words']} vs {pd['words']}",
+            r["cycles"] < pd["cycles"] and r["words"] < pd["words"]))
     notes = [
         f"Batches of {batch} synthetic lengths per data set (seed 0; min and max exact, mean "
         "to rounding): " + "; ".join(
@@ -188,6 +238,10 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
         "which has no counterpart here. Storage padding (spad > pad) costs words only: "
         "value slots and a lens array.",
         f"trmm: C(i,j)=L(i,k)*B(k,j), L lower triangular {n}x{n}, B dense {n}x{TRMM_M}.",
+        f"Attention: batches of {ATTN_BATCH} ({', '.join(asets)}), feature width {ATTN_D}, "
+        "checked against numpy; 'padded dense' runs the same program on sequences all padded "
+        "to the longest (the work a padded implementation does; its mask is not counted). "
+        "Words: every tensor read or written, one raggedness shared by Q, K and V.",
     ]
 
     def draw(path: Path) -> None:
