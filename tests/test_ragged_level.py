@@ -212,3 +212,27 @@ def test_share_one_level_across_formats():
     assert aux_words([q, scores]) == 4 + 6
     same = Tensor.from_ragged([rng.random((n, 2)) for n in (3, 0, 2)], "drd", like=q)
     assert same.levels[1].raggedness is rag
+
+
+def test_rag_file_width_padding_and_errors(tmp_path):
+    path = tmp_path / "w.rag"
+    path.write_text("lengths 2 0 1\nwidth 2\n1 2\n3 4\n# the empty sequence\n5 6\n")
+    t = load_tensor(path, pad=2)
+    assert t.format.levels == ("d", "r", "d") and t.shape == (3, 2, 2)
+    assert t.levels[1].raggedness.loop.tolist() == [2, 0, 2]
+    assert t.to_dense()[2].tolist() == [[5.0, 6.0], [0.0, 0.0]]
+    save_tensor(t, tmp_path / "w2.rag")
+    back = load_tensor(tmp_path / "w2.rag")
+    assert np.array_equal(back.to_dense(), t.to_dense())
+    path.write_text("lengths 1\n1.5\nx\n")
+    with pytest.raises(ReadError, match="need 1 values"):
+        load_tensor(path)
+    path.write_text("lengths 2\n1.5\nx\n")
+    with pytest.raises(ReadError, match=r"w.rag:3: value 'x' is not a number"):
+        load_tensor(path)
+    path.write_text("width 2\n")
+    with pytest.raises(ReadError, match="first data line must be 'lengths"):
+        load_tensor(path)
+    with pytest.raises(ReadError, match="negative"):
+        path.write_text("lengths -1\n")
+        load_tensor(path)
