@@ -30,6 +30,7 @@ from itertools import pairwise
 
 from custard.locate import take_directives
 from custard.lower import lower
+from custard.ragged import groups_in, shared_groups
 from custard.schedule import (
     PARALLELIZE_ATTR,
     Directive,
@@ -251,6 +252,7 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     schedule: str | Sequence[str] | None = None,
     dims: Mapping[str, int] | None = None,
     locate: bool = True,
+    shared: str | Sequence[Sequence[str] | str] | None = None,
 ) -> Graph | Program:
     """Compile ``expression`` (tensor index notation) to a SAM graph (see module docstring).
 
@@ -260,7 +262,8 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     listed variables); by default, order of first appearance adjusted to the formats
     (:func:`default_order`). ``schedule`` holds TACO scheduling commands, as ``-s`` options
     (:mod:`custard.schedule`), applied after ``order``. ``dims`` gives sizes of index variables
-    (TACO's ``-d=j:100``): needed only for result variables that no operand has.
+    (TACO's ``-d=j:100``): needed only for result variables that no operand has. ``shared``
+    groups operands that share raggedness (``"A,B"``; :mod:`custard.ragged`).
     ``locate=False`` turns off the automatic iterate-locate into dense levels (Sec. 4.2,
     :mod:`custard.locate`; ``-s=locate(c)`` and ``-s=coiterate(c)`` choose per tensor).
 
@@ -269,8 +272,10 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     """
     try:
         with deep_recursion():
-            return _Compilation(expression, formats, order, schedule, dims, name,
-                                locate).run()
+            comp = _Compilation(expression, formats, order, schedule, dims, name, locate)
+            comp.shared = shared_groups(shared, {a.name: comp.formats[a.name]
+                                                 for a in comp.assign.rhs.accesses()})
+            return comp.run()
     except RecursionError:
         raise CompileError(
             "the expression is nested too deeply to compile; split it into smaller ones"
@@ -297,6 +302,9 @@ def notices_of(result: Graph | Program) -> list[str]:
 class _Compilation:
     """One call of :func:`compile`: the expression as phases (assignments run in order, the
     last one computing the result) and their graphs."""
+
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
 
     def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
                  order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
@@ -456,7 +464,8 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = lower(lowered, seq, fmts, ranges, self.locate)
+        graph = lower(lowered, seq, fmts, ranges, groups_in(self.shared, placed),
+                      self.locate)
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)

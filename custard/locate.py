@@ -5,8 +5,10 @@ Coiteration (Def. 3.2) walks every operand's fiber; iterate-locate walks a *lead
 the leader lacks cost nothing. Custard decides per intersection (a product at one index
 variable) which operands follow:
 
-* **automatic default**: an operand whose level at that variable can compute the position of a
-  coordinate (``Level.has_locate``: a dense level) is located;
+* **automatic default**: an operand whose level at that variable is dense (``full`` and
+  ``has_locate``: the position of a coordinate is computed) is located, where another operand
+  leads (an intersection of dense levels only stays a coiteration: locating would save
+  nothing); ragged levels follow their own rules (:mod:`custard.ragged`);
 * ``-s=locate(c)`` (TACO-style schedule command, one or more tensors): locate ``c`` wherever it
   is intersected, into any level: a level without ``has_locate`` (compressed) is searched;
   ``locate(X)`` on the result writes it by locating (a dense result, random insert);
@@ -15,11 +17,12 @@ variable) which operands follow:
   intersection is a coiteration as in the core SAM of Sec. 3.
 
 Later commands override earlier ones for the same tensor. At least one operand of an
-intersection leads (when every operand could follow, an operand that is searched leads,
-else the first). A follower whose located coordinate may be absent (a searched level, or a parent
-fiber that may be missing below a union) drops that coordinate, and the locator passes only one
-other reference stream along with it; so such a follower is located only when it is the one such
-follower of an intersection whose leader is a single operand, and is otherwise coiterated.
+intersection leads (when every operand could follow and one was asked for by ``locate``, an
+operand that is searched leads, else the first; when none was asked for, none follows).
+A follower whose located coordinate may be absent (a searched level, or a parent fiber that may
+be missing below a union) drops that coordinate, and the locator passes only one other reference
+stream along with it; so such a follower is located only when it is the one such follower of an
+intersection whose leader is a single operand, and is otherwise coiterated.
 """
 
 from __future__ import annotations
@@ -110,6 +113,8 @@ class Operand:
     searched: bool = False
     #: a located coordinate may be absent (searched, or a parent fiber may be missing)
     may_miss: bool = False
+    #: asked for by ``locate(...)`` (not only by the automatic default)
+    asked: bool = False
 
 
 def choose_followers(operands: Iterable[Operand]) -> list[Operand]:
@@ -121,6 +126,8 @@ def choose_followers(operands: Iterable[Operand]) -> list[Operand]:
     if not wanted:
         return []
     if not leaders:
+        if not any(o.asked for o in wanted):
+            return []
         lead = next((o for o in wanted if o.searched), wanted[0])
         wanted.remove(lead)
         leaders = [lead]

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sam.blocks.registry  # noqa: F401  (registers every block type for the builder)
+from custard import ragged
 from custard.locate import COITERATE, LocatePolicy, Operand, choose_followers
 from formats.format import Format
 from formats.levels import DenseLevel, Level
@@ -115,6 +116,9 @@ def _merge_tree(node: Node, var: str) -> Merge:
 class Lowering:
     """State of one compilation (see module docstring)."""
 
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
+
     def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format],
                  ranges: dict[str, str] | None = None, locate: LocatePolicy = COITERATE,
                  root_located: frozenset[int] = frozenset()) -> None:
@@ -172,9 +176,10 @@ class Lowering:
             return True
         fmt = self.formats[acc.name]
         lvl = fmt.level_of_mode(acc.indices.index(var))
-        if fmt.level_types[lvl].full:
-            return True
-        return lvl == 0 or fmt.level_types[lvl - 1].full
+        if fmt.level_types[lvl].full or ragged.is_ragged(fmt.level_types[lvl]):
+            return True  # a ragged fiber may have length 0 anywhere
+        return lvl == 0 or fmt.level_types[lvl - 1].full or ragged.is_ragged(
+            fmt.level_types[lvl - 1])
 
     def path(self, acc: Access) -> list[str]:
         return [v for v in self.order if encloses(self.scope[v], acc)]
@@ -224,14 +229,16 @@ class Lowering:
             inside = {id(a) for a in scope.accesses()}
             users = [a for a in self.accesses if id(a) in inside]
             streams: dict[int, tuple[Out, Out]] = {}
+            tree, followers = ragged.plan(self, var, tree, users)  # custard/ragged.py
             located = self._plan_locate(tree, var)
             for acc in users:
-                if var in acc.indices and id(acc) not in located:
+                if var in acc.indices and id(acc) not in followers and id(acc) not in located:
                     scan = self.scanner(acc, var, self.ref[id(acc)])
                     streams[id(acc)] = ((scan.id, "crd"), (scan.id, "ref"))
             tree = self._bind_dense(tree, var, streams)
             self.maybe_empty[var] = self._may_be_empty(tree, var)
             crd, refs = self._merge(tree, var, streams)
+            crd, refs = ragged.follow(self, var, followers, crd, refs)
             self.final[var] = crd
             for acc in users:
                 if var in acc.indices:
@@ -334,9 +341,10 @@ class Lowering:
                 operands.append(Operand(part, leaf=False))
                 continue
             level = self.level_type(leaf, var)
-            wanted = self.locate.wants(leaf.name, level.has_locate)
+            wanted = self.locate.wants(leaf.name, level.has_locate and level.full)
             searched = not level.has_locate
-            operands.append(Operand(part, True, wanted, searched, self._may_miss(leaf, var)))
+            operands.append(Operand(part, True, wanted, searched, self._may_miss(leaf, var),
+                                    leaf.name in self.locate.always))
         tree.follow = [o.key for o in choose_followers(operands)]
         return out | {id(p.leaf) for p in tree.follow}
 
@@ -602,17 +610,21 @@ def _nodes(node: Node) -> list[Node]:
 
 
 def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
-          ranges: dict[str, str] | None = None, locate: LocatePolicy = COITERATE) -> Graph:
+          ranges: dict[str, str] | None = None, shared: list[tuple[str, ...]] | None = None,
+          locate: LocatePolicy = COITERATE) -> Graph:
     """Build the SAM graph (see module docstring); ``assign`` must have its sums placed.
     ``ranges`` names, for result variables that no operand has, the dense vector tensor whose
-    scan iterates them (its format must be in ``formats``). ``locate`` says which operands of
-    intersections are located instead of coiterated (:mod:`custard.locate`; default: none).
-    An operand located at its root level is not repeated before it (its locator finds its
-    fibers in parent 0), which a first lowering finds out."""
+    scan iterates them (its format must be in ``formats``); ``shared`` groups tensors that share
+    raggedness (:mod:`custard.ragged`). ``locate`` says which operands of intersections are
+    located instead of coiterated (:mod:`custard.locate`; default: none). An operand located at
+    its root level is not repeated before it (its locator finds its fibers in parent 0), which
+    a first lowering finds out."""
     low = Lowering(assign, order, formats, ranges, locate)
+    low.shared = list(shared or [])
     low.iterate()
     if low.located_root:
         low = Lowering(assign, order, formats, ranges, locate, frozenset(low.located_root))
+        low.shared = list(shared or [])
         low.iterate()
     graph = low.construct_scattered() if low.scatters() else low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
@@ -624,4 +636,6 @@ def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
     for name in sorted((locate.always & {a.name for a in low.accesses}) - located):
         graph.notices.append(f"locate({name}): {name} is coiterated: it is not intersected "
                              "with a leader it could follow (custard.locate)")
+    if low.shared:
+        graph.attrs[ragged.SHARED_ATTR] = ";".join(",".join(g) for g in low.shared)
     return graph

@@ -44,14 +44,19 @@ def types_at(graph, dot_type: str) -> Counter:
 # ----------------------------------------------------------------------------- graphs
 def test_sddmm_located_has_no_intersecter_at_i_and_j():
     graph = custard.compile(SDDMM, SDDMM_FORMATS, "ijk")
-    assert types_at(graph, "intersect") == Counter()
+    # k intersects two dense levels: locating would save nothing, it stays a coiteration
+    assert types_at(graph, "intersect") == Counter({"k": 1})
     located = {(b.attrs["index"], b.tensor) for b in graph.blocks.values()
                if b.dot_type == "locate"}
-    assert located == {("i", "C"), ("j", "D"), ("k", "D")}
+    assert located == {("i", "C"), ("j", "D")}
     # C's and D's dense levels at i and j are never scanned: only B's are
     scanned = {(b.attrs["index"], b.tensor) for b in graph.blocks.values()
                if b.dot_type == "fiberlookup"}
-    assert scanned == {("i", "B"), ("j", "B"), ("k", "C")}
+    assert scanned == {("i", "B"), ("j", "B"), ("k", "C"), ("k", "D")}
+    # asked for, D is located at k too
+    graph = custard.compile(SDDMM, SDDMM_FORMATS, "ijk", schedule="locate(D)")
+    assert types_at(graph, "intersect") == Counter()
+    assert types_at(graph, "locate") == Counter({"i": 1, "j": 1, "k": 1})
 
 
 def test_coiteration_graph_stays_reachable():

@@ -24,6 +24,7 @@ from sam.errors import GraphError
 from sam.graph.implicit import implicit_names, implicit_tensors
 from sam.graph.model import Graph
 from sam.graph.scatter import bind_outputs, scattered_outputs
+from sam.ragged import check_shared
 
 
 def check_structure(graph: Graph) -> None:
@@ -198,6 +199,7 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
         bound.setdefault(name, tensor)
     bound.update(bind_outputs(graph, bound))
     _check_index_sizes(graph, bound)
+    check_shared(graph, bound)
     return bound
 
 
