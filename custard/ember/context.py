@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, llvm, memref, scf, vector
+from xdsl.dialects import arith, builtin, func, llvm, math, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -46,7 +46,7 @@ class EmberContext(Context):
 
 def context() -> EmberContext:
     ctx = EmberContext()
-    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, llvm.LLVM,
+    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, scf.Scf, llvm.LLVM,
               vector.Vector, SLC, SLCVEC, DLC):
         ctx.load_dialect(d)
     return ctx

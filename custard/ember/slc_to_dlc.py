@@ -8,9 +8,10 @@ its loop ``L``'s body is pushed on ``L``'s ``ite`` event (token ``<L>i``); one a
 loop ``Q`` on ``L``'s ``end`` event (token ``<Q>e``); one before ``Q`` on ``L``'s ``ite``
 (token ``<Q>b``). Loops are lettered from the innermost: ``e``, ``s``, ``b``, then ``l3``...
 A callback's ``slc.from_stream`` reads become ``dlc.pop_operand`` and their streams are pushed
-on ``L``'s ``ite`` event, in the same order; a buffer stream is pushed vector by vector on the
-``ite`` event of the loop that fills it and popped by its ``slcvec.from_buffer`` reads; loop
-counters (O3) become core variables (``dlc.get_var``, ``dlc.increment_var``).
+on ``L``'s ``ite`` event, in the same order (on ``end`` for a callback after a nested loop whose
+own callbacks pop data, so the queue stays in pop order); a buffer stream is pushed vector by
+vector on the ``ite`` event of the loop that fills it and popped by its ``slcvec.from_buffer``
+reads; loop counters (O3) become core variables (``dlc.get_var``, ``dlc.increment_var``).
 """
 
 from __future__ import annotations
@@ -90,7 +91,12 @@ class _Lowering:
                     event, name = "end", _letter(depth + 1, self.n) + "e"
                 else:
                     event, name = "ite", _letter(depth, self.n) + "i"
-                self.lower_callback(op, tu, event, name)
+                # scalars go on ``ite`` (before the nested loops' data) unless a nested loop
+                # pushes data of its own callbacks first: then on ``end``, in queue order
+                nested_cbs = any(isinstance(o, slc.CallbackOp) for j in before
+                                 for o in ops[j].walk())
+                push = "end" if event == "end" and nested_cbs else "ite"
+                self.lower_callback(op, tu, event, name, push)
             elif isinstance(op, slcvec.BufStreamOp):
                 self.buffers[op.result] = (tu, tu)  # filled below by its to_buffer
             elif isinstance(op, slcvec.ToBufferOp):
@@ -101,7 +107,8 @@ class _Lowering:
                 self.add(op.clone(value_mapper=self.smap))
         return tu
 
-    def lower_callback(self, cb: slc.CallbackOp, tu: SSAValue, event: str, name: str) -> None:
+    def lower_callback(self, cb: slc.CallbackOp, tu: SSAValue, event: str, name: str,
+                       push: str) -> None:
         cid = len(self.cases) + 1
         body = Block()
         vmap: dict[SSAValue, SSAValue] = {}
@@ -132,7 +139,7 @@ class _Lowering:
                         continue
                     self.add(dlc.RegisterOperandOp.build(
                         operands=[tu, self.smap.get(op.stream, op.stream)],
-                        properties={"event": StringAttr("ite")}))
+                        properties={"event": StringAttr(push)}))
                     p = dlc.PopOperandOp.build(result_types=[op.value.type])
                     body.add_op(p)
                     vmap[op.value] = p.result

@@ -150,8 +150,9 @@ class _LoopVectorizer:
                 continue
             elif op.name in _FLOAT_UN and kind.get(op.operands[0]):
                 a = vec(op.operands[0])
-                new = op.clone(value_mapper={op.operands[0]: a})
-                new.results[0].type = a.type  # type: ignore[misc]
+                new = type(op).create(operands=[a], result_types=[a.type],
+                                      properties=dict(op.properties),
+                                      attributes=dict(op.attributes))
                 block.add_op(new)
                 vmap[op.results[0]], kind[op.results[0]] = new.results[0], "vec"
                 continue
