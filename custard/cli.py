@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
         "primitive counts next to the paper's; exits 1 when any differs.",
     )
     p.set_defaults(func=_cmd_table1)
+
+    from custard.ember.cli import add_parser as add_ember_parser
+
+    add_ember_parser(sub)
     return parser
 
 

@@ -65,32 +65,73 @@ def _parse_error_line(err: ParseError, path: str) -> str:
     return f"{path}:{line}:{col}: {_one_line(err.msg)}"
 
 
+class _LocatingParser(Parser):
+    """A parser that remembers where each operation starts (``LINE:COL``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.locations: dict[int, str] = {}
+
+    def parse_operation(self) -> Operation:
+        loc = self._current_token.span.get_location()
+        op = super().parse_operation()
+        self.locations[id(op)] = f"{loc.line}:{loc.col}"
+        return op
+
+
+_UNDEFINED = re.compile(r"values used but not defined: \[(%[^\],]+)")
+
+
+_UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
+
+
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"{line}:{col}"
+
+
 def parse_module(text: str, path: str = "<input>") -> ModuleOp:
     """Parse and verify MLIR text; malformed text raises :class:`EmberError`
     ``FILE:LINE:COL: what``."""
     ctx = context()
+    parser = _LocatingParser(ctx, text, name=path)
     try:
-        mod = Parser(ctx, text, name=path).parse_module()
+        mod = parser.parse_module()
     except ParseError as err:
-        raise EmberError(_parse_error_line(err, path)) from None
+        line = _parse_error_line(err, path)
+        m = _UNDEFINED.search(err.msg)
+        u = _UNREGISTERED.search(err.msg)
+        if m:  # xDSL reports undefined values at the end of the input: point at the first use
+            pos = re.search(re.escape(m.group(1)) + r"\b", text)
+            if pos:
+                line = (f"{path}:{_line_col(text, pos.start())}: value {m.group(1)} is used "
+                        "but never defined")
+        elif u:  # xDSL points after the operation's name: point at the name
+            start = text.rfind(u.group(1), 0, err.span.start + 1)
+            if start >= 0:
+                line = (f"{path}:{_line_col(text, start)}: unknown operation '{u.group(1)}' "
+                        "(not in the func/scf/memref/arith/math/vector/llvm/slc/slcvec/dlc "
+                        "dialects)")
+        raise EmberError(line) from None
     except (DiagnosticException, ValueError, KeyError, AssertionError) as err:
         raise EmberError(f"{path}: cannot read the MLIR: {_one_line(str(err))}") from None
-    verify(mod, path, text)
+    verify(mod, path, parser.locations)
     return mod
 
 
-def op_location(op: Operation, text: str | None) -> str:
-    """``LINE:COL`` of ``op`` in ``text`` (found by its printed result name), else ``?``."""
-    loc = getattr(op, "_ember_loc", None)
-    return loc or "?"
-
-
-def verify(mod: ModuleOp, path: str = "<input>", text: str | None = None) -> None:
-    try:
-        mod.verify()
-    except VerifyException as err:
-        msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise EmberError(f"{path}: invalid IR: {_one_line(msg)}") from None
+def verify(mod: ModuleOp, path: str = "<input>",
+           locations: dict[int, str] | None = None) -> None:
+    """Verify every operation; the first failure raises ``FILE:LINE:COL: op: what``."""
+    for op in mod.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, ValueError) as err:
+            msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            msg = msg.removeprefix(f"{op.name}: ")
+            where = (locations or {}).get(id(op))
+            at = f"{path}:{where}" if where else path
+            raise EmberError(f"{at}: invalid {op.name}: {_one_line(msg)}") from None
 
 
 def print_module(mod: Operation) -> str:
