@@ -14,7 +14,7 @@ after them (so the end of a nested fiber); ``beg`` fires once before ``T``'s fir
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, i64
-from xdsl.ir import Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -36,7 +36,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.slc import StreamType
-from custard.ember.syntax import parse_optional_types, parse_type_list, print_types
+from custard.ember.syntax import parse_optional_types, parse_type_list, print_types, resolve
 
 EVENTS = ("beg", "ite", "end")
 
@@ -86,16 +86,17 @@ class NewTuOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> NewTuOp:
-        lb = parser.parse_operand()
+        bounds = [parser.parse_unresolved_operand()]
         parser.parse_keyword("to")
-        ub = parser.parse_operand()
+        bounds.append(parser.parse_unresolved_operand())
         parser.parse_keyword("step")
-        step = parser.parse_operand()
+        bounds.append(parser.parse_unresolved_operand())
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        bt = parser.parse_type()
         parser.parse_keyword("into")
-        op = cls.build(operands=[lb, ub, step], result_types=[parser.parse_type()])
+        op = cls.build(operands=resolve(parser, bounds, [bt] * 3),
+                       result_types=[parser.parse_type()])
         op.attributes |= attrs
         return op
 
@@ -121,7 +122,7 @@ class _TuValueOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        tu = parser.parse_operand()
+        tu = parser.resolve_operand(parser.parse_unresolved_operand(), TuType())
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         op = cls.build(operands=[tu], result_types=[parser.parse_type()])
@@ -172,15 +173,16 @@ class RegisterOperandOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> RegisterOperandOp:
-        tu = parser.parse_operand()
+        tu = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         ev = _parse_event(parser)
         parser.parse_punctuation(",")
-        v = parser.parse_operand()
+        v = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parse_type_list_n(parser, 2)
-        op = cls.build(operands=[tu, v], properties={"event": StringAttr(ev)})
+        types = parse_type_list_n(parser, 2)
+        op = cls.build(operands=resolve(parser, [tu, v], types),
+                       properties={"event": StringAttr(ev)})
         op.attributes |= attrs
         return op
 
@@ -193,11 +195,12 @@ class RegisterOperandOp(IRDLOperation):
         printer.print_string(f" : {self.tu.type}, {self.value.type}")
 
 
-def parse_type_list_n(parser: Parser, n: int) -> None:
-    parser.parse_type()
+def parse_type_list_n(parser: Parser, n: int) -> list[Attribute]:
+    types = [parser.parse_type()]
     for _ in range(n - 1):
         parser.parse_punctuation(",")
-        parser.parse_type()
+        types.append(parser.parse_type())
+    return types
 
 
 @irdl_op_definition
@@ -228,13 +231,13 @@ class RegisterCallbackOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> RegisterCallbackOp:
-        tu = parser.parse_operand()
+        tu = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         ev = _parse_event(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
-        op = cls.build(operands=[tu], properties={"event": StringAttr(ev)})
+        op = cls.build(operands=[parser.resolve_operand(tu, parser.parse_type())],
+                       properties={"event": StringAttr(ev)})
         op.attributes |= attrs
         return op
 
@@ -275,10 +278,11 @@ class ComputeLoopOp(IRDLOperation):
         inits = []
         if parser.parse_optional_keyword("init"):
             parser.parse_punctuation("(")
-            inits = [parser.parse_operand()]
+            unres = [parser.parse_unresolved_operand()]
             while parser.parse_optional_punctuation(",") is not None:
-                inits.append(parser.parse_operand())
+                unres.append(parser.parse_unresolved_operand())
             parser.parse_punctuation(")")
+            inits = resolve(parser, unres, [IndexType()] * len(unres))
         types = []
         if parser.parse_optional_punctuation("->") is not None:
             types = parse_optional_types(parser)
@@ -369,8 +373,8 @@ class IncrementVarOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> IncrementVarOp:
         step = []
-        if (v := parser.parse_optional_operand()) is not None:
-            step = [v]
+        if (v := parser.parse_optional_unresolved_operand()) is not None:
+            step = [parser.resolve_operand(v, IndexType())]
         op = cls.build(operands=[step])
         op.attributes |= parser.parse_optional_attr_dict()
         return op

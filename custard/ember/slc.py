@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IndexType, MemRefType, StringAttr
+from xdsl.dialects.builtin import IndexType, MemRefType, StringAttr, VectorType, i1
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -25,7 +25,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -36,6 +36,7 @@ from custard.ember.syntax import (
     parse_type_list,
     print_types,
     print_values,
+    resolve,
 )
 
 ALU_OPS = ("add", "sub", "mul", "div", "rem", "and", "or", "shl", "shr")
@@ -86,13 +87,13 @@ class ToStreamOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ToStreamOp:
-        value = parser.parse_operand()
+        value = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        vt = parser.parse_type()
         parser.parse_keyword("to")
         t = parser.parse_type()
-        op = cls.create(operands=[value], result_types=[t])
+        op = cls.create(operands=[parser.resolve_operand(value, vt)], result_types=[t])
         op.attributes |= attrs
         return op
 
@@ -122,13 +123,13 @@ class FromStreamOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FromStreamOp:
-        stream = parser.parse_operand()
+        stream = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        st = parser.parse_type()
         parser.parse_keyword("to")
         t = parser.parse_type()
-        op = cls.create(operands=[stream], result_types=[t])
+        op = cls.create(operands=[parser.resolve_operand(stream, st)], result_types=[t])
         op.attributes |= attrs
         return op
 
@@ -157,20 +158,27 @@ class _MemStreamBase(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        memref = parser.parse_operand()
+        memref = parser.parse_unresolved_operand()
         parser.parse_punctuation("[")
         indices = parse_operand_list(parser, "]")
-        mask: list[SSAValue] = []
+        mask = []
         if parser.parse_optional_keyword("mask"):
-            mask = [parser.parse_operand()]
+            mask = [parser.parse_unresolved_operand()]
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        mt = parser.parse_type()
         parser.parse_punctuation("[")
-        parse_type_list(parser, "]")
+        types = parse_type_list(parser, "]")
         parser.parse_keyword("into")
         t = parser.parse_type()
-        op = cls.build(operands=[memref, indices, mask], result_types=[t])
+        mask_t = []
+        if mask:  # the mask's type follows from the result: one i1 per lane
+            elem = t.element if isinstance(t, StreamType) else t
+            lanes = elem.get_shape()[0] if isinstance(elem, VectorType) else 1
+            mask_t = [StreamType(VectorType(i1, [lanes]))]
+        op = cls.build(operands=[parser.resolve_operand(memref, mt),
+                                 resolve(parser, indices, types), resolve(parser, mask, mask_t)],
+                       result_types=[t])
         op.attributes |= attrs
         return op
 
@@ -229,17 +237,17 @@ class AluStreamOp(IRDLOperation):
         parser.parse_punctuation("<")
         alu = parser.parse_identifier()
         parser.parse_punctuation(">")
-        lhs = parser.parse_operand()
+        lhs = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        rhs = parser.parse_operand()
+        rhs = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        lt = parser.parse_type()
         parser.parse_punctuation(",")
-        parser.parse_type()
+        rt = parser.parse_type()
         parser.parse_punctuation("->")
         t = parser.parse_type()
-        op = cls.create(operands=[lhs, rhs], result_types=[t],
+        op = cls.create(operands=resolve(parser, [lhs, rhs], [lt, rt]), result_types=[t],
                         properties={"aluOp": StringAttr(alu)})
         op.attributes |= attrs
         return op
@@ -255,21 +263,21 @@ def parse_init_args(parser: Parser) -> tuple[list[Parser.UnresolvedArgument], li
                                              list[Attribute]]:
     """``init_args(%a = %v, ...) -> (types)`` (optional; also ``iter_args``)."""
     names: list[Parser.UnresolvedArgument] = []
-    values: list[SSAValue] = []
+    values: list[UnresolvedOperand] = []
     types: list[Attribute] = []
     if parser.parse_optional_keyword("init_args") or parser.parse_optional_keyword("iter_args"):
         parser.parse_punctuation("(")
         while True:
             names.append(parser.parse_argument(expect_type=False))
             parser.parse_punctuation("=")
-            values.append(parser.parse_operand())
+            values.append(parser.parse_unresolved_operand())
             if parser.parse_optional_punctuation(",") is None:
                 break
         parser.parse_punctuation(")")
         parser.parse_punctuation("->")
         parser.parse_punctuation("(")
         types = parse_type_list(parser, ")")
-    return names, values, types
+    return names, resolve(parser, values, types), types
 
 
 def print_init_args(printer: Printer, args: Sequence[SSAValue], inits: Sequence[SSAValue]) -> None:
@@ -321,17 +329,19 @@ class ForOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ForOp:
         iv = parser.parse_argument(expect_type=False)
         parser.parse_punctuation("=")
-        lb = parser.parse_operand()
+        bounds = [parser.parse_unresolved_operand()]
         parser.parse_keyword("to")
-        ub = parser.parse_operand()
+        bounds.append(parser.parse_unresolved_operand())
         parser.parse_keyword("step")
-        step = parser.parse_operand()
+        bounds.append(parser.parse_unresolved_operand())
         names, inits, types = parse_init_args(parser)
         iv_type: Attribute = StreamType(IndexType())
+        bound_type: Attribute = iv_type
         if parser.parse_optional_punctuation(":") is not None:
-            parser.parse_type()
+            bound_type = parser.parse_type()
             parser.parse_punctuation("->")
             iv_type = parser.parse_type()
+        lb, ub, step = resolve(parser, bounds, [bound_type] * 3)
         args = [iv.resolve(iv_type)] + [n.resolve(t) for n, t in zip(names, types, strict=True)]
         body = parser.parse_region(args)
         attrs = parser.parse_optional_attr_dict()
@@ -394,15 +404,16 @@ class _YieldBase(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        values: list[SSAValue] = []
-        if (v := parser.parse_optional_operand()) is not None:
+        values: list[UnresolvedOperand] = []
+        types: list[Attribute] = []
+        if (v := parser.parse_optional_unresolved_operand()) is not None:
             values.append(v)
             while parser.parse_optional_punctuation(",") is not None:
-                values.append(parser.parse_operand())
+                values.append(parser.parse_unresolved_operand())
             parser.parse_punctuation(":")
-            parse_type_list_until_end(parser, len(values))
+            types = parse_type_list_until_end(parser, len(values))
         attrs = parser.parse_optional_attr_dict()
-        op = cls.build(operands=[values])
+        op = cls.build(operands=[resolve(parser, values, types)])
         op.attributes |= attrs
         return op
 

@@ -35,7 +35,7 @@ from custard.ember.slc import (
     print_init_args,
     verify_loop_yield,
 )
-from custard.ember.syntax import parse_operand_list, parse_type_list, print_values
+from custard.ember.syntax import parse_operand_list, parse_type_list, print_values, resolve
 
 LOOP_CONFIGS = ("scalar", "bcast", "vector")
 
@@ -149,20 +149,22 @@ class ForOp(IRDLOperation):
         mk = parser.parse_argument(expect_type=False)
         parser.parse_punctuation(")")
         parser.parse_punctuation("=")
-        lb = parser.parse_operand()
+        bounds = [parser.parse_unresolved_operand()]
         parser.parse_keyword("to")
-        ub = parser.parse_operand()
+        bounds.append(parser.parse_unresolved_operand())
         parser.parse_keyword("step")
-        step = parser.parse_operand()
+        bounds.append(parser.parse_unresolved_operand())
         parser.parse_keyword("mask")
-        in_mask = parser.parse_operand()
+        in_mask_u = parser.parse_unresolved_operand()
         names, inits, types = parse_init_args(parser)
         parser.parse_punctuation(":")
         parser.parse_punctuation("(")
-        parser.parse_type()
+        bound_t = parser.parse_type()
         parser.parse_keyword("xx")
-        parser.parse_type()
+        mask_t = parser.parse_type()
         parser.parse_punctuation(")")
+        lb, ub, step = resolve(parser, bounds, [bound_t] * 3)
+        in_mask = parser.resolve_operand(in_mask_u, mask_t)
         parser.parse_punctuation("->")
         parser.parse_punctuation("(")
         iv_t = parser.parse_type()
@@ -210,21 +212,21 @@ class ToBufferOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ToBufferOp:
-        v = parser.parse_operand()
+        v = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        b = parser.parse_operand()
+        b = parser.parse_unresolved_operand()
         parser.parse_punctuation("[")
-        i = parser.parse_operand()
+        i = parser.parse_unresolved_operand()
         parser.parse_punctuation("]")
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        vt = parser.parse_type()
         parser.parse_punctuation("->")
-        parser.parse_type()
+        bt = parser.parse_type()
         parser.parse_punctuation("[")
-        parser.parse_type()
+        it = parser.parse_type()
         parser.parse_punctuation("]")
-        op = cls.build(operands=[v, b, i])
+        op = cls.build(operands=resolve(parser, [v, b, i], [vt, bt, it]))
         op.attributes |= attrs
         return op
 
@@ -254,10 +256,11 @@ class MaskOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> MaskOp:
-        ops = [parser.parse_operand() for _ in range(4)]
+        ops = [parser.parse_unresolved_operand() for _ in range(4)]
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        op = cls.build(operands=ops, result_types=[parser.parse_type()])
+        op = cls.build(operands=resolve(parser, ops, [IndexType()] * 4),
+                       result_types=[parser.parse_type()])
         op.attributes |= attrs
         return op
 
@@ -281,16 +284,17 @@ class FromBufferOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FromBufferOp:
-        b = parser.parse_operand()
+        b = parser.parse_unresolved_operand()
         parser.parse_punctuation("[")
-        (i,) = parse_operand_list(parser, "]")
+        idx = parse_operand_list(parser, "]")
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        bt = parser.parse_type()
         parser.parse_punctuation("[")
-        parse_type_list(parser, "]")
+        its = parse_type_list(parser, "]")
         parser.parse_punctuation("->")
-        op = cls.build(operands=[b, i], result_types=[parser.parse_type()])
+        op = cls.build(operands=resolve(parser, [b, *idx], [bt, *its]),
+                       result_types=[parser.parse_type()])
         op.attributes |= attrs
         return op
 

@@ -10,21 +10,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.ir import Attribute, SSAValue
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 
-def parse_operand_list(parser: Parser, close: str) -> list[SSAValue]:
-    """Operands ``%a, %b`` up to (and consuming) the punctuation ``close``."""
-    values: list[SSAValue] = []
+def parse_operand_list(parser: Parser, close: str) -> list[UnresolvedOperand]:
+    """Operands ``%a, %b`` (unresolved) up to (and consuming) the punctuation ``close``."""
+    values: list[UnresolvedOperand] = []
     if parser.parse_optional_punctuation(close) is not None:  # type: ignore[arg-type]
         return values
     while True:
-        values.append(parser.parse_operand())
+        values.append(parser.parse_unresolved_operand())
         if parser.parse_optional_punctuation(",") is None:
             break
     parser.parse_punctuation(close)  # type: ignore[arg-type]
     return values
+
+
+def resolve(parser: Parser, operands: Sequence[UnresolvedOperand],
+            types: Sequence[Attribute]) -> list[SSAValue]:
+    """Resolve operands with the types the syntax gives them (a mismatch is a parse error)."""
+    if len(operands) != len(types):
+        parser.raise_error(f"{len(operands)} operand(s) but {len(types)} type(s)")
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
 
 
 def parse_type_list(parser: Parser, close: str) -> list[Attribute]:
