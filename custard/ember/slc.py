@@ -140,7 +140,7 @@ class FromStreamOp(IRDLOperation):
         printer.print_string(f" : {self.stream.type} to {self.value.type}")
 
 
-class _MemStreamBase(IRDLOperation):
+class MemStreamBase(IRDLOperation):
     """``%m[%i, ...] [mask %k] : memref<..>[types] into !slc.stream<T>``."""
 
     memref = operand_def(MemRefType)
@@ -199,7 +199,7 @@ class _MemStreamBase(IRDLOperation):
 
 
 @irdl_op_definition
-class MemStreamOp(_MemStreamBase):
+class MemStreamOp(MemStreamBase):
     """``slc.mem_stream``: loads ``memref[indices]`` into a stream (the paper's ``mem_str``)."""
 
     name = "slc.mem_stream"
@@ -399,7 +399,7 @@ class CallbackOp(IRDLOperation):
             raise VerifyException("slc.callback: its slc.yield must give one value per result")
 
 
-class _YieldBase(IRDLOperation):
+class YieldBase(IRDLOperation):
     values = var_operand_def()
 
     @classmethod
@@ -435,7 +435,7 @@ def parse_type_list_until_end(parser: Parser, n: int) -> list[Attribute]:
 
 
 @irdl_op_definition
-class YieldOp(_YieldBase):
+class YieldOp(YieldBase):
     """``slc.yield [%v : T]``: ends an ``slc.for`` or ``slc.callback`` body."""
 
     name = "slc.yield"

@@ -28,9 +28,9 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.slc import (
+    MemStreamBase,
     StreamType,
-    _MemStreamBase,
-    _YieldBase,
+    YieldBase,
     parse_init_args,
     print_init_args,
     verify_loop_yield,
@@ -77,7 +77,7 @@ class VectorizeForOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MemStreamOp(_MemStreamBase):
+class MemStreamOp(MemStreamBase):
     """``slcvec.mem_stream %m[%i, %v] [mask %k]``: loads a vector per step; a vector index
     gives the lanes; masked-off lanes (or, without a mask, lanes past the memref's bound) are 0
     (the paper's ``slcv.mem_str``)."""
@@ -309,7 +309,7 @@ class FromBufferOp(IRDLOperation):
 
 
 @irdl_op_definition
-class YieldOp(_YieldBase):
+class YieldOp(YieldBase):
     """``slcvec.yield``: ends an ``slcvec.for`` body."""
 
     name = "slcvec.yield"
