@@ -25,7 +25,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from formats.tensor import Tensor
-from sam.blocks.tmu import Tmu
 from sam.blocks.tmu_config import (
     Alu,
     DenseTU,
@@ -60,7 +59,7 @@ def tmu_graph(cfg: TmuConfig, *, out: str, shape: tuple[int, int], program: str,
     b = GraphBuilder()
     tmu = b.block("tmu", cfg.to_attrs())
     tokens = ",".join(f"{k}={v}" for k, v in cfg.token_ids().items() if isinstance(k, str))
-    attrs = {"tensor": out, "shape": f"{shape[0]}x{shape[1]}", "program": program,
+    attrs = {"tensor": out, "dims": f"{shape[0]}x{shape[1]}", "program": program,
              "lanes": cfg.lanes()}
     if tokens:
         attrs["tokens"] = tokens
@@ -251,31 +250,28 @@ def reference(op: str, A: sp.csr_matrix, B: np.ndarray, X: np.ndarray | None = N
 
 
 def sam_graph(A_fmt: str = "ds") -> Graph:
-    """SLS with a ``sam``-mode TMU: its streams ``be`` (row i repeated over k and j), ``e``
-    (column j) and ``v`` (B's values) feed a vector reducer over k and writers of ``Z(i, j)``."""
+    """SLS with a ``sam``-mode TMU feeding SAM blocks: its streams ``e`` (column j) and ``v``
+    (B's values) go to a vector reducer over k (``spaccumulator order=1``), ``b`` (row i) and
+    ``idx`` (k) to a coordinate dropper keeping the rows that have a k, then writers of
+    ``Z(i, j)`` (stored ``ss``)."""
     import sam.blocks.registry  # noqa: F401
     from formats.format import Format
 
     b = GraphBuilder()
-    cfg = sls_config("sam")
-    tmu = b.block("tmu", cfg.to_attrs())
+    tmu = b.block("tmu", sls_config("sam").to_attrs())
     acc = b.block("spaccumulator", order=1, in0="j")
-    drop_i = b.block("crddrop", outer="i", inner="j")
+    drop_i = b.block("crddrop", outer="i", inner="k")
     b.link((tmu, "val:v"), acc, "val")
     b.link((tmu, "crd:e"), acc, "crd:j")
     b.link((tmu, "crd:b"), drop_i, "crd:i")
-    b.link((acc, "crd:out-j"), drop_i, "crd:in-j")
-    wi = b.block("fiberwrite", tensor="Z", mode=0, format="compressed")
-    wj = b.block("fiberwrite", tensor="Z", mode=1, format="compressed")
+    b.link((tmu, "crd:idx"), drop_i, "crd:in-k")
+    wi = b.block("fiberwrite", index="i", tensor="Z", mode=0, format="compressed")
+    wj = b.block("fiberwrite", index="j", tensor="Z", mode=1, format="compressed")
     wv = b.block("fiberwrite", tensor="Z", mode="vals")
     b.link((drop_i, "crd:outer-i"), wi, "crd")
-    b.link((drop_i, "crd:inner-j"), wj, "crd")
+    b.link((acc, "crd:out-j"), wj, "crd")
     b.link((acc, "val"), wv, "val")
     graph = b.finish()
-    graph.formats["A"] = Format.parse(A_fmt)
-    graph.formats["B"] = Format.parse("dd")
-    graph.formats["Z"] = Format.parse("ss")
+    graph.formats.update({"A": Format.parse(A_fmt), "B": Format.parse("dd"),
+                          "Z": Format.parse("ss")})
     return graph
-
-
-_ = Tmu

@@ -363,7 +363,7 @@ class Program:
 def parse_shape(text: str, where: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", text or "")
     if not m:
-        raise GraphError(f"{where}: shape {text!r} is not ROWSxCOLS (e.g. 2x4)")
+        raise GraphError(f"{where}: dims {text!r} is not ROWSxCOLS (e.g. 2x4)")
     return int(m.group(1)), int(m.group(2))
 
 
@@ -386,7 +386,7 @@ class Execute(Block):
     family = "write"
     kernel = execute
     state = EXEC
-    required_attrs = ("tensor", "shape", "program")
+    required_attrs = ("tensor", "dims", "program")
     errors = {
         ERR_TOKEN: "a control token has no callback section in the program",
         ERR_LEFT: "the data queue still holds entries when the done token comes (the program "
@@ -399,7 +399,7 @@ class Execute(Block):
     def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
         super().__init__(node_id, attrs)
         where = f"node {self.id} (execute)"
-        self.shape = parse_shape(self.attrs["shape"], where)
+        self.shape = parse_shape(self.attrs["dims"], where)
         self.token_ids = parse_tokens(self.attrs.get("tokens", ""), where)
         self.program = Program(self.attrs["program"], self.token_ids, where)
         try:
@@ -410,6 +410,10 @@ class Execute(Block):
         except ValueError as err:
             raise GraphError(f"{where}: {err}; init is a number, lanes and costs integers") \
                 from None
+        order = ("tensor", "dims", "program", "lanes", "tokens", "init", "token_cost",
+                 "pop_cost")
+        self.attrs = {**{k: self.attrs[k] for k in order if k in self.attrs},
+                      **{k: v for k, v in self.attrs.items() if k not in order}}
         if self.lanes < 1 or min(self.costs) < 1:
             raise GraphError(f"{where}: lanes, token_cost and pop_cost must be >= 1")
 

@@ -92,6 +92,8 @@ P_BEG, P_ADV, P_EVENT, P_STOP, P_DONE, P_END = 0, 1, 2, 3, 4, 5
 TMU = State(phase=P_BEG, d=0, ev_l=0, ev_k=0, di=0, ci=0, nfire=0, after=0, after_d=0)
 PHASE, DEPTH, EV_L, EV_K, DI, CI, NFIRE, AFTER, AFTER_D = TMU.slots
 ERR_RANGE, ERR_DIV, ERR_DEPTH = 1, 2, 3
+#: The node attributes that hold the configuration.
+CONFIG_KEYS = ("mode", "layers", "tus", "streams", "operands", "tokens")
 #: Ports of a TMU in dae mode.
 CTRL, DATAQ = 0, 1
 
@@ -618,6 +620,9 @@ class Tmu(Block):
     def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
         super().__init__(node_id, attrs)
         self.config = TmuConfig.from_attrs(self.attrs, where=f"node {self.id} (tmu)")
+        canonical = self.config.to_attrs()  # one spelling and order, however it was written
+        self.attrs = {**{k: v for k, v in self.attrs.items() if k not in CONFIG_KEYS},
+                      **canonical}
 
     @classmethod
     def of(cls, node_id: str, cfg: TmuConfig) -> Tmu:

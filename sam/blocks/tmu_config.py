@@ -336,7 +336,8 @@ class TmuConfig:
                 body = f"alu({s.op},{s.a},{s.b})"
             else:
                 body = f"fwd({s.src})"
-            streams.append(f"{s.name}@{s.tu}={body}" + _kind_suffix(s.kind, ""))
+            default = "ref" if isinstance(s, Alu) else ""
+            streams.append(f"{s.name}@{s.tu}={body}" + _kind_suffix(s.kind, default))
         attrs = {
             "mode": self.mode, "layers": layers, "tus": ";".join(tus),
             "streams": ";".join(streams),
