@@ -153,6 +153,20 @@ class Block:
         """The tensor this block reads or writes, if any."""
         return self.attrs.get("tensor") or None
 
+    def reads(self) -> list[str]:
+        """The input tensors this block reads (its ``tensor``; more for a TMU)."""
+        return [self.tensor] if self.tensor and self.family != "write" else []
+
+    def details(self, st: np.ndarray, mem: Memories) -> dict[str, int]:
+        """Block-specific statistics after a run, by name (a TMU's per TU, queue and lane)."""
+        return {}
+
+    def results(self, st: np.ndarray, mem: Memories, tensors: Mapping[str, Tensor]
+                ) -> dict[str, Tensor]:
+        """Output tensors a block other than the level writers builds itself (an execute
+        block's dense result), by name."""
+        return {}
+
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         """Initial values of :attr:`state` slots, by name (the others keep their declared
         initial values)."""

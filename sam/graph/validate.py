@@ -151,9 +151,9 @@ def input_tensors(graph: Graph) -> list[str]:
     implicit = set(implicit_names(graph))
     names: list[str] = []
     for block in _primitives(graph).blocks.values():
-        if (block.family != "write" and block.tensor and block.tensor not in names
-                and block.tensor not in implicit):
-            names.append(block.tensor)
+        for name in block.reads():
+            if name not in names and name not in implicit:
+                names.append(name)
     return names
 
 

@@ -86,6 +86,8 @@ class BlockStats:
     finished: int  # cycle after its last firing
     #: ids of the direct parts of a compound block; empty for a primitive block
     parts: tuple[str, ...] = ()
+    #: block-specific statistics by name (a TMU's per TU, queue and lane; ``Block.details``)
+    details: dict[str, int] = field(default_factory=dict)
 
     def utilisation(self, cycles: int) -> float:
         return self.busy / cycles if cycles else 0.0
@@ -477,6 +479,7 @@ class Simulation:
                 bid, run.block.dot_type, run.block.label(), run.block.family, tin, tout,
                 int(run.st[W.BUSY]), int(run.st[W.IDLE]), int(run.st[W.STALL]),
                 int(run.st[W.FIRST_T]), int(run.st[W.T]),
+                details=run.block.details(run.st, run.mem),
             )
         if self.expansion.compounds:
             stats = self._with_compounds(stats)
