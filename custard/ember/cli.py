@@ -22,8 +22,8 @@ examples:
 
 Inputs bind to the function's arguments by name without '%'; the sizes struct and outputs
 that are not bound are derived from the operands (docs/ember.md). --emit defaults to scf
-without -O and to dlc with it. --at picks the level that --run interprets (default dlc; the
-trace needs dlc).
+without -O and to dlc with it. --run simulates the TMU graph (--at tmu, default) or interprets
+a level (--at scf|slc|dlc); the trace needs dlc or tmu.
 """
 
 
@@ -42,11 +42,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("-O", dest="level", type=int, choices=(0, 1, 2, 3),
                    help="optimization level (emb-opt0..3 of the paper's Table 4)")
     p.add_argument("--vlen", type=int, default=8, help="vector length of -O1 and up (default 8)")
-    p.add_argument("--emit", choices=("scf", "slc", "dlc"),
-                   help="which IR to print (default: scf without -O, dlc with it)")
+    p.add_argument("--emit", choices=("scf", "slc", "dlc", "dot"),
+                   help="which IR to print (default: scf without -O, dlc with it); dot: the "
+                   "TMU graph (dae mode) for the -t inputs' shapes")
     p.add_argument("--run", action="store_true", help="run the code on the -t inputs")
-    p.add_argument("--at", choices=("scf", "slc", "dlc"), default="dlc",
-                   help="--run: the level to interpret (default dlc)")
+    p.add_argument("--at", choices=("scf", "slc", "dlc", "tmu"), default="tmu",
+                   help="--run: interpret the scf, slc or dlc level, or simulate the TMU graph "
+                   "(default tmu; it prints the cycles)")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="--at tmu: simulator engine (default fast)")
     p.add_argument("-t", "--tensor", action="append", default=[], metavar="NAME=FILE.npy",
                    help="--run: bind an argument (repeat)")
     p.add_argument("-o", "--output", metavar="FILE",
@@ -88,17 +92,41 @@ def cmd_ember(args: argparse.Namespace) -> int:
     if args.level is None and not args.run and args.emit in (None, "scf"):
         return _write(args.output, print_module(mod))
     compiled = compile_module(mod, level, args.vlen, path)
+    tensors = dict(_load(s) for s in args.tensor)
+    if args.emit == "dot" and not args.run:
+        from custard.ember.to_tmu import lower_to_tmu
+        from sam.graph.dot import dumps
+
+        if not tensors:
+            raise EmberError("--emit dot builds the TMU graph for given input shapes: bind "
+                             "the inputs with -t NAME=FILE.npy")
+        return _write(args.output, dumps(lower_to_tmu(compiled.dlc, tensors).graph))
     if args.run:
-        tensors = dict(_load(s) for s in args.tensor)
-        at = {"scf": compiled.scf, "slc": compiled.slc, "dlc": compiled.dlc}[args.at]
-        out, trace = run_module(at, tensors)
+        if args.at == "tmu":
+            from custard.ember.to_tmu import lower_to_tmu, simulate_tmu, tmu_trace
+
+            try:
+                low = lower_to_tmu(compiled.dlc, tensors)
+            except EmberError as err:
+                if not str(err).startswith("TMU lowering"):
+                    raise
+                raise EmberError(f"{err} (use --at dlc to interpret the DLC code instead)"
+                                 ) from None
+            out, res = simulate_tmu(low, args.engine)
+            trace = tmu_trace(low, args.engine) if args.trace else None
+            print(f"ember: -O{level} --vlen {args.vlen}: {res.cycles} cycles on the TMU "
+                  f"graph", file=sys.stderr)
+        else:
+            at = {"scf": compiled.scf, "slc": compiled.slc, "dlc": compiled.dlc}[args.at]
+            out, trace = run_module(at, tensors)
         if args.output:
             np.save(args.output, out)
         else:
             print(np.array2string(out, threshold=50))
         if args.trace:
             if trace is None:
-                raise EmberError("--trace needs the dlc level (--at dlc)")
+                raise EmberError("--trace needs --at dlc or --at tmu (scf and slc code have "
+                                 "no queues)")
             Path(args.trace).write_text(json.dumps(trace))
         if trace is not None:
             print(f"ember: -O{level} --vlen {args.vlen}: {len(trace['control'])} control "
