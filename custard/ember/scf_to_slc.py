@@ -95,6 +95,7 @@ class _Decoupler:
         lb, ub, st = (self.stream(v, mapping) for v in (loop.lb, loop.ub, loop.step))
         assert lb is not None and ub is not None and st is not None
         block = Block(arg_types=[slc.StreamType(IndexType())])
+        block.args[0].name_hint = loop.body.block.args[0].name_hint
         mapping = dict(mapping)
         mapping[loop.body.block.args[0]] = block.args[0]
         seen = set(seen)

@@ -68,6 +68,7 @@ class _LoopVectorizer:
         in_mask = tl.stream(tl.splat(True, self.vtype(i1)))
         block = Block(arg_types=[slc.StreamType(self.vtype(IndexType())),
                                  slc.StreamType(self.vtype(i1))])
+        block.args[0].name_hint = self.iv.name_hint
         smap: dict[SSAValue, SSAValue] = {self.iv: block.args[0]}
         for op in self.loop.body.block.ops:
             if isinstance(op, slcvec.VectorizeForOp):
