@@ -456,5 +456,9 @@ class Execute(Block):
         out["queue.ctrl.max_occupancy"] = int(work[stat + 2 * n_ids + 1])
         return out
 
+    def picture_lines(self) -> list[str]:
+        return [f"execute -> {self.tensor} ({self.shape[0]}x{self.shape[1]})",
+                *[s.strip() for s in self.attrs["program"].split("|")]]
+
     def label(self) -> str:
         return f"execute -> {self.tensor} ({self.shape[0]}x{self.shape[1]})"

@@ -662,6 +662,20 @@ class Tmu(Block):
             out[f"lane.{lane}.masked"] = int(work[q + 4 + 2 * lane + 1])
         return out
 
+    def picture_lines(self) -> list[str]:
+        """The TMU as one node: its mode, then one line per layer (kind, TUs with their ranges,
+        lanes, the streams computed there)."""
+        cfg = self.config
+        where = cfg.layer_of_tu()
+        lines = [f"TMU ({cfg.mode})"]
+        for k, layer in enumerate(cfg.layers):
+            tus = ", ".join(f"{tu.name} in [{tu.lo}, {tu.hi})" for tu in layer.tus)
+            streams = [s.name for s in cfg.streams if where.get(s.tu) == k]
+            lanes = f" x{layer.lanes} lanes" if layer.lanes > 1 else ""
+            lines.append(f"L{k} {layer.kind}{lanes}: {tus}"
+                         + (f"; {' '.join(streams)}" if streams else ""))
+        return lines
+
     def label(self) -> str:
         cfg = self.config
         layers = " | ".join(
