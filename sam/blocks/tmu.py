@@ -65,7 +65,6 @@ from sam.sim.wires import (
     STATUS,
     WAIT,
     T,
-    _slot,
     push,
     pushv,
 )
@@ -99,6 +98,12 @@ CTRL, DATAQ = 0, 1
 
 
 @jitable
+def ring_slot(w, n):
+    """Ring-buffer slot of the ``n``-th token of a channel (rings are powers of two)."""
+    return n & (w.kind.shape[1] - 1)
+
+
+@jitable
 def room_n(w, optr, ochan, port, n):
     """Earliest cycle in which ``port`` can take ``n`` tokens at once (-1 ring full, -2 FIFO
     full, -3 FIFO shallower than ``n``)."""
@@ -120,7 +125,7 @@ def room_n(w, optr, ochan, port, n):
                     continue
                 if w.head[c] <= k:
                     return -2
-                free = w.ptime[c, _slot(w, c, k)] + 1
+                free = w.ptime[c, ring_slot(w, k)] + 1
                 if free > t:
                     t = free
     return t
