@@ -327,3 +327,93 @@ def test_execute_errors_at_run_time_name_the_problem():
     with pytest.raises(Exception) as err:
         simulate(small, tensors, engine="reference")
     assert "outside the output's shape" in str(err.value)
+
+
+# ---------------------------------------------------------------------- layers, timing, tools
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lockstep_and_broadcast_layers(engine):
+    """A lockstep layer runs its TUs together until the longest ends (the shorter masked); a
+    broadcast layer copies each value of its TU to every lane."""
+    tensors = fig10()
+    lock = TmuConfig(
+        [Layer("single", [DenseTU("b", 0, 2)]),
+         Layer("lockstep", [DenseTU("x", 0, 3), RangeTU("y", "zero", "b1")])],
+        [Alu("zero", "b", "*", "b", 0), Alu("b1", "b", "+", "b", 1)],
+        [Operand("x", "x", "ite", vector=True), Operand("y", "y", "ite", vector=True)],
+        [Token("go", "x", "ite"), Token("row", "b", "end")])
+    trace = queue_trace(lock, tensors, engine=engine)
+    on, off = (True,), (False,)
+    assert trace.ctrl == ["go"] * 6 + ["row", "done"]
+    assert trace.data == [((0,), on), ((0,), on), ((1,), on), ((0,), off), ((2,), on),
+                          ((0,), off),
+                          ((0,), on), ((0,), on), ((1,), on), ((1,), on), ((2,), on),
+                          ((0,), off)]
+    bcast = TmuConfig([Layer("single", [DenseTU("b", 0, 2)]),
+                       Layer("bcast", [DenseTU("e", 0, 2)], lanes=3)],
+                      [Alu("be", "e", "+", "b", "e")],
+                      [Operand("be", "e", "ite", vector=True)], [Token(7, "e", "ite")])
+    trace = queue_trace(bcast, tensors, engine=engine)
+    assert trace.ctrl == [7] * 4 + ["done"]
+    assert [values for values, _ in trace.data] == [(0,) * 3, (1,) * 3, (1,) * 3, (2,) * 3]
+    assert all(mask == (True,) * 3 for _, mask in trace.data)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_figure10_cycles_and_memory_latency(engine):
+    """Figure 10 by the timing rules: the TMU fires 36 times (one data entry each) plus once for
+    done; the execute block takes 12 tokens and 36 pops (one cycle each, starting when the
+    first entry arrives in cycle 1) and done: done in cycle 49, 50 cycles. A table load of
+    latency 5 delays its entries (and, the queue being in order, every later one) by 4 cycles:
+    the first value arrives in cycle 7 instead of 3; the core, which popped it in cycle 4, pops
+    it in cycle 7 and stays 3 cycles behind: 53 cycles."""
+    tensors = fig10()
+    res = simulate(build_op("sls", **tensors)[0], tensors, engine=engine)
+    assert res.cycles == 50
+    assert (res.blocks["0"].busy, res.blocks["1"].busy, res.blocks["1"].idle) == (37, 49, 1)
+    cfg = sls_config()
+    cfg.streams[-1] = Mem("v", "e", array="B.vals", index="pos", latency=5)
+    slow = tmu_graph(cfg, out="Z", shape=(2, 4), program="ite: b = pop; e = pop; v = pop; "
+                     "out[b, e] += v", formats={"A": "ds", "B": "dd"})
+    res5 = simulate(slow, tensors, engine=engine)
+    np.testing.assert_array_equal(res5.outputs["Z"].to_dense(), FIG10)
+    assert res5.cycles == 53
+
+
+def test_cli_runs_every_operation_and_checks(tmp_path, capsys):
+    from sam.cli import main
+
+    for op in OPS:
+        code = main(["tmu", "--op", op, "-A", "random:0.3:2:6x5", "--dim", "3", "--blk", "2",
+                     "--lanes", "2", "--engine", "reference", "--fifo-depth", "3"])
+        out = capsys.readouterr().out
+        assert code == 0 and "check: passed" in out and "queue.data.stalls" in out, op
+    assert main(["tmu", "--op", "sls", "--queues", "4", "-A", "random:0.5:1:3x6", "--dim", "2",
+                 "--engine", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "ctrl: ite, ite, ite, ite" in out
+    assert main(["tmu", "--op", "sls", "--mode", "sam", "-A", "random:0.5:1:3x6", "--dim", "2",
+                 "--engine", "reference"]) == 0
+    assert "check: passed" in capsys.readouterr().out
+    dot_file = tmp_path / "mp.gv"
+    assert main(["tmu", "--op", "mp", "--dot", str(dot_file), "-A", "random:0.5:1:3x6"]) == 0
+    assert loads(dot_file.read_text()).blocks["0"].dot_type == "tmu"
+    for bad, message in ((["--lanes", "0"], "--lanes must be >= 1"),
+                         (["--mode", "sam", "--op", "kg"], "--mode sam is built for --op sls"),
+                         (["-A", "nosuchmatrix"], "nosuchmatrix")):
+        argv = ["tmu", "--op", "sls", *bad]
+        if "--op" in bad:
+            argv = ["tmu", *bad]
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+
+
+def test_picture_draws_a_tmu_as_one_node_with_its_layers():
+    from sam.graph.draw import to_dot
+
+    graph = build_op("sls", **fig10(), lanes=4)[0]
+    text = to_dot(graph)
+    tmu_lines = [line for line in text.splitlines() if line.strip().startswith("0 [")]
+    assert len(tmu_lines) == 1
+    assert "TMU (dae)" in tmu_lines[0] and "L2 single x4 lanes: e in [0, B.dim1)" in tmu_lines[0]
+    assert "control queue" in text and "data queue" in text

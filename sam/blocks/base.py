@@ -200,6 +200,11 @@ class Block:
         """Input ports whose tokens the block discards (the engine never bounds them)."""
         return []
 
+    def picture_lines(self) -> list[str]:
+        """Lines a picture writes in this block's node instead of its label (none: the label;
+        a TMU lists its layers)."""
+        return []
+
     def label(self) -> str:
         """Short human-readable label for pictures and reports."""
         bits = [self.dot_type]

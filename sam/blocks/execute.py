@@ -27,6 +27,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import Block, Memories, Port
+from sam.blocks.tmu import ring_slot
 from sam.errors import GraphError
 from sam.sim.jit import jitable
 from sam.sim.kernel import State, kernel
@@ -46,7 +47,6 @@ from sam.sim.wires import (
     STATUS,
     WAIT,
     T,
-    _slot,
     hdata,
     hkind,
     htime,
@@ -95,7 +95,7 @@ def occupancy(w, c, t):
     hi = w.tail[c]
     while lo < hi:
         mid = (lo + hi) // 2
-        if w.time[c, _slot(w, c, mid)] <= t:
+        if w.time[c, ring_slot(w, mid)] <= t:
             lo = mid + 1
         else:
             hi = mid
@@ -183,18 +183,18 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
             if w.tail[cd] - w.head[cd] < n:
                 st[WAIT] = cd
                 return RC_IN
-            t_in = max(st[T], w.time[cd, _slot(w, cd, w.head[cd] + n - 1)])
+            t_in = max(st[T], w.time[cd, ring_slot(w, w.head[cd] + n - 1)])
             occ = occupancy(w, cd, t_in)
             if occ > work[stat + 2 * n_ids]:
                 work[stat + 2 * n_ids] = occ
             if k == DATA:
-                regs[dst * nw] = w.fdata[cd, _slot(w, cd, w.head[cd])]
+                regs[dst * nw] = w.fdata[cd, ring_slot(w, w.head[cd])]
                 work[dst] = 1
                 pop(w, cd, t_in)
             else:
                 work[dst] = 0
                 for lane in range(nw):
-                    s = _slot(w, cd, w.head[cd])
+                    s = ring_slot(w, w.head[cd])
                     valid = w.kind[cd, s] == STOP
                     regs[dst * nw + lane] = w.fdata[cd, s] if valid else 0.0
                     work[nregs + dst * nw + lane] = 1 if valid else 0
@@ -455,6 +455,10 @@ class Execute(Block):
         out["queue.data.max_occupancy"] = int(work[stat + 2 * n_ids])
         out["queue.ctrl.max_occupancy"] = int(work[stat + 2 * n_ids + 1])
         return out
+
+    def picture_lines(self) -> list[str]:
+        return [f"execute -> {self.tensor} ({self.shape[0]}x{self.shape[1]})",
+                *[s.strip() for s in self.attrs["program"].split("|")]]
 
     def label(self) -> str:
         return f"execute -> {self.tensor} ({self.shape[0]}x{self.shape[1]})"

@@ -65,7 +65,6 @@ from sam.sim.wires import (
     STATUS,
     WAIT,
     T,
-    _slot,
     push,
     pushv,
 )
@@ -99,6 +98,12 @@ CTRL, DATAQ = 0, 1
 
 
 @jitable
+def ring_slot(w, n):
+    """Ring-buffer slot of the ``n``-th token of a channel (rings are powers of two)."""
+    return n & (w.kind.shape[1] - 1)
+
+
+@jitable
 def room_n(w, optr, ochan, port, n):
     """Earliest cycle in which ``port`` can take ``n`` tokens at once (-1 ring full, -2 FIFO
     full, -3 FIFO shallower than ``n``)."""
@@ -120,7 +125,7 @@ def room_n(w, optr, ochan, port, n):
                     continue
                 if w.head[c] <= k:
                     return -2
-                free = w.ptime[c, _slot(w, c, k)] + 1
+                free = w.ptime[c, ring_slot(w, k)] + 1
                 if free > t:
                     t = free
     return t
@@ -661,6 +666,20 @@ class Tmu(Block):
             out[f"lane.{lane}.active"] = int(work[q + 4 + 2 * lane])
             out[f"lane.{lane}.masked"] = int(work[q + 4 + 2 * lane + 1])
         return out
+
+    def picture_lines(self) -> list[str]:
+        """The TMU as one node: its mode, then one line per layer (kind, TUs with their ranges,
+        lanes, the streams computed there)."""
+        cfg = self.config
+        where = cfg.layer_of_tu()
+        lines = [f"TMU ({cfg.mode})"]
+        for k, layer in enumerate(cfg.layers):
+            tus = ", ".join(f"{tu.name} in [{tu.lo}, {tu.hi})" for tu in layer.tus)
+            streams = [s.name for s in cfg.streams if where.get(s.tu) == k]
+            lanes = f" x{layer.lanes} lanes" if layer.lanes > 1 else ""
+            lines.append(f"L{k} {layer.kind}{lanes}: {tus}"
+                         + (f"; {' '.join(streams)}" if streams else ""))
+        return lines
 
     def label(self) -> str:
         cfg = self.config
