@@ -114,39 +114,46 @@ class _Lowering:
         vmap: dict[SSAValue, SSAValue] = {}
         buffers: set[SSAValue] = set()
         ops = list(cb.body.block.ops)
-        # an O3 counter increment: %n = arith.addi %counter, %step ; slc.yield %n
-        if len(ops) == 2 and isinstance(ops[0], arith.AddiOp) and isinstance(ops[1], slc.YieldOp) \
-                and ops[0].lhs in self.vars and list(ops[1].values) == [ops[0].result]:
-            inc = dlc.IncrementVarOp.build(operands=[[ops[0].rhs]])
-            inc.attributes["var"] = IntegerAttr(self.vars[ops[0].lhs], i64)
-            body.add_op(inc)
-        else:
-            if cb.res:
-                raise EmberError("slc-to-dlc: a callback giving values other than a loop "
-                                 "counter increment is not supported")
-            for v in {v for op in ops for o in op.walk() for v in o.operands if v in self.vars}:
-                g = dlc.GetVarOp.build(result_types=[IndexType()])
-                g.attributes["var"] = IntegerAttr(self.vars[v], i64)
-                body.add_op(g)
-                vmap[v] = g.result
-            for op in ops:
-                if isinstance(op, slc.FromStreamOp):
-                    if op.stream in self.buffers:
-                        btu, vec = self.buffers[op.stream]
-                        self.add(dlc.RegisterOperandOp.build(
-                            operands=[btu, vec], properties={"event": StringAttr("ite")}))
-                        buffers.add(op.value)
-                        continue
+        # O3 counter increments: slc.yield of ``arith.addi %counter, %step`` values
+        incs: list[Operation] = []
+        if cb.res:
+            last = ops[-1] if ops else None
+            if not isinstance(last, slc.YieldOp) or not all(
+                    isinstance(v.owner, arith.AddiOp) and v.owner.lhs in self.vars
+                    for v in last.values):
+                raise EmberError("slc-to-dlc: a callback giving values other than loop "
+                                 "counter increments is not supported")
+            incs = [v.owner for v in last.values]  # type: ignore[misc]
+            ops = [op for op in ops if op not in incs and op is not last]
+        used = dict.fromkeys(v for op in ops for o in op.walk() for v in o.operands
+                             if v in self.vars)
+        for v in used:
+            g = dlc.GetVarOp.build(result_types=[IndexType()])
+            g.attributes["var"] = IntegerAttr(self.vars[v], i64)
+            body.add_op(g)
+            vmap[v] = g.result
+        for op in ops:
+            if isinstance(op, slc.FromStreamOp):
+                if op.stream in self.buffers:
+                    btu, vec = self.buffers[op.stream]
                     self.add(dlc.RegisterOperandOp.build(
-                        operands=[tu, self.smap.get(op.stream, op.stream)],
-                        properties={"event": StringAttr(push)}))
-                    p = dlc.PopOperandOp.build(result_types=[op.value.type])
-                    body.add_op(p)
-                    vmap[op.value] = p.result
-                elif isinstance(op, slc.YieldOp):
+                        operands=[btu, vec], properties={"event": StringAttr("ite")}))
+                    buffers.add(op.value)
                     continue
-                else:
-                    body.add_op(_clone_popping(op, vmap, buffers))
+                self.add(dlc.RegisterOperandOp.build(
+                    operands=[tu, self.smap.get(op.stream, op.stream)],
+                    properties={"event": StringAttr(push)}))
+                p = dlc.PopOperandOp.build(result_types=[op.value.type])
+                body.add_op(p)
+                vmap[op.value] = p.result
+            elif isinstance(op, slc.YieldOp):
+                continue
+            else:
+                body.add_op(_clone_popping(op, vmap, buffers))
+        for add in incs:
+            inc = dlc.IncrementVarOp.build(operands=[[add.operands[1]]])
+            inc.attributes["var"] = IntegerAttr(self.vars[add.operands[0]], i64)
+            body.add_op(inc)
         body.add_op(dlc.YieldOp.build())
         reg = dlc.RegisterCallbackOp.build(operands=[tu], properties={"event": StringAttr(event)})
         reg.attributes["id"] = IntegerAttr(cid, i64)

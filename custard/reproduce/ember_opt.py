@@ -29,6 +29,9 @@ FULL = {"RM1": (64, 16384, 32, 2, 64), "RM2": (32, 16384, 64, 2, 128),
 QUICK = {"RM1": (8, 512, 32, 1, 8), "RM2": (4, 512, 64, 1, 16), "RM3": (2, 512, 128, 1, 32)}
 #: the paper's emb-opt3 speedups over emb-opt0 (gem5, Sec. 8.1)
 PAPER = {"RM1": 6.6, "RM2": 12.1, "RM3": 21.0}
+#: message passing on shipped graphs (Table 2's MP layer size 128); quick: one small graph
+MP_FULL = {"graphs": ("karate", "bcspwr01", "GD97_b", "west0067"), "emb": 128}
+MP_QUICK = {"graphs": ("karate",), "emb": 16}
 
 
 def inputs(segments: int, rows: int, emb: int, lookups: int, seed: int) -> dict[str, Any]:
@@ -56,6 +59,26 @@ def point(p: Point) -> dict[str, Any]:
             "correct": bool(np.allclose(out, reference("sls", ins))), "wall_s": wall}
 
 
+def mp_point(p: Point) -> dict[str, Any]:
+    """MP on a shipped graph at ``-O level``: the DLC interpreter's queue traffic (MP does not
+    lower to the TMU: its workspace loop uses core memory)."""
+    from custard.ember.ops import reference, scf_text
+    from custard.ember.pipeline import compile_module, run_module
+    from formats.io import load_tensor
+
+    a = load_tensor(p["graph"], "ds").to_scipy().tocsr()
+    rng = np.random.default_rng(p["seed"])
+    ins = {"ptrs": a.indptr.astype(np.int64), "idxs": a.indices.astype(np.int64),
+           "vals": rng.uniform(-1, 1, a.nnz), "table": rng.uniform(-1, 1, (a.shape[0], p["emb"])),
+           "tmp": np.zeros(p["emb"])}
+    compiled = compile_module(scf_text("mp"), p["level"], p["vlen"])
+    out, trace = run_module(compiled.dlc, ins)
+    assert trace is not None
+    return {"ctrl": len(trace["control"]), "data": len(trace["data"]),
+            "vertices": a.shape[0], "edges": int(a.nnz),
+            "correct": bool(np.allclose(out, reference("mp", ins)))}
+
+
 def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     cfg = QUICK if quick else FULL
     points = [{"rm": rm, "level": lvl, "table": t, "segments": s, "rows": r, "emb": e,
@@ -79,6 +102,22 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
                          "ctrl_tokens": queues[(rm, lvl)][0],
                          "data_entries": queues[(rm, lvl)][1]})
     speed = {rm: cycles[(rm, 0)] / cycles[(rm, 3)] for rm in rms}
+    # the execute block's cost when it is the bottleneck: one cycle per token and per pop
+    est_err = max(abs(r["ctrl"] + r["data"] - r["cycles"]) / r["cycles"] for r in results)
+    mp_cfg = MP_QUICK if quick else MP_FULL
+    mp_points = [{"graph": g, "level": lvl, "emb": mp_cfg["emb"], "vlen": VLEN, "seed": 7}
+                 for g in mp_cfg["graphs"] for lvl in LEVELS]
+    mp_results = sweeper.run(mp_point, mp_points, "ember-opt mp")
+    mp = {(p["graph"], p["level"]): r for p, r in zip(mp_points, mp_results, strict=True)}
+    graphs = list(mp_cfg["graphs"])
+    for g in graphs:
+        for lvl in LEVELS:
+            r = mp[(g, lvl)]
+            est = r["ctrl"] + r["data"]
+            rows.append({"series": f"emb-opt{lvl} (MP, queue-traffic estimate)", "x": g,
+                         "cycles": est, "speedup": (mp[(g, 0)]["ctrl"] + mp[(g, 0)]["data"])
+                         / est, "ctrl_tokens": r["ctrl"], "data_entries": r["data"]})
+    mp_est = {k: r["ctrl"] + r["data"] for k, r in mp.items()}
     claims = [
         Claim.check("8.1", "each optimization lowers the cycles: emb-opt0 > emb-opt1 > emb-opt2 "
                     "> emb-opt3 on RM1, RM2 and RM3",
@@ -102,10 +141,23 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     claims.append(Claim.check("-", "(every simulated result equals numpy's SLS)",
                               f"{len(points) - len(wrong)} of {len(points)} correct"
                               + (f"; wrong: {', '.join(wrong)}" if wrong else ""), not wrong))
-    claims.append(Claim("8.1", "message-passing (MP) models have similar trends",
-                        "not measured: MP's workspace loop reads and writes memory on the core, "
-                        "which the execute block's program language cannot express (its DLC "
-                        "runs in the interpreter: tests/test_ember.py)", "SKIP"))
+    claims.append(Claim.check(
+        "-", "(the execute block is the bottleneck: each simulation's cycles are its control "
+        "tokens + data entries, the estimate used for MP, within 2%: the rest is the core "
+        "waiting for the TMU at fiber boundaries)",
+        f"largest difference {100 * est_err:.2f}%", est_err <= 0.02))
+    claims.append(Claim.check(
+        "8.1", "MP models have similar trends (estimated from the DLC interpreter's queue "
+        "traffic: MP's core-side workspace does not lower to the TMU)",
+        "; ".join(f"{g}: " + " > ".join(f"{mp_est[(g, lv)]:,}" for lv in LEVELS)
+                  + f" ({mp_est[(g, 0)] / mp_est[(g, 3)]:.1f}x)" for g in graphs),
+        all(mp_est[(g, 0)] > mp_est[(g, 1)] > mp_est[(g, 2)] > mp_est[(g, 3)]
+            for g in graphs)))
+    mp_wrong = [f"{p['graph']} O{p['level']}" for p, r in zip(mp_points, mp_results, strict=True)
+                if not r["correct"]]
+    claims.append(Claim.check("-", "(every interpreted MP result equals numpy's)",
+                              f"{len(mp_points) - len(mp_wrong)} of {len(mp_points)} correct",
+                              not mp_wrong))
     notes = [
         f"Each point: `custard ember --op sls -O<level> --vlen {VLEN}` lowered to a TMU graph "
         "(docs/ember.md) and simulated on one table; a core's cycles add its tables.",
@@ -113,6 +165,12 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
         "entry and models no caches, so the core's queue traffic sets the cycles; the paper "
         "measured full-system gem5, hence larger absolute speedups here (vectorization alone "
         "divides the pops by the vector length).",
+        f"MP: {', '.join(graphs)} (shipped matrices as graphs), {mp_cfg['emb']}-element "
+        "vectors, random edge weights and vertex tables; MP does not lower to the TMU (its "
+        "workspace loop reads and writes core memory, which the execute block's program cannot "
+        "express), so its cycles are estimated as control tokens + data entries from the DLC "
+        "interpreter (exact for SLS, claim above). Queue alignment finds nothing to align in MP "
+        "(its callbacks read no enclosing loop's index), so emb-opt3 equals emb-opt2 there.",
     ]
     if quick:
         notes.insert(0, "`--quick`: fewer segments, lookups and table rows than Table 3.")
