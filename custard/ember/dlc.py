@@ -13,15 +13,13 @@ after them (so the end of a nested fiber); ``beg`` fires once before ``T``'s fir
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
-    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -36,7 +34,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.slc import StreamType
-from custard.ember.syntax import parse_optional_types, parse_type_list, print_types, resolve
+from custard.ember.syntax import parse_optional_types, print_types, resolve
 
 EVENTS = ("beg", "ite", "end")
 
@@ -396,5 +394,3 @@ class YieldOp(_NoOperandOp):
 DLC = Dialect("dlc", [ConfigureAccessEngineOp, NewTuOp, GetIndVarOp, GetMaskOp,
                       RegisterOperandOp, RegisterCallbackOp, ComputeLoopOp, PopOperandOp,
                       GetVarOp, IncrementVarOp, YieldOp], [TuType])
-
-_ = (AttrSizedOperandSegments, opt_prop_def, parse_type_list, i64)

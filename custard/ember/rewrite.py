@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from custard.ember import slc
 
@@ -112,5 +112,3 @@ def top_ancestor(op: Operation, fn: FuncOp) -> Operation:
         p = parent
     return p
 
-
-_ = Attribute

@@ -14,7 +14,7 @@ chosen loop is marked ``slcvec.vectorize_for`` (a vectorization candidate, Sec. 
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -183,5 +183,3 @@ def scf_to_slc(mod: ModuleOp) -> ModuleOp:
                 fn.body.block.erase_op(op, safe_erase=False)
     return mod
 
-
-_ = arith

@@ -23,7 +23,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from custard.ember import dlc, slc, slcvec
 from custard.ember.errors import EmberError
-from custard.ember.rewrite import static_of
 
 LOOPS = (slc.ForOp, slcvec.ForOp)
 
@@ -203,5 +202,3 @@ def slc_to_dlc(mod: ModuleOp) -> ModuleOp:
             parent.erase_op(root, safe_erase=False)
     return mod
 
-
-_ = static_of

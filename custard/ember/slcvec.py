@@ -9,7 +9,7 @@ mask of a loop over a buffer. Syntax as in the artifact's ``eb_slc_O3.mlir``.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType, i64
-from xdsl.ir import Attribute, Data, Dialect, SSAValue
+from xdsl.ir import Attribute, Data, Dialect
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -325,5 +325,3 @@ def is_memref(t: Attribute) -> bool:
 
 SLCVEC = Dialect("slcvec", [VectorizeForOp, MemStreamOp, BufStreamOp, ForOp, ToBufferOp, MaskOp,
                             FromBufferOp, YieldOp], [LoopConfigAttr])
-
-_ = SSAValue

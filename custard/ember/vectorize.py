@@ -15,7 +15,7 @@ from __future__ import annotations
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, VectorType, i1, i64
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 
 from custard.ember import slc, slcvec
 from custard.ember.rewrite import TopLevel, const_int, static_of
@@ -186,5 +186,3 @@ def vectorize(mod: ModuleOp, vlen: int) -> ModuleOp:
             parent.erase_op(op)
     return mod
 
-
-_ = Operation
