@@ -13,7 +13,7 @@ after them (so the end of a nested fiber); ``beg`` fires once before ``T``'s fir
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, i64
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -259,11 +259,11 @@ class ComputeLoopOp(IRDLOperation):
     cases = var_region_def("single_block")
     traits = traits_def(NoTerminator())
     traits = traits_def(NoTerminator())
-    case_ids = prop_def(StringAttr, prop_name="cases")
+    case_ids = prop_def(DenseArrayBase.constr(i64), prop_name="cases")
 
     @property
     def ids(self) -> list[int]:
-        return [int(x) for x in self.case_ids.data.split(",") if x]
+        return [int(x) for x in self.case_ids.get_values()]
 
     def verify_(self) -> None:
         if len(self.ids) != len(self.cases):
@@ -290,7 +290,7 @@ class ComputeLoopOp(IRDLOperation):
             ids.append(parser.parse_integer())
             regions.append(parser.parse_region())
         op = cls.build(operands=[inits], result_types=[types], regions=[regions],
-                       properties={"cases": StringAttr(",".join(map(str, ids)))})
+                       properties={"cases": DenseArrayBase.from_list(i64, ids)})
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 

@@ -17,7 +17,14 @@ reads; loop counters (O3) become core variables (``dlc.get_var``, ``dlc.incremen
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -191,10 +198,10 @@ def slc_to_dlc(mod: ModuleOp) -> ModuleOp:
             low.lower_loop(root, 0)
             parent = fn.body.block
             cfg = dlc.ConfigureAccessEngineOp.build(regions=[Region(low.acc)])
-            ids = ",".join(str(c) for c, _ in low.cases)
+            ids = DenseArrayBase.from_list(i64, [c for c, _ in low.cases])
             loop = dlc.ComputeLoopOp.build(
                 operands=[low.var_inits], result_types=[[IndexType()] * len(low.var_inits)],
-                regions=[[r for _, r in low.cases]], properties={"cases": StringAttr(ids)})
+                regions=[[r for _, r in low.cases]], properties={"cases": ids})
             parent.insert_op_before(cfg, root)
             parent.insert_op_before(loop, root)
             for res, k in low.var_results:
