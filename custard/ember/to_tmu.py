@@ -66,7 +66,9 @@ def _static_env(fn, args: list[Any]) -> tuple[Env, Operation, Operation]:
             break
         it.exec_op(op, env)
     if cfg is None or loop is None:
-        raise EmberError("TMU lowering needs DLC code (compile with the pipeline first)")
+        raise EmberError("TMU lowering: the function has no decoupled loop nest (scf-to-slc "
+                         "offloads loops without loop-carried values that load read-only "
+                         "memory; this one stays on the core)")
     return env, cfg, loop
 
 
