@@ -95,6 +95,16 @@ def test_scf_to_slc_gives_the_artifacts_o0_structure():
     assert sorted(names) == sorted(want)
 
 
+def test_o3_gives_the_artifacts_o3_operations():
+    from collections import Counter
+
+    def ops(mod):
+        return Counter(op.name for op in mod.walk()
+                       if op.name.split(".")[0] in ("slc", "slcvec", "vector", "scf"))
+    theirs = parse_module((DATA / "eb_slc_O3.mlir").read_text())
+    assert ops(compiled("eb_scf", 3, 8).slc) == ops(theirs)
+
+
 def test_slc_to_dlc_gives_the_artifacts_dlc_structure():
     ours = compiled("eb_scf", 3, 8).dlc
     theirs = parse_module((DATA / "eb_dlc.mlir").read_text())
