@@ -225,3 +225,12 @@ def test_out_of_bounds_lookup_is_refused():
 def test_pipeline_refuses_slc_input():
     with pytest.raises(EmberError, match="already SLC/DLC"):
         compile_module((DATA / "eb_slc_O0.mlir").read_text())
+
+
+def test_cleanup_patterns_leave_no_dead_streams_or_constants():
+    for level in range(4):
+        c = compiled("sls", level, 4)
+        for mod in (c.slc, c.dlc):
+            for op in mod.walk():
+                if op.name in ("slc.to_stream", "arith.constant"):
+                    assert op.results[0].uses, (level, str(op))

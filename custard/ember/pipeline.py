@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 from custard.ember.align import align
 from custard.ember.bind import bind
 from custard.ember.bufferize import bufferize
+from custard.ember.cleanup import cleanup
 from custard.ember.context import parse_module, verify
 from custard.ember.dlc_interp import run_dlc
 from custard.ember.errors import EmberError
@@ -48,6 +49,7 @@ def optimize(slc_mod: ModuleOp, level: int, vlen: int = 8) -> ModuleOp:
         mod = bufferize(mod)
     if level >= 3:
         mod = align(mod)
+    mod = cleanup(mod) if mod is not slc_mod else mod
     verify(mod, f"<after -O{level}>")
     return mod
 
@@ -62,7 +64,7 @@ def compile_module(scf_mod: ModuleOp | str, level: int = 3, vlen: int = 8,
     slc0 = scf_to_slc(mod)
     verify(slc0, "<after scf-to-slc>")
     slc_mod = optimize(slc0, level, vlen)
-    dlc_mod = slc_to_dlc(slc_mod)
+    dlc_mod = cleanup(slc_to_dlc(slc_mod))
     verify(dlc_mod, "<after slc-to-dlc>")
     return Compiled(mod, slc_mod, dlc_mod, level, vlen)
 
