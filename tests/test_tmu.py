@@ -121,7 +121,7 @@ def test_sam_mode_streams_equal_the_sam_chain(engine, ptrs):
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("ptrs", [(0, 2, 3), (0, 2, 2, 3)])
 def test_sam_mode_feeds_a_sam_graph(engine, ptrs):
-    res = simulate(sam_graph(), fig10(ptrs), engine=engine)
+    res = simulate(sam_graph((len(ptrs) - 1, 4)), fig10(ptrs), engine=engine)
     want = np.array(FIG10) if len(ptrs) == 3 else np.array([FIG10[0], [0] * 4, FIG10[1]])
     np.testing.assert_array_equal(res.outputs["Z"].to_dense(), want)
 
@@ -417,3 +417,19 @@ def test_picture_draws_a_tmu_as_one_node_with_its_layers():
     assert len(tmu_lines) == 1
     assert "TMU (dae)" in tmu_lines[0] and "L2 single x4 lanes: e in [0, B.dim1)" in tmu_lines[0]
     assert "control queue" in text and "data queue" in text
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), rows=st.integers(1, 5), cols=st.integers(1, 6),
+       dim=st.integers(1, 4), density=st.floats(0.0, 0.9))
+def test_sam_mode_equals_the_sam_chain_on_random_csr(engine, seed, rows, cols, dim, density):
+    A, B, _ = random_inputs("sls", seed, rows, cols, dim, density)
+    tensors = {"A": Tensor.from_scipy(A, "ds"), "B": Tensor.from_dense(B, "dd")}
+    tmu = run_block(Tmu.of("t", sls_config("sam")), {}, tensors, engine=engine)
+    chain = sam_chain(tensors, engine)
+    for port, stream in chain.items():
+        assert tmu[port] == stream, port
+    res = simulate(sam_graph((rows, dim)), tensors, engine=engine)
+    np.testing.assert_allclose(res.outputs["Z"].to_dense(), reference("sls", A, B),
+                               rtol=1e-12, atol=1e-12)
