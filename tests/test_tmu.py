@@ -433,3 +433,27 @@ def test_sam_mode_equals_the_sam_chain_on_random_csr(engine, seed, rows, cols, d
     res = simulate(sam_graph((rows, dim)), tensors, engine=engine)
     np.testing.assert_allclose(res.outputs["Z"].to_dense(), reference("sls", A, B),
                                rtol=1e-12, atol=1e-12)
+
+
+def test_bad_graph_file_and_out_of_range_load_are_one_line_errors(tmp_path, capsys):
+    from sam.cli import main
+    from sam.errors import SimulationError
+
+    good = dumps(build_op("sls", **fig10())[0])
+    bad = tmp_path / "bad.gv"
+    bad.write_text(good.replace("single:e:1", "single:e:0"))
+    assert main(["run", str(bad), "-t", "A=west0479", "-t", "B=random:1.0:0:479x4"]) == 1
+    err = capsys.readouterr().err
+    assert "layer 2 has 0 lanes; a layer needs lanes >= 1" in err and err.count("\n") == 1
+    cfg = sls_config()
+    cfg.streams[-2] = Alu("pos", "e", "+", "row", 100)  # past the table's 24 values
+    graph = tmu_graph(cfg, out="Z", shape=(2, 4), program=SLS, formats={"A": "ds", "B": "dd"})
+    tensors = fig10()
+    with pytest.raises(SimulationError) as info:
+        simulate(graph, tensors, engine="reference")
+    text = str(info.value)
+    assert "mem stream v reads B.vals at an index outside the array" in text
+    assert "\n" not in text
+
+
+SLS = "ite: b = pop; e = pop; v = pop; out[b, e] += v"

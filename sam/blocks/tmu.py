@@ -667,6 +667,19 @@ class Tmu(Block):
             out[f"lane.{lane}.masked"] = int(work[q + 4 + 2 * lane + 1])
         return out
 
+    def error_text(self, code: int, st: np.ndarray) -> str:
+        if code == ERR_RANGE:
+            names = self.config.all_streams()
+            k = int(st[ERR_DATA])
+            if 0 <= k < len(names):
+                s = next((x for x in self.config.streams if x.name == names[k][0]), None)
+                if isinstance(s, Mem):
+                    return (f"mem stream {s.name} reads {s.array} at an index outside the "
+                            f"array; check its index stream {s.index} and the bound tensors")
+                if isinstance(s, Alu):
+                    return f"alu stream {s.name} divides by zero"
+        return super().error_text(code, st)
+
     def picture_lines(self) -> list[str]:
         """The TMU as one node: its mode, then one line per layer (kind, TUs with their ranges,
         lanes, the streams computed there)."""
