@@ -121,9 +121,12 @@ def test_sam_mode_streams_equal_the_sam_chain(engine, ptrs):
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("ptrs", [(0, 2, 3), (0, 2, 2, 3)])
 def test_sam_mode_feeds_a_sam_graph(engine, ptrs):
-    res = simulate(sam_graph((len(ptrs) - 1, 4)), fig10(ptrs), engine=engine)
     want = np.array(FIG10) if len(ptrs) == 3 else np.array([FIG10[0], [0] * 4, FIG10[1]])
-    np.testing.assert_array_equal(res.outputs["Z"].to_dense(), want)
+    free = simulate(sam_graph((len(ptrs) - 1, 4)), fig10(ptrs), engine=engine)
+    bounded = simulate(sam_graph((len(ptrs) - 1, 4)), fig10(ptrs), engine=engine, fifo_depth=1)
+    for res in (free, bounded):
+        np.testing.assert_array_equal(res.outputs["Z"].to_dense(), want)
+    assert bounded.blocks["0"].stalled > 0 and bounded.cycles > free.cycles
 
 
 # ---------------------------------------------------------------------- dae mode
