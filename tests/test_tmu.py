@@ -368,7 +368,8 @@ def test_figure10_cycles_and_memory_latency(engine):
     first entry arrives in cycle 1) and done: done in cycle 49, 50 cycles. A table load of
     latency 5 delays its entries (and, the queue being in order, every later one) by 4 cycles:
     the first value arrives in cycle 7 instead of 3; the core, which popped it in cycle 4, pops
-    it in cycle 7 and stays 3 cycles behind: 53 cycles."""
+    it in cycle 7 and stays 3 cycles behind: 53 cycles. Five empty segments cost the batch layer
+    a step (a firing) each: 23 cycles (docs/timing-model.md)."""
     tensors = fig10()
     res = simulate(build_op("sls", **tensors)[0], tensors, engine=engine)
     assert res.cycles == 50
@@ -380,6 +381,10 @@ def test_figure10_cycles_and_memory_latency(engine):
     res5 = simulate(slow, tensors, engine=engine)
     np.testing.assert_array_equal(res5.outputs["Z"].to_dense(), FIG10)
     assert res5.cycles == 53
+    empty = fig10((0, 0, 0, 0, 0, 0, 1), (3,))
+    res = simulate(build_op("sls", **empty)[0], empty, engine=engine)
+    assert (res.cycles, res.blocks["0"].busy) == (23, 18)  # a cycle per empty segment
+    np.testing.assert_array_equal(res.outputs["Z"].to_dense()[5], [13, 14, 15, 16])
 
 
 def test_cli_runs_every_operation_and_checks(tmp_path, capsys):
