@@ -465,3 +465,37 @@ def test_bad_graph_file_and_out_of_range_load_are_one_line_errors(tmp_path, caps
 
 
 SLS = "ite: b = pop; e = pop; v = pop; out[b, e] += v"
+
+
+@pytest.mark.parametrize("op", OPS)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), rows=st.integers(1, 6), cols=st.integers(1, 6),
+       dim=st.integers(1, 4), density=st.floats(0.0, 0.8), lanes=st.integers(1, 3),
+       fifo=st.sampled_from([None, 3, 4, 7]))
+def test_engines_agree_token_for_token_and_cycle_for_cycle(op, seed, rows, cols, dim, density,
+                                                          lanes, fifo):
+    A, B, X = random_inputs(op, seed, rows, cols, dim, density, 2)
+    lanes = 1 if op == "mp" else lanes
+    if op == "mp" and fifo is not None:
+        fifo = max(fifo, dim)
+    runs = [run_op(op, A, B, X, engine, blk=2, lanes=lanes, fifo=fifo) for engine in ENGINES]
+    ref, fast = runs
+    assert ref.cycles == fast.cycles
+    for bid in ref.blocks:
+        a, b = ref.blocks[bid], fast.blocks[bid]
+        assert (a.busy, a.idle, a.stalled, a.details) == (b.busy, b.idle, b.stalled, b.details)
+    assert [s.tokens for s in ref.streams] == [s.tokens for s in fast.streams]
+    np.testing.assert_array_equal(ref.outputs["Z"].to_dense(), fast.outputs["Z"].to_dense())
+    np.testing.assert_allclose(ref.outputs["Z"].to_dense(), reference(op, A, B, X, blk=2),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_fifo_shallower_than_a_vector_is_a_one_line_error():
+    from sam.errors import SimulationError
+
+    tensors = fig10()
+    graph, t = build_op("sls", tensors["A"], tensors["B"], lanes=4)
+    with pytest.raises(SimulationError) as info:
+        simulate(graph, t, engine="reference", fifo_depth=2)
+    text = str(info.value)
+    assert "raise --fifo-depth to at least the lane count" in text and "\n" not in text
