@@ -110,6 +110,9 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    "modes (-d=A:10,20), for result indices that no operand has")
     p.add_argument("-prefix", "--prefix", metavar="NAME",
                    help="TACO's prefix for generated C function names: accepted and ignored")
+    p.add_argument("--shared", action="append", default=[], metavar="A,B",
+                   help="operands that share raggedness (one scanner drives them; "
+                   "docs/ragged.md; repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,7 +240,8 @@ def result_from_args(args: argparse.Namespace):
     formats = formats_from_options(args.format)
     dims = dims_from_options(args.dims, expression) if args.dims else None
     result = compile_expr(expression, formats, schedule=list(args.schedule), dims=dims,
-                          name=getattr(args, "name", None))
+                          name=getattr(args, "name", None),
+                          shared=getattr(args, "shared", None) or None)
     if args.prefix is not None:
         from custard.api import graphs_of
 

@@ -92,7 +92,7 @@ def run_tmu_command(args: argparse.Namespace) -> int:
     At = Tensor.from_scipy(A, "ds")
     Bt, Xt = Tensor.from_dense(B, "dd"), Tensor.from_dense(X, "dd")
     if args.mode == "sam":
-        graph, tensors = sam_graph(), {"A": At, "B": Bt}
+        graph, tensors = sam_graph((A.shape[0], args.dim)), {"A": At, "B": Bt}
     else:
         graph, tensors = build_op(args.op, At, Bt, Xt if args.op == "mp" else None,
                                   lanes=args.lanes, blk=args.blk, token_cost=args.token_cost,

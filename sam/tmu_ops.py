@@ -249,11 +249,12 @@ def reference(op: str, A: sp.csr_matrix, B: np.ndarray, X: np.ndarray | None = N
     raise GraphError(f"unknown operation {op!r}; use one of {', '.join(OPS)}")
 
 
-def sam_graph(A_fmt: str = "ds") -> Graph:
+def sam_graph(shape: tuple[int, int] | None = None, A_fmt: str = "ds") -> Graph:
     """SLS with a ``sam``-mode TMU feeding SAM blocks: its streams ``e`` (column j) and ``v``
     (B's values) go to a vector reducer over k (``spaccumulator order=1``), ``b`` (row i) and
     ``idx`` (k) to a coordinate dropper keeping the rows that have a k, then writers of
-    ``Z(i, j)`` (stored ``ss``)."""
+    ``Z(i, j)`` (stored ``ss``; its ``shape``, rows of A x columns of B, recorded when given:
+    writers cannot see trailing empty rows)."""
     import sam.blocks.registry  # noqa: F401
     from formats.format import Format
 
@@ -274,4 +275,6 @@ def sam_graph(A_fmt: str = "ds") -> Graph:
     graph = b.finish()
     graph.formats.update({"A": Format.parse(A_fmt), "B": Format.parse("dd"),
                           "Z": Format.parse("ss")})
+    if shape is not None:
+        graph.attrs["shape_Z"] = f"{shape[0]}x{shape[1]}"
     return graph

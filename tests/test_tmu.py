@@ -121,9 +121,12 @@ def test_sam_mode_streams_equal_the_sam_chain(engine, ptrs):
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("ptrs", [(0, 2, 3), (0, 2, 2, 3)])
 def test_sam_mode_feeds_a_sam_graph(engine, ptrs):
-    res = simulate(sam_graph(), fig10(ptrs), engine=engine)
     want = np.array(FIG10) if len(ptrs) == 3 else np.array([FIG10[0], [0] * 4, FIG10[1]])
-    np.testing.assert_array_equal(res.outputs["Z"].to_dense(), want)
+    free = simulate(sam_graph((len(ptrs) - 1, 4)), fig10(ptrs), engine=engine)
+    bounded = simulate(sam_graph((len(ptrs) - 1, 4)), fig10(ptrs), engine=engine, fifo_depth=1)
+    for res in (free, bounded):
+        np.testing.assert_array_equal(res.outputs["Z"].to_dense(), want)
+    assert bounded.blocks["0"].stalled > 0 and bounded.cycles > free.cycles
 
 
 # ---------------------------------------------------------------------- dae mode
@@ -365,7 +368,8 @@ def test_figure10_cycles_and_memory_latency(engine):
     first entry arrives in cycle 1) and done: done in cycle 49, 50 cycles. A table load of
     latency 5 delays its entries (and, the queue being in order, every later one) by 4 cycles:
     the first value arrives in cycle 7 instead of 3; the core, which popped it in cycle 4, pops
-    it in cycle 7 and stays 3 cycles behind: 53 cycles."""
+    it in cycle 7 and stays 3 cycles behind: 53 cycles. Five empty segments cost the batch layer
+    a step (a firing) each: 23 cycles (docs/timing-model.md)."""
     tensors = fig10()
     res = simulate(build_op("sls", **tensors)[0], tensors, engine=engine)
     assert res.cycles == 50
@@ -377,6 +381,10 @@ def test_figure10_cycles_and_memory_latency(engine):
     res5 = simulate(slow, tensors, engine=engine)
     np.testing.assert_array_equal(res5.outputs["Z"].to_dense(), FIG10)
     assert res5.cycles == 53
+    empty = fig10((0, 0, 0, 0, 0, 0, 1), (3,))
+    res = simulate(build_op("sls", **empty)[0], empty, engine=engine)
+    assert (res.cycles, res.blocks["0"].busy) == (23, 18)  # a cycle per empty segment
+    np.testing.assert_array_equal(res.outputs["Z"].to_dense()[5], [13, 14, 15, 16])
 
 
 def test_cli_runs_every_operation_and_checks(tmp_path, capsys):
@@ -417,3 +425,77 @@ def test_picture_draws_a_tmu_as_one_node_with_its_layers():
     assert len(tmu_lines) == 1
     assert "TMU (dae)" in tmu_lines[0] and "L2 single x4 lanes: e in [0, B.dim1)" in tmu_lines[0]
     assert "control queue" in text and "data queue" in text
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), rows=st.integers(1, 5), cols=st.integers(1, 6),
+       dim=st.integers(1, 4), density=st.floats(0.0, 0.9))
+def test_sam_mode_equals_the_sam_chain_on_random_csr(engine, seed, rows, cols, dim, density):
+    A, B, _ = random_inputs("sls", seed, rows, cols, dim, density)
+    tensors = {"A": Tensor.from_scipy(A, "ds"), "B": Tensor.from_dense(B, "dd")}
+    tmu = run_block(Tmu.of("t", sls_config("sam")), {}, tensors, engine=engine)
+    chain = sam_chain(tensors, engine)
+    for port, stream in chain.items():
+        assert tmu[port] == stream, port
+    res = simulate(sam_graph((rows, dim)), tensors, engine=engine)
+    np.testing.assert_allclose(res.outputs["Z"].to_dense(), reference("sls", A, B),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_bad_graph_file_and_out_of_range_load_are_one_line_errors(tmp_path, capsys):
+    from sam.cli import main
+    from sam.errors import SimulationError
+
+    good = dumps(build_op("sls", **fig10())[0])
+    bad = tmp_path / "bad.gv"
+    bad.write_text(good.replace("single:e:1", "single:e:0"))
+    assert main(["run", str(bad), "-t", "A=west0479", "-t", "B=random:1.0:0:479x4"]) == 1
+    err = capsys.readouterr().err
+    assert "layer 2 has 0 lanes; a layer needs lanes >= 1" in err and err.count("\n") == 1
+    cfg = sls_config()
+    cfg.streams[-2] = Alu("pos", "e", "+", "row", 100)  # past the table's 24 values
+    graph = tmu_graph(cfg, out="Z", shape=(2, 4), program=SLS, formats={"A": "ds", "B": "dd"})
+    tensors = fig10()
+    with pytest.raises(SimulationError) as info:
+        simulate(graph, tensors, engine="reference")
+    text = str(info.value)
+    assert "mem stream v reads B.vals at an index outside the array" in text
+    assert "\n" not in text
+
+
+SLS = "ite: b = pop; e = pop; v = pop; out[b, e] += v"
+
+
+@pytest.mark.parametrize("op", OPS)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), rows=st.integers(1, 6), cols=st.integers(1, 6),
+       dim=st.integers(1, 4), density=st.floats(0.0, 0.8), lanes=st.integers(1, 3),
+       fifo=st.sampled_from([None, 3, 4, 7]))
+def test_engines_agree_token_for_token_and_cycle_for_cycle(op, seed, rows, cols, dim, density,
+                                                          lanes, fifo):
+    A, B, X = random_inputs(op, seed, rows, cols, dim, density, 2)
+    lanes = 1 if op == "mp" else lanes
+    if op == "mp" and fifo is not None:
+        fifo = max(fifo, dim)
+    runs = [run_op(op, A, B, X, engine, blk=2, lanes=lanes, fifo=fifo) for engine in ENGINES]
+    ref, fast = runs
+    assert ref.cycles == fast.cycles
+    for bid in ref.blocks:
+        a, b = ref.blocks[bid], fast.blocks[bid]
+        assert (a.busy, a.idle, a.stalled, a.details) == (b.busy, b.idle, b.stalled, b.details)
+    assert [s.tokens for s in ref.streams] == [s.tokens for s in fast.streams]
+    np.testing.assert_array_equal(ref.outputs["Z"].to_dense(), fast.outputs["Z"].to_dense())
+    np.testing.assert_allclose(ref.outputs["Z"].to_dense(), reference(op, A, B, X, blk=2),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_fifo_shallower_than_a_vector_is_a_one_line_error():
+    from sam.errors import SimulationError
+
+    tensors = fig10()
+    graph, t = build_op("sls", tensors["A"], tensors["B"], lanes=4)
+    with pytest.raises(SimulationError) as info:
+        simulate(graph, t, engine="reference", fifo_depth=2)
+    text = str(info.value)
+    assert "raise --fifo-depth to at least the lane count" in text and "\n" not in text

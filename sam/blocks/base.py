@@ -200,6 +200,10 @@ class Block:
         """Input ports whose tokens the block discards (the engine never bounds them)."""
         return []
 
+    def error_text(self, code: int, st: np.ndarray) -> str:
+        """What the kernel's error ``code`` means (``st``: its state, for details)."""
+        return self.errors.get(code, f"error {code}")
+
     def picture_lines(self) -> list[str]:
         """Lines a picture writes in this block's node instead of its label (none: the label;
         a TMU lists its layers)."""

@@ -71,7 +71,7 @@ from sam.sim.wires import (
 
 # Program header slots.
 H_L, H_S, H_NT, H_W, H_MODE, H_OFF_LAYER, H_OFF_TU, H_OFF_STREAM, H_OFF_RULE, H_OFF_EV = range(10)
-H_OFF_ARR, H_W_MASK, H_W_STAT, H_W_LAST, H_NPORTS = range(10, 15)
+H_OFF_ARR, H_W_MASK, H_W_STAT, H_W_LAST, H_NPORTS, H_W_STEP = range(10, 16)
 HEADER = 16
 LREC, TREC, SREC, RREC = 6, 8, 10, 4
 # Stream types, operand kinds, ALU ops, layer kinds, rule types.
@@ -410,8 +410,13 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             ci += 1
         has_d = lo + di < hi
         has_c = lo + ci < hi
-        need = ev_k == 1 and ev_l == nl - 1 and st[NFIRE] == 0
+        # A layer takes at most one step per cycle: an outer step without rules overlaps the
+        # work before it (in cycle t - 1) unless its layer already stepped then.
+        step_at = prog[H_W_STEP] + ev_l
+        need = ev_k == 1 and st[NFIRE] == 0 and (ev_l == nl - 1 or t - 1 <= work[step_at])
         if not has_d and not has_c and not need:
+            if ev_k == 1:
+                work[step_at] = t - 1
             st[PHASE] = st[AFTER]
             st[DEPTH] = st[AFTER_D]
             continue
@@ -448,6 +453,8 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
         st[STALL] += t_out - t
         st[BUSY] += 1
         st[T] = t_out + 1
+        if ev_k == 1 and st[NFIRE] == 0:
+            work[step_at] = t_out
         st[NFIRE] += 1
         if has_d:
             rr = prog[H_OFF_RULE] + (lo + di) * RREC
@@ -588,7 +595,8 @@ def compile_config(cfg: TmuConfig, tensors: Mapping[str, Tensor], where: str = "
     header = {H_L: nl, H_S: ns, H_NT: nt, H_W: nw, H_MODE: MODE_SAM if cfg.mode == "sam"
               else MODE_DAE, H_OFF_LAYER: off_layer, H_OFF_TU: off_tu, H_OFF_STREAM: off_stream,
               H_OFF_RULE: off_rule, H_OFF_EV: off_ev, H_OFF_ARR: off_arr, H_W_MASK: w_mask,
-              H_W_STAT: w_stat, H_W_LAST: w_last, H_NPORTS: nports}
+              H_W_STAT: w_stat, H_W_LAST: w_last, H_NPORTS: nports,
+              H_W_STEP: w_last + nports}
     for k, v in header.items():
         prog[k] = v
     for base, recs, width in ((off_layer, lrecs, LREC), (off_tu, trecs, TREC),
@@ -603,7 +611,8 @@ def compile_config(cfg: TmuConfig, tensors: Mapping[str, Tensor], where: str = "
         prog[off_arr + 2 * k + 1] = len(arr)
         offset += len(arr)
     pool = np.concatenate(arrays) if arrays else np.zeros(1, np.float64)
-    work = np.zeros(w_last + nports, np.int64)
+    work = np.zeros(w_last + nports + nl, np.int64)
+    work[w_last + nports:] = -2  # the cycle of each layer's last step: none yet
     return Compiled(prog, work, pool, np.zeros(max(1, ns * nw), np.float64))
 
 
@@ -666,6 +675,19 @@ class Tmu(Block):
             out[f"lane.{lane}.active"] = int(work[q + 4 + 2 * lane])
             out[f"lane.{lane}.masked"] = int(work[q + 4 + 2 * lane + 1])
         return out
+
+    def error_text(self, code: int, st: np.ndarray) -> str:
+        if code == ERR_RANGE:
+            names = self.config.all_streams()
+            k = int(st[ERR_DATA])
+            if 0 <= k < len(names):
+                s = next((x for x in self.config.streams if x.name == names[k][0]), None)
+                if isinstance(s, Mem):
+                    return (f"mem stream {s.name} reads {s.array} at an index outside the "
+                            f"array; check its index stream {s.index} and the bound tensors")
+                if isinstance(s, Alu):
+                    return f"alu stream {s.name} divides by zero"
+        return super().error_text(code, st)
 
     def picture_lines(self) -> list[str]:
         """The TMU as one node: its mode, then one line per layer (kind, TUs with their ranges,

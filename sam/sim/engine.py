@@ -379,7 +379,7 @@ class Simulation:
         st = run.st
         code = int(st[W.ERR])
         block = run.block
-        what = block.errors.get(code, f"error {code}")
+        what = block.error_text(code, st)
         port_idx = int(st[W.ERR_PORT])
         ports = block.inputs()
         port = ports[port_idx] if 0 <= port_idx < len(ports) else None
