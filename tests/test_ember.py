@@ -217,9 +217,15 @@ def test_unbound_and_misnamed_inputs_are_refused():
         run_module(c.dlc, {"arg0": np.array([0, 1]), "arg1": np.array([0])})
 
 
-def test_out_of_bounds_lookup_is_refused():
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_out_of_bounds_lookup_is_refused(level):
     with pytest.raises(EmberError, match="out of the bounds"):
-        run_module(compiled("eb_scf", 0, 2).dlc, dict(FIG10, arg1=np.array([0, 2, 9])))
+        run_module(compiled("eb_scf", level, 2).dlc, dict(FIG10, arg1=np.array([0, 2, 9])))
+
+
+def test_non_integer_indices_are_refused():
+    with pytest.raises(EmberError, match="non-integer values"):
+        run_module(compiled("eb_scf", 0, 2).dlc, dict(FIG10, arg1=np.array([0, 2.5, 5])))
 
 
 def test_pipeline_refuses_slc_input():

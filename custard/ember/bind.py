@@ -52,7 +52,12 @@ def bind(fn: FuncOp, tensors: dict[str, np.ndarray]) -> list[Any]:
         t = a.type
         if name not in tensors or not isinstance(t, MemRefType):
             continue
-        arr = np.array(tensors[name], dtype=_dtype(t), copy=True)
+        raw = np.asarray(tensors[name])
+        if _dtype(t) is np.int64 and raw.size and raw.dtype.kind == "f" and \
+                not np.array_equal(raw, np.round(raw)):
+            raise EmberError(f"argument {name} ({t}) holds indices but its array has "
+                             "non-integer values; give integers")
+        arr = np.array(raw, dtype=_dtype(t), copy=True)
         rank = len(t.get_shape())
         if arr.ndim != rank:
             raise EmberError(f"argument {name} is a rank-{rank} memref ({t}) but its array has "

@@ -66,16 +66,23 @@ def _np_dtype(elem: Any) -> Any:
 def _gather(mem: np.ndarray, idx: list[Any], mask: np.ndarray | None, n: int,
             vector_last: bool) -> np.ndarray:
     """Lanes of ``mem[idx]``: a vector index gives the lanes; a scalar last index with
-    ``vector_last`` gives ``n`` contiguous lanes; masked-off and out-of-bound lanes are 0."""
+    ``vector_last`` gives ``n`` contiguous lanes; masked-off lanes are 0, and so are lanes past
+    the last dimension's bound when there is no mask (the loop's boundary). An active lane
+    out of the bounds otherwise is an error."""
     cols = [np.full(n, v, dtype=np.int64) if np.isscalar(v) or np.ndim(v) == 0
             else np.asarray(v, dtype=np.int64) for v in idx]
     if vector_last and (np.isscalar(idx[-1]) or np.ndim(idx[-1]) == 0):
         cols[-1] = _lanes(int(idx[-1]), n)
-    ok = np.ones(n, dtype=bool)
+    on = np.ones(n, dtype=bool) if mask is None else np.asarray(mask, dtype=bool).copy()
+    if mask is None:
+        on &= cols[-1] < mem.shape[-1]
+    ok = on.copy()
     for d, c in enumerate(cols):
         ok &= (c >= 0) & (c < mem.shape[d])
-    if mask is not None:
-        ok &= np.asarray(mask, dtype=bool)
+    if (on & ~ok).any():
+        bad = tuple(int(c[np.argmax(on & ~ok)]) for c in cols)
+        raise EmberError(f"a vector load reads index {bad} out of the bounds {mem.shape} of "
+                         "its memref; check the inputs (pointers, indices, sizes)")
     out = np.zeros(n, dtype=mem.dtype)
     if ok.any():
         out[ok] = mem[tuple(c[ok] for c in cols)]
