@@ -105,12 +105,11 @@ class _Decoupler:
                 seen.add(self.signature(op))
         child: scf.ForOp | None = None
         pending: list[Operation] = []
-        produced: set[SSAValue] = set()
         for op in body:
             if child is None and isinstance(op, scf.ForOp) and \
                     self.is_candidate(op, mapping, seen):
                 child = op
-                self.flush(block, pending, mapping, produced)
+                self.flush(block, pending, mapping)
                 block.add_op(self.convert(op, mapping, seen))
                 continue
             new = self.as_stream(op, mapping)
@@ -122,7 +121,7 @@ class _Decoupler:
         if child is None:
             block.insert_op_before(slcvec.VectorizeForOp.build(), block.first_op) \
                 if block.first_op else block.add_op(slcvec.VectorizeForOp.build())
-        self.flush(block, pending, mapping, produced)
+        self.flush(block, pending, mapping)
         block.add_op(slc.YieldOp.build(operands=[[]]))
         return slc.ForOp.build(operands=[lb, ub, st, []], result_types=[[]],
                                regions=[Region(block)])
@@ -139,8 +138,8 @@ class _Decoupler:
                 return slc.AluStreamOp(_ALU[op.name], a, b)
         return None
 
-    def flush(self, block: Block, pending: list[Operation], mapping: dict[SSAValue, SSAValue],
-              produced: set[SSAValue]) -> None:
+    def flush(self, block: Block, pending: list[Operation],
+              mapping: dict[SSAValue, SSAValue]) -> None:
         """Wrap the pending compute ops into one callback at the end of ``block``."""
         if not pending:
             return
@@ -165,7 +164,6 @@ class _Decoupler:
                             "instead)")
         for op in pending:
             cb_block.add_op(op.clone(value_mapper=vmap))
-        produced |= inside
         block.add_op(slc.CallbackOp.build(result_types=[[]], regions=[Region(cb_block)]))
         pending.clear()
 
