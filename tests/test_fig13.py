@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from custard.reproduce import reproduce
-from custard.reproduce import fig13
+from custard.reproduce import fig13, reproduce
 
 
 @pytest.fixture(scope="module")

@@ -240,7 +240,7 @@ def reserve_all(w, st, optr, ochan, t):
     return t_out
 
 
-@jitable
+@jitable(inline=True)
 def settled(w, st, c, t):
     """Whether every token of feedback channel ``c`` arriving by cycle ``t`` is known: the
     channel holds one (the head, to take) or no token not yet pushed can arrive by ``t`` (its
