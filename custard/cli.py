@@ -62,6 +62,9 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
   -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
   -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
   -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
+  -s=skip(B,c)  --skip        coordinate skipping (Sec. 4.2): the intersecters of B and c (or,
+                              --skip, all) send their compressed scanners skips (back edges
+                              type="crd" comment="skip-B")
   default: order of first appearance (result first), adjusted so that every tensor is read
            in its mode order (custard.api.default_order); with the default formats
            X(i,j)=B(i,k)*C(k,j) loops i,k,j
