@@ -318,3 +318,25 @@ def test_skipping_pays_on_long_runs():
     tensors = {"b": Tensor.from_dense(b, "s"), "c": Tensor.from_dense(c, "s")}
     fast, slow = _run_both(vec_mul(True, 2), vec_mul(False, 2), tensors, b * c, None)
     assert fast * 10 < slow
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_worked_example_of_the_timing_model(engine):
+    """docs/timing-model.md: b = 1..8 at coordinates 0..7, c one nonzero at 7."""
+    b = np.zeros(10)
+    b[:8] = np.arange(1, 9)
+    c = np.zeros(10)
+    c[7] = 2.0
+    tensors = {"b": Tensor.from_dense(b, "s"), "c": Tensor.from_dense(c, "s")}
+    got = {}
+    for skip in (False, True):
+        r = simulate(vec_mul(skip, 2), tensors, engine=engine)
+        np.testing.assert_array_equal(r.outputs["x"].to_dense(), b * c)
+        stats = {s.label: s for s in r.blocks.values()}
+        scan_b, inter = stats["scan i: b0 (compressed)"], stats["intersect i"]
+        got[skip] = (r.cycles, scan_b.busy, scan_b.tokens_out["data"] // 2, inter.finished)
+    # plain: b emits 0..7, S0, D (10 firings); the intersecter's last firing (D) is in cycle 10
+    assert got[False] == (14, 10, 8, 11)
+    # skipping: b emits 0 and 1, takes skip 7 in cycle 2 and emits 7, then S0, D; the
+    # intersecter drops 0 (sends 7) and 1, matches 7 in cycle 3, S0 in 4, D in 5
+    assert got[True] == (9, 5, 3, 6)
