@@ -8,6 +8,11 @@ level, and merge them fiber by fiber; both emit one coordinate stream and m refe
 * The **unioner** emits the smallest coordinate present, with the references of the inputs that
   hold it and the empty token ``N`` on the others (Figure 5).
 
+An intersecter may also send skips (coordinate skipping, Sec. 4.2): a ``crd`` output
+``skip-B`` per operand B, fed back to B's scanner. A firing that drops B's coordinate sends the
+coordinate B must reach (the largest head) or, when another input has ended the fiber, a stop;
+each at most once per fiber and value (docs/timing-model.md rule 11).
+
 Stop tokens must line up across inputs (same level), as must the done token; each reference
 stream must line up with its coordinate stream, and the coordinates of every fiber must be
 strictly increasing (a malformed input is an error, not a wrong stream). One firing per cycle,

@@ -10,6 +10,10 @@ Timing, per fiber of length L: the cycle that takes the reference emits the firs
 L-1 more cycles emit the rest, and one cycle emits the closing stop (it needs the next input
 token to know its level). An empty fiber costs a cycle to take the reference and one for its stop.
 
+A scanner an intersecter sends skips to (a ``crd`` edge into it: its feedback input
+``crd:skip``, Sec. 4.2) takes at most one skip per firing that emits a coordinate and jumps ahead
+in the same firing (:mod:`sam.blocks.skipping`; docs/timing-model.md rules 10-11).
+
 A non-unique level (``format=compressed_nonunique`` / ``singleton_nonunique``) is scanned
 *deduplicated*: the scanner walks the level's runs (:func:`formats.levels.walk_levels`), emitting
 each distinct coordinate of a fiber once with its run number as the reference, and the singleton
