@@ -44,6 +44,8 @@ def assemble_outputs(
             vals = block.recorded(run.st, run.mem)["vals"]
             outputs[block.tensor] = stored_result(graph, block.tensor, vals, inputs)
 
+    for run in runs.values():  # blocks that build their output themselves (execute)
+        outputs.update(run.block.results(run.st, run.mem, inputs))
     for name, parts in by_tensor.items():
         fmt = graph.formats.get(name)
         if "vals" not in parts:
