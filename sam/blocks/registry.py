@@ -5,6 +5,15 @@ from __future__ import annotations
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.blocks.base import BLOCK_TYPES, make_block
+from sam.blocks.bitvectors import (
+    BitvectorChunker,
+    BitvectorConverter,
+    BitvectorIntersecter,
+    BitvectorScanner,
+    BitvectorToCrd,
+    BitvectorUnioner,
+    BitvectorWriter,
+)
 from sam.blocks.broadcast import Broadcast
 from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
@@ -14,6 +23,7 @@ from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
+from sam.blocks.splits import Flatten, Split
 from sam.blocks.writers import LevelWriter
 
 BLOCK_TYPES.update({
@@ -34,6 +44,9 @@ BLOCK_TYPES.update({
     "crdrepeat": CoordinateRepeater,
     "crdhold": CrdHold,
     "vectorreducer": VectorReducer,
+    **{cls.dot_type: cls for cls in (
+        BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
+        BitvectorUnioner, BitvectorToCrd, BitvectorWriter, Split, Flatten)},
     **ALU_TYPES,
 })
 
