@@ -376,10 +376,11 @@ def bvchunk(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
+        lv = hdata(w, cin) if k == STOP else 0
         a = fire(st, t_in, t_out)
         pop(w, cin, t_out)
-        push(w, optr, ochan, 0, k, hdata(w, cin) if k == STOP else 0, a)
-        push(w, optr, ochan, 1, k, hdata(w, cin) if k == STOP else 0, a)
+        push(w, optr, ochan, 0, k, lv, a)
+        push(w, optr, ochan, 1, k, lv, a)
         if k == DONE:
             st[DONE_T] = t_out
             st[STATUS] = 1
