@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from custard.bitvectors import use_bitvector_blocks
 from custard.lower import lower
 from custard.schedule import (
     PARALLELIZE_ATTR,
@@ -448,7 +449,7 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = lower(lowered, seq, fmts, ranges)
+        graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges))
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)

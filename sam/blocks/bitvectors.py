@@ -11,7 +11,8 @@ Blocks (one firing per cycle, at most one token in and out per port):
 
 * **bitvector level scanner** (``bvlookup``): per input reference the W words of that fiber of a
   bitvector level (zero words included), each with its running popcount; one word per cycle,
-  then the stop (as the level scanner, Def. 3.1).
+  then the stop (as the level scanner, Def. 3.1). An empty reference ``N`` gives W zero words
+  (reference 0), so bitvector streams of one index variable stay word-aligned.
 * **bitvector converter** (``crdtobv``, Def. 4.2): a coordinate stream into words of ``width``
   bits, ``ceil(size / width)`` per fiber (one word per fiber when ``width >= size``). One cycle
   per coordinate taken, one per word emitted, one per stop.
@@ -109,8 +110,8 @@ def next_bit(x, k, width):
 
 # ----------------------------------------------------------------------------- level scanner
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
-BVSCAN = State(wpf=0, pos=0, end=0, phase=NEED_REF)
-WPF, POS, END, PHASE = BVSCAN.slots
+BVSCAN = State(wpf=0, pos=0, end=0, phase=NEED_REF, zero=0)
+WPF, POS, END, PHASE, ZERO = BVSCAN.slots
 ERR_RANGE = 1
 
 
@@ -128,8 +129,12 @@ def bvscan(w, st, fst, ins, optr, ochan, words, ranks, m2, m3, f0, f1):
                 return blocked(t_out)
             pos = st[POS]
             a = fire(st, t, t_out)
-            push(w, optr, ochan, 0, DATA, words[pos], a)
-            push(w, optr, ochan, 1, DATA, ranks[pos], a)
+            if st[ZERO] == 1:
+                push(w, optr, ochan, 0, DATA, 0, a)
+                push(w, optr, ochan, 1, DATA, 0, a)
+            else:
+                push(w, optr, ochan, 0, DATA, words[pos], a)
+                push(w, optr, ochan, 1, DATA, ranks[pos], a)
             st[POS] = pos + 1
             if pos + 1 == st[END]:
                 st[PHASE] = CLOSE
@@ -141,7 +146,8 @@ def bvscan(w, st, fst, ins, optr, ochan, words, ranks, m2, m3, f0, f1):
         r = hdata(w, cin)
         if phase == NEED_REF and (k == DATA or k == EMPTY):
             start = 0
-            end = 0
+            end = st[WPF]  # an empty reference: a fiber of zero words, aligned with the others
+            st[ZERO] = 1 if k == EMPTY else 0
             if k == DATA:
                 start = r * st[WPF]
                 end = start + st[WPF]
@@ -157,8 +163,8 @@ def bvscan(w, st, fst, ins, optr, ochan, words, ranks, m2, m3, f0, f1):
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
-            push(w, optr, ochan, 0, DATA, words[start], a)
-            push(w, optr, ochan, 1, DATA, ranks[start], a)
+            push(w, optr, ochan, 0, DATA, 0 if k == EMPTY else words[start], a)
+            push(w, optr, ochan, 1, DATA, 0 if k == EMPTY else ranks[start], a)
             st[POS] = start + 1
             st[END] = end
             st[PHASE] = IN_FIBER if start + 1 < end else CLOSE

@@ -194,7 +194,8 @@ def _index_sizes(graph: Graph, inputs: Mapping[str, Tensor]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for block in graph.blocks.values():
         ivar = block.attrs.get("index")
-        if block.dot_type in ("fiberlookup", "locate") and ivar and block.tensor in inputs:
+        if block.dot_type in ("fiberlookup", "bvlookup", "locate") and ivar \
+                and block.tensor in inputs:
             tensor = inputs[block.tensor]
             try:
                 mode = int(block.attrs.get("mode", ""))
