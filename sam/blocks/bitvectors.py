@@ -78,6 +78,8 @@ def bits_below(k):
     """The word with bits ``0..k-1`` set (k in 0..64)."""
     if k >= 64:
         return -1
+    if k == 63:
+        return LOW_BITS
     return (1 << k) - 1
 
 
