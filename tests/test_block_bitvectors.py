@@ -12,6 +12,7 @@ from formats import Tensor
 from sam.blocks.bitvectors import (
     BitvectorChunker,
     BitvectorConverter,
+    BitvectorDropper,
     BitvectorIntersecter,
     BitvectorScanner,
     BitvectorToCrd,
@@ -40,7 +41,7 @@ FIG6_REF = "0, 2, 3, S0, D"
 
 def test_registered() -> None:
     for name in ("bvlookup", "crdtobv", "bvchunk", "bvintersect", "bvunion", "bvtocrd",
-                 "bvwrite", "split", "flatten"):
+                 "bvwrite", "bvdrop", "split", "flatten"):
         assert name in BLOCK_TYPES
 
 
@@ -191,3 +192,60 @@ def test_split_flatten_round_trip(tree, s: int, orig: str) -> None:
                                 {"crd:outer": parts["crd:outer"],
                                  "crd:inner": parts["crd:inner"]})
     assert back["crd"] == crd
+
+
+# ----------------------------------------------------------------------------- bvdrop
+def _tree_streams(fibers: list[list[tuple[int, list[list[int]]]]]) -> tuple[str, str]:
+    """Outer and inner bv streams of outer fibers; each outer fiber is a list of (word, inner
+    fibers of its set bits), each inner fiber a list of words. The outer fibers are siblings
+    (closed by S0, the last by S1); an inner fiber closes with S0, the last one of an outer
+    fiber with the outer stop plus one (a bare stop when the outer fiber has no bits)."""
+    outer: list[str] = []
+    inner: list[str] = []
+    for k, fiber in enumerate(fibers):
+        level = 1 if k == len(fibers) - 1 else 0
+        children = [f for _, fs in fiber for f in fs]
+        outer += [str(wd) for wd, _ in fiber] + [f"S{level}"]
+        for j, child in enumerate(children):
+            inner += [str(x) for x in child]
+            inner.append(f"S{level + 1}" if j == len(children) - 1 else "S0")
+        if not children:
+            inner.append(f"S{level + 1}")
+    return ", ".join(outer + ["D"]), ", ".join(inner + ["D"])
+
+
+def test_bitvector_dropper_examples() -> None:
+    out = same_on_both_engines(lambda: BitvectorDropper("d"),
+                               {"bv:outer": "5, S0, D", "bv:inner": "0, S0, 2, S1, D"})
+    assert out["bv:outer"] == words("0100, S0, D") and out["bv:inner"] == "2, S1, D"
+    out = same_on_both_engines(lambda: BitvectorDropper("d"),
+                               {"bv:outer": "1, 1, S0, D", "bv:inner": "0, 0, S0, 0, 3, S1, D"})
+    assert out["bv:outer"] == "0, 1, S0, D" and out["bv:inner"] == "0, 3, S1, D"
+    with pytest.raises(SimulationError, match="one fiber per set outer bit"):
+        run_block(BitvectorDropper("d"), {"bv:outer": "1, S0, D", "bv:inner": "S1, D"})
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_bitvector_dropper_against_reference(data) -> None:
+    w_in = data.draw(st.integers(1, 3))
+    inner_word = st.sampled_from([0, 0, 1, 6, -(2 ** 63)])
+    fibers = data.draw(st.lists(st.lists(st.integers(0, 2 ** 6 - 1), min_size=1, max_size=2),
+                                min_size=1, max_size=3))
+    tree = []
+    for fiber in fibers:
+        tree.append([(wd, [data.draw(st.lists(inner_word, min_size=w_in, max_size=w_in))
+                           for k in range(64) if wd >> k & 1]) for wd in fiber])
+    kept = []
+    for fiber in tree:
+        row = []
+        for wd, fs in fiber:
+            bits = [k for k in range(64) if wd >> k & 1]
+            keep = [(k, f) for k, f in zip(bits, fs, strict=True) if any(f)]
+            row.append((sum(1 << k for k, _ in keep), [f for _, f in keep]))
+        kept.append(row)
+    o_in, i_in = _tree_streams(tree)
+    o_want, i_want = _tree_streams(kept)
+    out = same_on_both_engines(lambda: BitvectorDropper("d"),
+                               {"bv:outer": o_in, "bv:inner": i_in})
+    assert out["bv:outer"] == o_want and out["bv:inner"] == i_want

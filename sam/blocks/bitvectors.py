@@ -40,6 +40,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, LevelBlock, Memories, Port
+from sam.blocks.droppers import merge_empty
 from sam.blocks.writers import LevelWriter
 from sam.errors import GraphError
 from sam.sim.jit import jitable
@@ -52,6 +53,7 @@ from sam.sim.kernel import (
     fire,
     kernel,
     need_memory,
+    reserve,
     reserve_all,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
@@ -712,3 +714,175 @@ class BitvectorWriter(LevelWriter):
 
     def label(self) -> str:
         return f"bvwrite {self.attrs.get('index', '')}: {self.tensor}{self.attrs.get('mode')}"
+
+
+# ----------------------------------------------------------------------------- dropper
+NEED_OUTER, BITS = 0, 1
+BVDROP = State(ophase=NEED_OUTER, oword=0, obit=0, obits=0, kept=0, zeros=0, words=0, held=-1)
+OPHASE, OWORD, OBIT, OBITS, KEPT, ZEROS, IWORDS, DHELD = BVDROP.slots
+ERR_DROP_ALIGN = 1
+
+
+@jitable
+def reserve_ports(w, st, optr, ochan, p0, p1, t):
+    """Room on output ``p0`` and, when ``p1 >= 0``, on ``p1`` (a negative code if none)."""
+    t_out = reserve(w, st, optr, ochan, p0, t)
+    if t_out < 0 or p1 < 0:
+        return t_out
+    t2 = reserve(w, st, optr, ochan, p1, t_out)
+    return t2
+
+
+@kernel
+def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Bitvector dropper: input 0 the outer words, input 1 the inner fibers (one per set outer
+    bit); output 0 the outer words with the bits of empty inner fibers cleared, output 1 the
+    nonempty inner fibers (their stops merged as the coordinate dropper merges them)."""
+    co = ins[0]
+    ci = ins[1]
+    while st[STATUS] == 0:
+        t = st[T]
+        if st[OPHASE] == NEED_OUTER:
+            t_in = arrive(w, st, co, t)
+            if t_in == NOT_YET:
+                return RC_IN
+            k = hkind(w, co)
+            if k == DATA:
+                x = hdata(w, co)
+                if x == 0:
+                    t_out = reserve_ports(w, st, optr, ochan, 0, -1, t_in)
+                    if t_out < 0:
+                        return blocked(t_out)
+                    a = fire(st, t_in, t_out)
+                    push(w, optr, ochan, 0, DATA, 0, a)
+                    pop(w, co, t_out)
+                    continue
+                fire(st, t_in, t_in)
+                pop(w, co, t_in)
+                st[OWORD] = x
+                st[OBIT] = next_bit(x, 0, MAX_WIDTH)
+                st[OBITS] += 1
+                st[OPHASE] = BITS
+                continue
+            if k == EMPTY:
+                return fail(st, ERR_EMPTY, w, co, 0)
+            if k == STOP and st[OBITS] > 0:
+                t_out = reserve_ports(w, st, optr, ochan, 0, -1, t_in)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t_in, t_out)
+                push(w, optr, ochan, 0, STOP, hdata(w, co), a)
+                pop(w, co, t_out)
+                st[OBITS] = 0
+                continue
+            # An outer fiber without set bits (its inner stream holds a bare stop), or done.
+            t_in = arrive(w, st, ci, t_in)
+            if t_in == NOT_YET:
+                return RC_IN
+            ki = hkind(w, ci)
+            if (k == STOP and (ki != STOP or st[IWORDS] != 0)) or (k == DONE and ki != DONE):
+                return fail(st, ERR_DROP_ALIGN, w, ci, 1)
+            if k == DONE and st[DHELD] >= 0:
+                t_out = reserve_ports(w, st, optr, ochan, 1, -1, t_in)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t_in, t_out)
+                push(w, optr, ochan, 1, STOP, st[DHELD], a)
+                st[DHELD] = -1
+                continue
+            now = -1
+            if k == STOP:
+                now, held = merge_empty(st[DHELD], hdata(w, ci))
+            t_out = reserve_ports(w, st, optr, ochan, 0, 1 if (now >= 0 or k == DONE) else -1,
+                                  t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            if k == DONE:
+                push(w, optr, ochan, 0, DONE, 0, a)
+                push(w, optr, ochan, 1, DONE, 0, a)
+                st[DONE_T] = t_out
+                st[STATUS] = 1
+            else:
+                push(w, optr, ochan, 0, STOP, hdata(w, co), a)
+                if now >= 0:
+                    push(w, optr, ochan, 1, STOP, now, a)
+                st[DHELD] = held
+            pop(w, co, t_out)
+            pop(w, ci, t_out)
+            st[OBITS] = 0
+            continue
+        # BITS: the inner fiber of outer bit OBIT.
+        t_in = arrive(w, st, ci, t)
+        if t_in == NOT_YET:
+            return RC_IN
+        k = hkind(w, ci)
+        if k == DATA:
+            x = hdata(w, ci)
+            if st[KEPT] == 0 and x == 0:
+                fire(st, t_in, t_in)
+                pop(w, ci, t_in)
+                st[ZEROS] += 1
+                st[IWORDS] += 1
+                continue
+            t_out = reserve_ports(w, st, optr, ochan, 1, -1, t_in)
+            if t_out < 0:
+                return blocked(t_out)
+            a = fire(st, t_in, t_out)
+            if st[KEPT] == 0 and st[DHELD] >= 0:
+                push(w, optr, ochan, 1, STOP, st[DHELD], a)  # the fiber before is closed
+                st[DHELD] = -1
+            elif st[KEPT] == 0 and st[ZEROS] > 0:
+                push(w, optr, ochan, 1, DATA, 0, a)  # a held leading zero word
+                st[ZEROS] -= 1
+            else:
+                push(w, optr, ochan, 1, DATA, x, a)
+                pop(w, ci, t_out)
+                st[KEPT] = 1
+                st[IWORDS] += 1
+            continue
+        if k != STOP or st[IWORDS] == 0:
+            return fail(st, ERR_DROP_ALIGN, w, ci, 1)
+        c = hdata(w, ci)
+        now = -1
+        held = c
+        if st[KEPT] == 0:
+            now, held = merge_empty(st[DHELD], c)
+        nxt = next_bit(st[OWORD], st[OBIT] + 1, MAX_WIDTH)
+        t_out = reserve_ports(w, st, optr, ochan, 1 if now >= 0 else 0,
+                              0 if (now >= 0 and nxt >= MAX_WIDTH) else -1, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        pop(w, ci, t_out)
+        if st[KEPT] == 0:
+            st[OWORD] = st[OWORD] & ~bit(st[OBIT])
+        if now >= 0:
+            push(w, optr, ochan, 1, STOP, now, a)
+        st[DHELD] = held
+        st[KEPT] = 0
+        st[ZEROS] = 0
+        st[IWORDS] = 0
+        st[OBIT] = nxt
+        if nxt >= MAX_WIDTH:
+            push(w, optr, ochan, 0, DATA, st[OWORD], a)
+            st[OPHASE] = NEED_OUTER
+    return RC_DONE
+
+
+class BitvectorDropper(Block):
+    """Bitvector dropper (Sec. 4.3, as Def. 3.9 for bitvectors): clears the outer bits whose
+    inner fiber is empty and removes those fibers; DOT type ``bvdrop``."""
+
+    dot_type = "bvdrop"
+    family = "drop"
+    kernel = bvdrop
+    state = BVDROP
+    errors = {ERR_DROP_ALIGN: "the inner stream does not hold one fiber per set outer bit",
+              ERR_EMPTY: "an empty token (N) on a bitvector input"}
+
+    def inputs(self) -> list[Port]:
+        return [Port("bv", "outer"), Port("bv", "inner")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("bv", "outer", optional=True), Port("bv", "inner", optional=True)]

@@ -8,6 +8,7 @@ from sam.blocks.base import BLOCK_TYPES, make_block
 from sam.blocks.bitvectors import (
     BitvectorChunker,
     BitvectorConverter,
+    BitvectorDropper,
     BitvectorIntersecter,
     BitvectorScanner,
     BitvectorToCrd,
@@ -46,7 +47,7 @@ BLOCK_TYPES.update({
     "vectorreducer": VectorReducer,
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
-        BitvectorUnioner, BitvectorToCrd, BitvectorWriter, Split, Flatten)},
+        BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten)},
     **ALU_TYPES,
 })
 
