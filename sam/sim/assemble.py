@@ -190,8 +190,14 @@ def _output_shape(
 
 
 def _index_sizes(graph: Graph, inputs: Mapping[str, Tensor]) -> dict[str, int]:
-    """Dimension of each index variable, read off the scanners of the input tensors."""
+    """Dimension of each index variable, read off the scanners of the input tensors (and the
+    graph attribute ``dims="i0=32,i1=64"``, for variables no scanned tensor shows, such as the
+    levels a split block makes)."""
     sizes: dict[str, int] = {}
+    for part in filter(None, graph.attrs.get("dims", "").split(",")):
+        var, _, size = part.partition("=")
+        if size.strip().isdigit():
+            sizes[var.strip()] = int(size)
     for block in graph.blocks.values():
         ivar = block.attrs.get("index")
         if block.dot_type in ("fiberlookup", "bvlookup", "locate") and ivar \
