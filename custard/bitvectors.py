@@ -50,7 +50,7 @@ def _fresh_id(graph: Graph) -> str:
     return str(max(numbers, default=-1) + 1)
 
 
-def _repoint(edge: Edge, graph: Graph, *, src: str | None = None, src_port: str | None = None,
+def repoint(edge: Edge, graph: Graph, *, src: str | None = None, src_port: str | None = None,
              dst: str | None = None, dst_port: str | None = None) -> None:
     """Move one end (or both) of ``edge`` to another block's port."""
     if src is not None:
@@ -88,12 +88,12 @@ def _fuse_merge(graph: Graph, merge: Block) -> bool:
         graph.blocks[s] = _scanner(graph.blocks[s])
     for e in ins:
         if e.dst_port.kind == "crd":
-            _repoint(e, graph, src=e.src, src_port="bv", dst=merge.id,
+            repoint(e, graph, src=e.src, src_port="bv", dst=merge.id,
                      dst_port=f"bv:{e.dst_port.comment}")
         else:
-            _repoint(e, graph, src=e.src, dst=merge.id)
+            repoint(e, graph, src=e.src, dst=merge.id)
     for e in graph.outputs_of(merge.id):
-        _repoint(e, graph, src=merge.id)
+        repoint(e, graph, src=merge.id)
     return True
 
 
@@ -104,7 +104,7 @@ def _convert_scan(graph: Graph, block: Block, width: int) -> None:
     conv = graph.add(make_block(_fresh_id(graph), "bvtocrd",
                                 {"width": str(width), "index": block.attrs.get("index", "")}))
     for e in outs:
-        _repoint(e, graph, src=conv.id)
+        repoint(e, graph, src=conv.id)
     graph.connect(block.id, "bv", conv.id, "bv")
     graph.connect(block.id, "ref", conv.id, "ref")
 

@@ -1,5 +1,6 @@
-"""Stored iteration splitting (SAM paper Sec. 4.1; Figure 13's "Crd w/ split"): ``split(i,i0,i1,s)``
-with the split tensors stored pre-split.
+"""Iteration splitting (SAM paper Sec. 4.1; Figure 13's "Crd w/ split"): ``split(i,i0,i1,s)``,
+with the split tensors stored pre-split (``stored``, offline) or split by blocks as they are
+read (``online``); :func:`compile_split` selects.
 
 :func:`compile_stored_split` compiles an expression whose index variable ``i`` is split into
 chunk ids ``i0 = i // s`` and offsets ``i1 = i % s`` as a program (:mod:`sam.program`):
@@ -12,6 +13,13 @@ chunk ids ``i0 = i // s`` and offsets ``i1 = i % s`` as a program (:mod:`sam.pro
    (``i0`` directly outside ``i1`` in the loop order), compiled as usual, whose result levels
    ``i0, i1`` are joined back by a ``flatten`` block into the result's level ``i``.
 
+:func:`compile_online_split` compiles the same computation as one graph over the unsplit
+tensors: each operand's scanner of ``i`` feeds a ``split`` block (with references), whose chunk
+ids and ordinals take the place of the ``i0`` scanner, and a ``chunkselect`` block picks the
+inner fibers of the chunks the ``i0`` merge keeps out of the split's inner stream, in place of
+the ``i1`` scanner. Nothing is stored; every operand is read whole (the selector skips the
+unchosen chunks token by token), so the online split costs at least a full scan.
+
 ``i`` must be stored at the last level of every tensor it indexes (the levels below a split
 level would need their stops renumbered at chunk boundaries, not done here), and its size must be
 given (``dims={"i": N}``, TACO's ``-d=i:N``), since the split levels' sizes follow from it. Every
@@ -23,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from custard.bitvectors import use_bitvector_blocks
+from custard.bitvectors import repoint, use_bitvector_blocks
 from formats.format import Format
 from sam.errors import CompileError
 from sam.graph.builder import GraphBuilder
@@ -110,6 +118,17 @@ def compile_stored_split(expression: str, formats: Mapping[str, Format | str] | 
                          dims: Mapping[str, int] | None = None) -> Program:
     """Compile ``expression`` with ``split = (i, i0, i1, s)`` stored pre-split (module
     docstring): reformat phases, then the compute phase."""
+    var, outer, inner, s = split
+    compiled, split_tensors, sizes = _compute_graph(expression, formats, order, split, dims)
+    result = parse_expression(expression).lhs.name
+    phases = [reformat_graph(t, *split_tensors[t], var, outer, inner, s, sizes)
+              for t in split_tensors if t != result]
+    return Program([*phases, compiled])
+
+
+def _compute_graph(expression: str, formats: Mapping[str, Format | str] | None,
+                   order, split: tuple[str, str, str, int], dims: Mapping[str, int] | None):
+    """Checks, the split tensors and the compiled compute graph over them."""
     from custard.api import compile as compile_expr
 
     var, outer, inner, s = split
@@ -118,7 +137,7 @@ def compile_stored_split(expression: str, formats: Mapping[str, Format | str] | 
                            "positive integer")
     sizes = dict(dims or {})
     if var not in sizes:
-        raise CompileError(f"a stored split of {var} needs its size: give dims={{'{var}': N}} "
+        raise CompileError(f"a split of {var} needs its size: give dims={{'{var}': N}} "
                            f"(-d={var}:N)")
     assign = parse_expression(expression)
     formats = dict(formats or {})
@@ -128,15 +147,12 @@ def compile_stored_split(expression: str, formats: Mapping[str, Format | str] | 
             continue
         fmt = _format(formats.get(acc.name), len(acc.indices))
         if fmt.mode_order[-1] != acc.indices.index(var):
-            raise CompileError(f"a stored split of {var} needs {var} at the last level of "
+            raise CompileError(f"a split of {var} needs {var} at the last level of "
                                f"{acc.name} (format {fmt}); store {acc.name} with {var} last")
         split_tensors[acc.name] = (fmt, tuple(acc.indices))
     result = assign.lhs.name
     if result not in split_tensors:
-        raise CompileError(f"a stored split of {var} needs {var} among the result's indices")
-    inputs = [t for t in split_tensors if t != result]
-    phases = [reformat_graph(t, *split_tensors[t], var, outer, inner, s, sizes) for t in inputs]
-
+        raise CompileError(f"a split of {var} needs {var} among the result's indices")
     new_formats = {**formats}
     for t, (fmt, idx) in split_tensors.items():
         new_formats.pop(t, None)
@@ -146,13 +162,77 @@ def compile_stored_split(expression: str, formats: Mapping[str, Format | str] | 
                             new_formats, seq,
                             dims={k: v for k, v in sizes.items() if k != var})
     if not isinstance(compiled, Graph):
-        raise CompileError("a stored split of an expression that needs temporaries is not "
+        raise CompileError("a split of an expression that needs temporaries is not "
                            "supported; compute the temporary first")
     fmt_x, idx_x = split_tensors[result]
     _flatten_result(compiled, result, fmt_x, idx_x.index(var), var, s)
     compiled.attrs[DIMS_ATTR] = _dims(sizes, outer, inner, var, s)
     compiled.attrs.pop("expression", None)  # it names the split tensors, not the program's
-    return Program([*phases, compiled])
+    return compiled, split_tensors, sizes
+
+
+def compile_online_split(expression: str, formats: Mapping[str, Format | str] | None,
+                         order: str | list[str] | None, split: tuple[str, str, str, int], *,
+                         dims: Mapping[str, int] | None = None) -> Graph:
+    """Compile ``expression`` with ``split = (i, i0, i1, s)`` done online by split and chunk
+    selector blocks (module docstring): one graph over the unsplit tensors."""
+    from sam.blocks.base import make_block
+
+    var, outer, inner, s = split
+    graph, split_tensors, _ = _compute_graph(expression, formats, order, split, dims)
+    result = parse_expression(expression).lhs.name
+    for name, (fmt, idx) in split_tensors.items():
+        if name == result:
+            continue
+        mode = idx.index(var)
+        target = name + SUFFIX
+        scans = {b.attrs.get("mode"): b for b in graph.blocks.values()
+                 if b.dot_type == "fiberlookup" and b.tensor == target}
+        s0, s1 = scans.pop(str(mode)), scans.pop(str(mode + 1))
+        fresh = max((int(b) for b in graph.blocks if b.isdigit()), default=-1) + 1
+        scan = graph.add(make_block(str(fresh), "fiberlookup", {
+            "index": var, "tensor": name, "mode": str(mode), "src": "true",
+            "format": fmt.level_types[-1].name, "root": s0.attrs.get("root", "false")}))
+        cut = graph.add(make_block(str(fresh + 1), "split",
+                                   {"split": str(s), "orig_crd": "false"}))
+        pick = graph.add(make_block(str(fresh + 2), "chunkselect", {"index": inner}))
+        for e in list(graph.edges):
+            if e.dst == s0.id:
+                repoint(e, graph, dst=scan.id)
+            elif e.dst == s1.id:
+                repoint(e, graph, dst=pick.id, dst_port="ref")
+            elif e.src == s0.id:
+                repoint(e, graph, src=cut.id, src_port=f"{e.src_port.kind}:outer")
+            elif e.src == s1.id:
+                repoint(e, graph, src=pick.id)
+        graph.connect(scan.id, "crd", cut.id, "crd")
+        graph.connect(scan.id, "ref", cut.id, "ref")
+        graph.connect(cut.id, "crd:inner", pick.id, "crd:inner")
+        graph.connect(cut.id, "ref:inner", pick.id, "ref:inner")
+        del graph.blocks[s0.id], graph.blocks[s1.id]
+        for b in graph.blocks.values():  # the levels above i, and the values
+            if b.tensor == target:
+                b.attrs["tensor"] = name
+                m = b.attrs.get("mode", "")
+                if m.isdigit() and int(m) > mode + 1:
+                    b.attrs["mode"] = str(int(m) - 1)
+        graph.formats.pop(target, None)
+        graph.formats[name] = fmt
+    return use_bitvector_blocks(graph)
+
+
+def compile_split(expression: str, formats: Mapping[str, Format | str] | None,
+                  order: str | list[str] | None, split: tuple[str, str, str, int], *,
+                  dims: Mapping[str, int] | None = None, mode: str = "stored"
+                  ) -> Graph | Program:
+    """``split(i,i0,i1,s)`` stored pre-split (``mode="stored"``: a program whose reformat
+    phases report the offline cost) or split online (``mode="online"``: one graph)."""
+    if mode == "stored":
+        return compile_stored_split(expression, formats, order, split, dims=dims)
+    if mode == "online":
+        return compile_online_split(expression, formats, order, split, dims=dims)
+    raise CompileError(f"split mode {mode!r}: use stored (pre-split tensors) or online "
+                       "(split blocks)")
 
 
 def _order(order: str | list[str] | None, assign, var: str, outer: str, inner: str

@@ -24,7 +24,7 @@ from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
-from sam.blocks.splits import Flatten, Split
+from sam.blocks.splits import ChunkSelector, Flatten, Split
 from sam.blocks.writers import LevelWriter
 
 BLOCK_TYPES.update({
@@ -47,7 +47,8 @@ BLOCK_TYPES.update({
     "vectorreducer": VectorReducer,
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
-        BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten)},
+        BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
+        ChunkSelector)},
     **ALU_TYPES,
 })
 
