@@ -35,6 +35,7 @@ from custard.bitvectors import repoint, use_bitvector_blocks
 from formats.format import Format
 from sam.errors import CompileError
 from sam.graph.builder import GraphBuilder
+from sam.graph.implicit import DIMS
 from sam.graph.model import Graph
 from sam.notation.parse import parse_expression
 from sam.program import Program
@@ -42,7 +43,7 @@ from sam.program import Program
 #: Suffix of the pre-split copy of a tensor.
 SUFFIX = "__split"
 #: Graph attribute giving index variable sizes the tensors do not show (``i0=32,i1=64``).
-DIMS_ATTR = "dims"
+DIMS_ATTR = DIMS
 
 
 def _format(spec: Format | str | None, order: int) -> Format:
@@ -180,6 +181,7 @@ def compile_online_split(expression: str, formats: Mapping[str, Format | str] | 
 
     var, outer, inner, s = split
     graph, split_tensors, _ = _compute_graph(expression, formats, order, split, dims)
+    graph.attrs["expression"] = "".join(expression.split())  # it reads the unsplit tensors
     result = parse_expression(expression).lhs.name
     for name, (fmt, idx) in split_tensors.items():
         if name == result:
@@ -292,3 +294,36 @@ def _flatten_result(graph: Graph, result: str, fmt: Format, mode: int, var: str,
     graph.formats.pop(target, None)
     graph.formats[result] = fmt
     graph.formats = {k: v for k, v in graph.formats.items()}
+
+
+def compile_with_split_mode(expression: str, formats: Mapping[str, Format | str] | None,
+                            schedule: list[str], dims: Mapping[str, int] | None, mode: str
+                            ) -> Graph | Program:
+    """``custard compile ... -s=split(i,i0,i1,s) [-s=reorder(...)] --split-mode MODE``: the one
+    ``split`` of the schedule done ``stored`` or ``online`` (:func:`compile_split`); a
+    ``reorder`` gives the loop order (naming ``i`` or ``i0,i1``); other commands are refused."""
+    from custard.schedule import parse_directives
+
+    split: tuple[str, str, str, int] | None = None
+    order: list[str] | None = None
+    for text in schedule:
+        for d in parse_directives(text):
+            if d.name in ("split", "divide") and split is None and len(d.args) == 4:
+                if d.name == "divide" or not d.args[3].isdigit():
+                    raise CompileError(f"{d}: --split-mode takes split(i,i0,i1,S) with an "
+                                       "integer chunk size S")
+                split = (d.args[0], d.args[1], d.args[2], int(d.args[3]))
+            elif d.name == "reorder":
+                order = list(d.args)
+            else:
+                raise CompileError(f"{d}: --split-mode takes one split(i,i0,i1,S) and a "
+                                   "reorder only")
+    if split is None:
+        raise CompileError("--split-mode needs a schedule command split(i,i0,i1,S)")
+    if order is not None and split[1] in order:
+        k = order.index(split[1])
+        if order[k + 1: k + 2] != [split[2]]:
+            raise CompileError(f"--split-mode: {split[1]} must come directly before {split[2]} "
+                               "in the loop order")
+        order = order[:k] + [split[0]] + order[k + 2:]
+    return compile_split(expression, formats, order, split, dims=dims, mode=mode)

@@ -92,3 +92,24 @@ def test_online_split_costs_a_full_scan() -> None:
     for res in (stored, online):
         np.testing.assert_array_equal(res.outputs["x"].to_dense(), b * c)
     assert stored.phase_cycles[-1] < 40 < 200 < online.cycles
+
+
+def test_command_line_split_modes(tmp_path) -> None:
+    """``custard compile ... -s=split(i,i0,i1,S) -d=i:N --split-mode stored|online``."""
+    from custard.cli import graph_from_command_line
+
+    line = 'x(i)=b(i)*c(i) -f=c:b4 -s=split(i,i0,i1,8) -d=i:30 --split-mode {}'
+    stored = graph_from_command_line(line.format("stored"))
+    online = graph_from_command_line(line.format("online"))
+    assert len(stored.phases) == 3 and online.attrs["expression"] == "x(i)=b(i)*c(i)"
+    rng = np.random.default_rng(3)
+    b, c = sparse(rng, 30), sparse(rng, 30)
+    tensors = {"b": Tensor.from_dense(b), "c": Tensor.from_dense(c, "b4")}
+    for compiled in (stored, [online]):
+        res = run_program(compiled, tensors, engine="reference")
+        np.testing.assert_array_equal(res.outputs["x"].to_dense(), b * c)
+    with pytest.raises(CompileError, match="needs a schedule command split"):
+        graph_from_command_line("x(i)=b(i) -d=i:4 --split-mode online")
+    with pytest.raises(CompileError, match="one split"):
+        graph_from_command_line("x(i)=b(i) -s=split(i,i0,i1,2),fuse(i0,i1,f) -d=i:4 "
+                                "--split-mode online")
