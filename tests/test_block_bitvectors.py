@@ -22,7 +22,7 @@ from sam.blocks.bitvectors import (
     words_to_crd,
 )
 from sam.blocks.registry import BLOCK_TYPES
-from sam.blocks.splits import Flatten, Split
+from sam.blocks.splits import ChunkSelector, Flatten, Split
 from sam.errors import SimulationError
 from sam.sim.harness import run_block
 from sam.sim.tokens import parse_stream
@@ -41,7 +41,7 @@ FIG6_REF = "0, 2, 3, S0, D"
 
 def test_registered() -> None:
     for name in ("bvlookup", "crdtobv", "bvchunk", "bvintersect", "bvunion", "bvtocrd",
-                 "bvwrite", "bvdrop", "split", "flatten"):
+                 "bvwrite", "bvdrop", "split", "flatten", "chunkselect"):
         assert name in BLOCK_TYPES
 
 
@@ -249,3 +249,41 @@ def test_bitvector_dropper_against_reference(data) -> None:
     out = same_on_both_engines(lambda: BitvectorDropper("d"),
                                {"bv:outer": o_in, "bv:inner": i_in})
     assert out["bv:outer"] == o_want and out["bv:inner"] == i_want
+
+
+def test_split_with_references_and_chunk_selector() -> None:
+    out = same_on_both_engines(lambda: Split("0", {"split": "4"}),
+                               {"crd": "0, 2, 3, 9, 11, 12, S0, D",
+                                "ref": "0, 1, 2, 3, 4, 5, S0, D"})
+    assert out["ref:outer"] == "0, 1, 2, S0, D"  # chunk ordinals
+    assert out["ref:inner"] == "0, 1, 2, S0, 3, 4, S0, 5, S1, D"
+    inner = {"crd:inner": out["crd:inner"], "ref:inner": out["ref:inner"]}
+    for refs, crd, ref, cycles in [
+            ("0, 2, S0, D", "0, 2, 3, S0, 12, S1, D", "0, 1, 2, S0, 5, S1, D", 14),
+            ("1, S0, D", "9, 11, S1, D", "3, 4, S1, D", 12),
+            ("N, 2, S0, D", "S0, 12, S1, D", "S0, 5, S1, D", 14),
+            ("S0, D", "S1, D", "S1, D", 11)]:
+        got = same_on_both_engines(lambda: ChunkSelector("c"), {"ref": refs, **inner})
+        assert (got["crd"], got["ref"], got.st[2]) == (crd, ref, cycles), refs
+    with pytest.raises(SimulationError, match="must increase"):
+        run_block(ChunkSelector("c"), {"ref": "2, 1, S0, D", **inner})
+    with pytest.raises(SimulationError, match="past the split's last chunk"):
+        run_block(ChunkSelector("c"), {"ref": "5, S0, D", **inner})
+
+
+@settings(max_examples=30, deadline=None)
+@given(tree=trees(2, max_crd=30, max_fiber=6), s=st.integers(1, 7), data=st.data())
+def test_chunk_selector_picks_any_chunks(tree, s: int, data) -> None:
+    """Split a level (with references), choose chunks by ordinal, compare with the tree."""
+    crd = level_stream(tree, 1)
+    refs = level_stream([(c0, [(pos, 0.0) for pos in range(len(f))]) for c0, f in tree], 1)
+    parts = run_block(Split("s", {"split": str(s)}), {"crd": crd, "ref": refs})
+    chunks = [(k, [c for c, _ in f if c // s == q])
+              for k, (q, f) in enumerate((q, f) for _, f in tree
+                                          for q in sorted({c // s for c, _ in f}))]
+    chosen = sorted(data.draw(st.sets(st.sampled_from(range(len(chunks))))) if chunks else [])
+    want = level_stream([(k, [(c, 0.0) for c in chunks[k][1]]) for k in chosen], 1)
+    ins = {"ref": ", ".join([*map(str, chosen), "S0", "D"]), "crd:inner": parts["crd:inner"],
+           "ref:inner": parts["ref:inner"]}
+    got = same_on_both_engines(lambda: ChunkSelector("c"), ins)
+    assert got["crd"] == want
