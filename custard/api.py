@@ -450,6 +450,7 @@ class _Compilation:
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
         graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges))
+        _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)
@@ -561,3 +562,14 @@ def _same(a: Node, b: Node) -> bool:
         return False
     ca, cb = children(a), children(b)
     return len(ca) == len(cb) and all(_same(x, y) for x, y in zip(ca, cb, strict=True))
+
+
+def _add_skips(graph: Graph, schedule: Schedule, operands: set[str]) -> None:
+    """The schedule's ``skip`` commands whose tensors this graph reads (custard.skipping)."""
+    from custard.skipping import add_skip_edges
+
+    for names in schedule.skips:
+        if not names:
+            add_skip_edges(graph)
+        elif set(names) <= operands:
+            add_skip_edges(graph, names)

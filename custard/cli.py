@@ -105,6 +105,9 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-s", "--schedule", action="append", default=[], metavar="COMMANDS",
                    help="TACO scheduling commands, e.g. -s=reorder(k,i,j) or -s kij "
                    "(repeatable; default loop order: first appearance, adjusted to the formats)")
+    p.add_argument("--skip", action="store_true",
+                   help="coordinate skipping (SAM Sec. 4.2): every intersecter sends its "
+                   "compressed scanners skip streams (feedback edges; same as -s=skip())")
     p.add_argument("-d", "--dims", action="append", default=[], metavar="VAR:SIZE",
                    help="size of an index variable (-d=j:100, --dims j=100) or of a tensor's "
                    "modes (-d=A:10,20), for result indices that no operand has")
@@ -241,7 +244,8 @@ def result_from_args(args: argparse.Namespace):
 
         return compile_with_split_mode(expression, formats, list(args.schedule), dims,
                                        args.split_mode)
-    result = compile_expr(expression, formats, schedule=list(args.schedule), dims=dims,
+    skip = ["skip()"] if getattr(args, "skip", False) else []
+    result = compile_expr(expression, formats, schedule=list(args.schedule) + skip, dims=dims,
                           name=getattr(args, "name", None))
     if args.prefix is not None:
         from custard.api import graphs_of

@@ -23,6 +23,7 @@ REPRODUCE_EPILOG = """experiments:
   table1   SAM primitive counts of Table 1's expressions (Sec. 6.1)
   table2   Table 2's ablation: which TACO-website algorithms use each primitive (Sec. 6.2)
   fig12    SpM*SpM in six dataflow orders on Figure 12's data, vs the original (Sec. 6.3)
+  fig13    coordinate skipping on x(i)=b(i)*c(i): urandom, runs, blocks (Sec. 6.5)
   fig14    stream token breakdown of X(i,j)=B(i,j) (Sec. 6.4) and the Sec. 3.8 token bound
   all      every experiment above
 
@@ -47,7 +48,7 @@ def register(subparsers: Any) -> None:
                        "PASS/FAIL (Markdown).",
                        epilog=REPRODUCE_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", metavar="NAME", help="table1, table2, fig12, fig14 or all")
+    p.add_argument("name", metavar="NAME", help="table1, table2, fig12, fig13, fig14 or all")
     p.add_argument("-o", "--output", default="reproduce-out", metavar="DIR",
                    help="folder for the results (default: reproduce-out)")
     p.add_argument("--quick", action="store_true",

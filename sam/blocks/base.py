@@ -35,11 +35,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Port:
-    """A typed block port: ``kind`` is the stream kind, ``comment`` tells same-kind ports apart."""
+    """A typed block port: ``kind`` is the stream kind, ``comment`` tells same-kind ports apart.
+
+    A ``feedback`` input may close a cycle of the graph (coordinate skipping, SAM Sec. 4.2): the
+    block reads it only to learn what has arrived by the cycle it fires in, never waiting for a
+    token on it (docs/timing-model.md, "Feedback edges").
+    """
 
     kind: str
     comment: str = ""
     optional: bool = False
+    feedback: bool = False
 
     @property
     def name(self) -> str:

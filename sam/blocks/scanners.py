@@ -29,6 +29,7 @@ from formats.errors import FormatError
 from formats.levels import Level, level_named
 from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
+from sam.blocks.skipping import take_skip
 from sam.errors import GraphError
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
@@ -41,9 +42,10 @@ from sam.sim.kernel import (
     fire,
     kernel,
     reserve_all,
+    settled,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, htime, pop, push, ready
 
 # How a level is walked (Level.positions, Level.coordinates), as kernel parameters.
 STRIDE, SEGMENT, SINGLE = 0, 1, 2
@@ -52,8 +54,9 @@ OFFSET, STORED = 0, 1
 COORDINATE_RULES = {"offset": OFFSET, "stored": STORED}
 
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
-SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0, phase=NEED_REF)
-POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE = SCAN.slots
+SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0, phase=NEED_REF,
+             fib=0, sfib=0, skip_t=-1)
+POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, FIB, SFIB, SKIP_T = SCAN.slots
 
 ERR_RANGE = 1
 #: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
@@ -113,6 +116,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
     over ``size``, ``seg`` segments or a single position), its coordinates by the coordinates
     rule (offsets in the fiber, or ``crd``)."""
     cin = ins[0]
+    sk = ins[1] if ins.shape[0] > 1 else -1  # the skip stream, if any (feedback)
     while st[STATUS] == 0:
         t = st[T]
         phase = st[PHASE]
@@ -121,6 +125,18 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             t_out = reserve_all(w, st, optr, ochan, t)
             if t_out < 0:
                 return blocked(t_out)
+            if sk >= 0 and st[SKIP_T] < t_out:
+                # Coordinate skipping (Sec. 4.2): first take a skip that has arrived by now.
+                if not settled(w, st, sk, t_out):
+                    return RC_IN
+                if ready(w, sk) and htime(w, sk) <= t_out:
+                    st[SKIP_T] = t_out
+                    pos, st[SFIB] = take_skip(w, sk, t_out, st[COORDINATES] == STORED, crd,
+                                              st[POS], st[END], st[BASE], st[FIB], st[SFIB])
+                    st[POS] = pos
+                    if pos == st[END]:
+                        st[PHASE] = CLOSE  # the fiber ends here: its stop is next
+                        continue
             pos = st[POS]
             c = coordinate_at(st[COORDINATES], crd, pos, st[BASE])
             a = fire(st, t, t_out)
@@ -169,6 +185,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
                 a = fire(st, t_in, t_out)
                 push(w, optr, ochan, 0, STOP, 0, a)
                 push(w, optr, ochan, 1, STOP, 0, a)
+                st[FIB] += 1
                 st[PHASE] = NEED_REF
                 continue
             a = fire(st, t_in, t_out)
@@ -183,12 +200,14 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             pop(w, cin, t_out)
             push(w, optr, ochan, 0, STOP, r + 1, a)
             push(w, optr, ochan, 1, STOP, r + 1, a)
+            st[FIB] += 1
             st[PHASE] = NEED_REF
         else:
             # CLOSE followed by a new reference: the fiber ends with S0.
             a = fire(st, t_in, t_out)
             push(w, optr, ochan, 0, STOP, 0, a)
             push(w, optr, ochan, 1, STOP, 0, a)
+            st[FIB] += 1
             st[PHASE] = NEED_REF
     return RC_DONE
 
@@ -206,9 +225,25 @@ class LevelScanner(LevelBlock):
         ERR_RANGE: "reference out of range for the level being scanned",
     }
 
+    #: DOT comment of the skip edges into a scanner (``skip-B``: from the intersecter, for B)
+    SKIP_PREFIX = "skip"
+
+    def __init__(self, node_id, attrs=None) -> None:
+        super().__init__(node_id, attrs)
+        #: whether an intersecter sends this scanner skips (a ``crd`` edge into it, Sec. 4.2)
+        self.skipping = False
+
+    def declare_port(self, direction: str, kind: str, comment: str) -> None:
+        """A ``crd`` edge into a scanner is the skip stream of an intersecter."""
+        if direction == "in" and kind == "crd":
+            self.skipping = True
+
     def inputs(self) -> list[Port]:
         # A root scanner has no input edge: it reads the root reference stream ``0, D``.
-        return [Port("ref", optional=self.is_root)]
+        ports = [Port("ref", optional=self.is_root)]
+        if self.skipping:
+            ports.append(Port("crd", self.SKIP_PREFIX, feedback=True))
+        return ports
 
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True), Port("ref", optional=True)]

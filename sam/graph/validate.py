@@ -2,7 +2,8 @@
 
 * every input port takes exactly one stream (optional ones, such as a root scanner's, may take
   none); stream kinds match at both ends of every edge;
-* the graph has no cycle (feedback edges, e.g. coordinate skipping, are not supported yet);
+* the graph has no cycle, except through declared feedback inputs (``Port.feedback``: the skip
+  stream of a scanner, SAM Sec. 4.2), which the engine runs with per-channel time horizons;
 * graph attributes ``shape_X`` are shapes of the order of ``X``'s format;
 * every tensor mode a block names exists in the tensor's format (graph comment), and a scanner
   reads each level as the level format the comment stores it in, or as a ``full`` one (a dense
@@ -108,9 +109,11 @@ def _check_modes(graph: Graph) -> None:
 
 
 def _check_acyclic(graph: Graph) -> None:
+    """No cycle but through a declared feedback input (a scanner's skip stream, Sec. 4.2)."""
     succ: dict[str, list[str]] = {b: [] for b in graph.blocks}
     for e in graph.edges:
-        succ[e.src].append(e.dst)
+        if not e.dst_port.feedback:
+            succ[e.src].append(e.dst)
     state: dict[str, int] = {}
     for root in graph.blocks:
         if state.get(root):
@@ -129,7 +132,8 @@ def _check_acyclic(graph: Graph) -> None:
                     cycle = path[path.index(nxt):] + [nxt]
                     raise GraphError(
                         "the graph has a cycle " + " -> ".join(cycle)
-                        + "; SAM graphs must be acyclic (feedback edges are not supported)"
+                        + "; SAM graphs must be acyclic (only a declared feedback input, a "
+                        "scanner's skip stream, may close a cycle)"
                     )
                 if not state.get(nxt):
                     stack.append((nxt, 0))
