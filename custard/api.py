@@ -30,6 +30,7 @@ from itertools import pairwise
 
 from custard.bitvectors import use_bitvector_blocks
 from custard.lower import lower
+from custard.ragged import groups_in, shared_groups
 from custard.schedule import (
     PARALLELIZE_ATTR,
     Directive,
@@ -250,6 +251,7 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     name: str | None = None,
     schedule: str | Sequence[str] | None = None,
     dims: Mapping[str, int] | None = None,
+    shared: str | Sequence[Sequence[str] | str] | None = None,
 ) -> Graph | Program:
     """Compile ``expression`` (tensor index notation) to a SAM graph (see module docstring).
 
@@ -259,14 +261,18 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     listed variables); by default, order of first appearance adjusted to the formats
     (:func:`default_order`). ``schedule`` holds TACO scheduling commands, as ``-s`` options
     (:mod:`custard.schedule`), applied after ``order``. ``dims`` gives sizes of index variables
-    (TACO's ``-d=j:100``): needed only for result variables that no operand has.
+    (TACO's ``-d=j:100``): needed only for result variables that no operand has. ``shared``
+    groups operands that share raggedness (``"A,B"``; :mod:`custard.ragged`).
 
     Returns a :class:`Graph`, or a :class:`Program` when the computation needs temporaries
     (``precompute``, a sum that must be computed before the terms around it).
     """
     try:
         with deep_recursion():
-            return _Compilation(expression, formats, order, schedule, dims, name).run()
+            comp = _Compilation(expression, formats, order, schedule, dims, name)
+            comp.shared = shared_groups(shared, {a.name: comp.formats[a.name]
+                                                 for a in comp.assign.rhs.accesses()})
+            return comp.run()
     except RecursionError:
         raise CompileError(
             "the expression is nested too deeply to compile; split it into smaller ones"
@@ -293,6 +299,9 @@ def notices_of(result: Graph | Program) -> list[str]:
 class _Compilation:
     """One call of :func:`compile`: the expression as phases (assignments run in order, the
     last one computing the result) and their graphs."""
+
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
 
     def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
                  order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
@@ -449,7 +458,8 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges))
+        graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges,
+                                           groups_in(self.shared, placed)))
         _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")

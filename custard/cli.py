@@ -117,6 +117,9 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    help="carry out -s=split(i,i0,i1,S) (SAM Sec. 4.1): stored = operands "
                    "reformatted pre-split by phases of their own, online = split blocks in the "
                    "graph; needs -d=i:N (docs/bitvectors.md)")
+    p.add_argument("--shared", action="append", default=[], metavar="A,B",
+                   help="operands that share raggedness (one scanner drives them; "
+                   "docs/ragged.md; repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -246,7 +249,8 @@ def result_from_args(args: argparse.Namespace):
                                        args.split_mode)
     skip = ["skip()"] if getattr(args, "skip", False) else []
     result = compile_expr(expression, formats, schedule=list(args.schedule) + skip, dims=dims,
-                          name=getattr(args, "name", None))
+                          name=getattr(args, "name", None),
+                          shared=getattr(args, "shared", None) or None)
     if args.prefix is not None:
         from custard.api import graphs_of
 

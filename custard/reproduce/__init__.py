@@ -19,7 +19,7 @@ from custard.reproduce.common import FAIL, PASS, SKIP, ReproduceError, claims_ma
 from custard.reproduce.sweep import Sweeper
 
 #: experiment name -> module (``custard.reproduce.NAME``), in the order ``all`` runs them
-EXPERIMENTS = ("table1", "table2", "fig12", "fig13", "fig14")
+EXPERIMENTS = ("table1", "table2", "fig12", "fig13", "fig14", "ragged")
 
 
 @dataclass

@@ -48,8 +48,8 @@ from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, htime, pop, push, ready
 
 # How a level is walked (Level.positions, Level.coordinates), as kernel parameters.
-STRIDE, SEGMENT, SINGLE = 0, 1, 2
-POSITION_RULES = {"stride": STRIDE, "segment": SEGMENT, "single": SINGLE}
+STRIDE, SEGMENT, SINGLE, EXTENT = 0, 1, 2, 3
+POSITION_RULES = {"stride": STRIDE, "segment": SEGMENT, "single": SINGLE, "extent": EXTENT}
 OFFSET, STORED = 0, 1
 COORDINATE_RULES = {"offset": OFFSET, "stored": STORED}
 
@@ -88,15 +88,20 @@ def level_memories(node: str, level: Level, kern: Kernel) -> dict[str, np.ndarra
 
 
 @jitable(inline=True)
-def fiber_bounds(positions, coordinates, size, seg, crd, r):
+def fiber_bounds(positions, coordinates, size, seg, crd, lens, r):
     """Positions ``start, end`` of the fiber of parent position ``r`` (``-1, -1`` when the level
-    has no such fiber). A stride level is a counter: any ``r >= 0`` names fiber ``r``."""
+    has no such fiber). A stride level is a counter: any ``r >= 0`` names fiber ``r``; an extent
+    level (ragged, storage-padded) ends fiber ``r`` at ``seg[r] + lens[r]``."""
     if r < 0:
         return -1, -1
     if positions == SEGMENT:
         if r + 1 >= seg.shape[0]:
             return -1, -1
         return seg[r], seg[r + 1]
+    if positions == EXTENT:
+        if r + 1 >= seg.shape[0] or r >= lens.shape[0]:
+            return -1, -1
+        return seg[r], seg[r] + lens[r]
     if positions == SINGLE:
         if coordinates == STORED and r >= crd.shape[0]:
             return -1, -1
@@ -111,10 +116,10 @@ def coordinate_at(coordinates, crd, q, start):
 
 
 @kernel
-def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
+def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
     """Level scanner kernel: the fiber of each reference by the level's positions rule (stride
     over ``size``, ``seg`` segments or a single position), its coordinates by the coordinates
-    rule (offsets in the fiber, or ``crd``)."""
+    rule (offsets in the fiber, or ``crd``); ``lens`` ends the fibers of an extent level."""
     cin = ins[0]
     sk = ins[1] if ins.shape[0] > 1 else -1  # the skip stream, if any (feedback)
     while st[STATUS] == 0:
@@ -155,7 +160,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
         if phase == NEED_REF and (k == DATA or k == EMPTY):
             start, end = 0, 0
             if k == DATA:
-                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, r)
+                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, lens,
+                                          r)
                 if start < 0:
                     return fail(st, ERR_RANGE, w, cin, 0)
             if start == end:

@@ -24,6 +24,7 @@ from formats.tensor import Tensor
 from sam.errors import GraphError
 from sam.graph.implicit import implicit_names, implicit_tensors
 from sam.graph.model import Graph
+from sam.ragged import check_shared
 
 
 def check_structure(graph: Graph) -> None:
@@ -197,6 +198,7 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
     for name, tensor in tensors.items():
         bound.setdefault(name, tensor)
     _check_index_sizes(graph, bound)
+    check_shared(graph, bound)
     return bound
 
 
