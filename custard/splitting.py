@@ -147,6 +147,10 @@ def _compute_graph(expression: str, formats: Mapping[str, Format | str] | None,
         if var not in acc.indices or acc.name in split_tensors:
             continue
         fmt = _format(formats.get(acc.name), len(acc.indices))
+        if fmt.order != len(acc.indices):
+            raise CompileError(f"format {fmt} of {acc.name} has {fmt.order} level(s) but "
+                               f"{acc.name} has order {len(acc.indices)}; give one level letter "
+                               "per index")
         if fmt.mode_order[-1] != acc.indices.index(var):
             raise CompileError(f"a split of {var} needs {var} at the last level of "
                                f"{acc.name} (format {fmt}); store {acc.name} with {var} last")

@@ -71,6 +71,8 @@ def test_refusals() -> None:
                              dims={"i": 9})
     with pytest.raises(CompileError, match="positive integer"):
         compile_stored_split("x(i)=b(i)", {}, "i", ("i", "i0", "i1", 0), dims={"i": 9})
+    with pytest.raises(CompileError, match="format ds10 of b has 2 level"):
+        compile_split("x(i)=b(i)", {"b": "ds:1,0"}, "i", ("i", "i0", "i1", 2), dims={"i": 9})
     with pytest.raises(CompileError, match="use stored"):
         compile_split("x(i)=b(i)", {}, "i", ("i", "i0", "i1", 2), dims={"i": 9}, mode="fast")
 
