@@ -75,3 +75,28 @@ def test_suite_kernel_with_bitvector_levels(name: str, letter: str, which: str,
     got = result.outputs[assign.lhs.name]
     np.testing.assert_allclose(got.to_dense(), expected(assign, values), rtol=1e-9, atol=1e-9,
                                err_msg=f"{name} with {command!r} differs from numpy")
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+@pytest.mark.parametrize("name, letter", [("mat_elemmul", "b16"), ("mat_elemadd", "b"),
+                                          ("mat_vecmul_ij", "b16"), ("matmul_ikj", "b")])
+def test_real_matrix_with_bitvector_levels(name: str, letter: str, engine: str) -> None:
+    """A shipped SuiteSparse matrix (west0479) through bitvector levels equals scipy."""
+    from formats.io import load_tensor
+
+    b = load_tensor("west0479", "ss").to_scipy().tocsr()
+    c = b.T.tocsr() * 0.5
+    vec = np.linspace(-1, 1, b.shape[1])
+    command = bitvector_command(SUITE[name], letter, "last")
+    graph = graph_from_command_line(command)
+    tensors = {"B": Tensor.from_scipy(b), "C": Tensor.from_scipy(c), "c": Tensor.from_dense(vec)}
+    assign = parse_expression(shlex.split(SUITE[name])[0])
+    names = {a.name for a in assign.rhs.accesses()}
+    result = run_program([graph], {k: v for k, v in tensors.items() if k in names},
+                         engine=engine)
+    want = {"mat_elemmul": lambda: b.multiply(c).toarray(),
+            "mat_elemadd": lambda: (b + c).toarray(),
+            "mat_vecmul_ij": lambda: b @ vec,
+            "matmul_ikj": lambda: (b @ c).toarray()}[name]()
+    np.testing.assert_allclose(result.outputs[assign.lhs.name].to_dense(), want, rtol=1e-12,
+                               atol=1e-12)
