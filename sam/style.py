@@ -14,6 +14,7 @@ FAMILY_COLORS = {
     "write": "#74c69d",
     "array": "#fdffb6",
     "compound": "#f8c4e0",
+    "convert": "#c3f0ca",
     "wire": "black",
     "misc": "#e9ecef",
 }
@@ -21,5 +22,6 @@ FAMILY_COLORS = {
 FAMILY_NAMES = {
     "scan": "level scanner", "repeat": "repeater", "merge": "intersect / union / locate",
     "compute": "ALU", "reduce": "reducer", "drop": "coordinate dropper", "write": "level writer",
-    "array": "array", "compound": "compound block", "misc": "other",
+    "array": "array", "compound": "compound block",
+    "convert": "stream converter (bitvector, split, flatten)", "misc": "other",
 }
