@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from custard.bitvectors import use_bitvector_blocks
 from custard.locate import take_directives
 from custard.lower import lower
 from custard.ragged import groups_in, shared_groups
@@ -464,8 +465,8 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = lower(lowered, seq, fmts, ranges, groups_in(self.shared, placed),
-                      self.locate)
+        graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges,
+                                           groups_in(self.shared, placed), self.locate))
         _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")

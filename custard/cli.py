@@ -123,6 +123,10 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    "intersection (as -s=coiterate())")
     p.add_argument("-prefix", "--prefix", metavar="NAME",
                    help="TACO's prefix for generated C function names: accepted and ignored")
+    p.add_argument("--split-mode", choices=("stored", "online"),
+                   help="carry out -s=split(i,i0,i1,S) (SAM Sec. 4.1): stored = operands "
+                   "reformatted pre-split by phases of their own, online = split blocks in the "
+                   "graph; needs -d=i:N (docs/bitvectors.md)")
     p.add_argument("--shared", action="append", default=[], metavar="A,B",
                    help="operands that share raggedness (one scanner drives them; "
                    "docs/ragged.md; repeatable)")
@@ -252,6 +256,11 @@ def result_from_args(args: argparse.Namespace):
     expression = " ".join(args.expression)
     formats = formats_from_options(args.format)
     dims = dims_from_options(args.dims, expression) if args.dims else None
+    if getattr(args, "split_mode", None):  # split(i,i0,i1,s) stored or online (Sec. 4.1)
+        from custard.splitting import compile_with_split_mode
+
+        return compile_with_split_mode(expression, formats, list(args.schedule), dims,
+                                       args.split_mode)
     skip = ["skip()"] if getattr(args, "skip", False) else []
     result = compile_expr(expression, formats, schedule=list(args.schedule) + skip, dims=dims,
                           name=getattr(args, "name", None),

@@ -23,9 +23,6 @@ from dataclasses import dataclass
 from formats.errors import FormatError
 from formats.levels import LEVEL_TYPES, Level, level_type
 
-#: Level-format letters understood (the keys of :data:`formats.levels.LEVEL_TYPES`).
-LEVEL_LETTERS = tuple(LEVEL_TYPES)
-
 
 @dataclass(frozen=True)
 class Format:
@@ -51,11 +48,11 @@ class Format:
     @property
     def level_types(self) -> tuple[type[Level], ...]:
         """The level class of each level, root first (ask these for capabilities)."""
-        return tuple(LEVEL_TYPES[x] for x in self.levels)
+        return tuple(level_type(x) for x in self.levels)
 
     def level_type_of_mode(self, mode: int) -> type[Level]:
         """The level class that stores tensor mode ``mode``."""
-        return LEVEL_TYPES[self.levels[self.level_of_mode(mode)]]
+        return level_type(self.levels[self.level_of_mode(mode)])
 
     @property
     def order(self) -> int:
@@ -68,15 +65,17 @@ class Format:
         spec = text.strip()
         if spec in ("", "none"):
             return cls((), ())
-        m = re.fullmatch(r"([a-z]+)(?::([0-9, ]*))?([0-9]*)", spec)
+        m = re.fullmatch(r"([a-z][a-z0-9]*?)(?::([0-9, ]*))?([0-9]*)", spec)
         if m is None:
             raise FormatError(
                 f"cannot parse format {text!r}: expected level letters ({', '.join(LEVEL_TYPES)}) "
                 "then an optional "
                 "mode order, e.g. 'ss', 'ss10' or 'ds:1,0'"
             )
-        letters, taco_order, digits = m.group(1), m.group(2), m.group(3)
-        bad = [c for c in letters if c not in LEVEL_LETTERS]
+        letters, taco_order, digits = _level_letters(m.group(1)), m.group(2), m.group(3)
+        if taco_order is None and digits and _trailing_width(letters, digits):
+            letters, digits = [*letters[:-1], letters[-1] + digits], ""
+        bad = [c[0] for c in letters if c[0] not in LEVEL_TYPES]
         if bad:
             raise FormatError(
                 f"format {text!r}: unknown level format {bad[0]!r}; use "
@@ -93,7 +92,7 @@ class Format:
             order = _digit_order(text, digits, len(letters))
         else:
             order = tuple(range(len(letters)))
-        return cls(tuple(letters), order)
+        return cls(tuple(level_type(x).letter for x in letters), order)
 
     @classmethod
     def default(cls, order: int) -> Format:
@@ -103,10 +102,11 @@ class Format:
     def __str__(self) -> str:
         """The DOT-comment spelling: ``ss01``; ``none`` for a scalar. Past ten levels a mode
         takes two digits, so the order is written as TACO does, ``d...d:0,1,...,12`` (the graph
-        comment reader, :func:`sam.graph.dot.parse_formats`, reads its commas back)."""
+        comment reader, :func:`sam.graph.dot.parse_formats`, reads its commas back); so is a format
+        with a level letter that carries a number (``b4s:0,1``)."""
         if not self.levels:
             return "none"
-        if len(self.mode_order) > 10:
+        if len(self.mode_order) > 10 or any(len(x) > 1 for x in self.levels):
             return self.taco()
         return "".join(self.levels) + "".join(str(m) for m in self.mode_order)
 
@@ -119,6 +119,21 @@ class Format:
     def level_of_mode(self, mode: int) -> int:
         """The level that stores tensor mode ``mode``."""
         return self.mode_order.index(mode)
+
+
+def _level_letters(text: str) -> list[str]:
+    """``b4sd`` -> ``["b4", "s", "d"]``: a level letter with the number it takes (the bitvector
+    word width)."""
+    return re.findall(r"[a-z][0-9]*", text)
+
+
+def _trailing_width(letters: list[str], digits: str) -> bool:
+    """Whether trailing ``digits`` are the last level's parameter (``b64``), not a mode order:
+    the last letter takes a number and the digits spell no mode order of the levels."""
+    last = LEVEL_TYPES.get(letters[-1])
+    if last is None or not hasattr(last, "with_width"):
+        return False
+    return len(digits) != len(letters) or sorted(digits) != [str(k) for k in range(len(digits))]
 
 
 def _digit_order(text: str, digits: str, n: int) -> tuple[int, ...]:

@@ -426,8 +426,13 @@ def level_type(letter: str) -> type[Level]:
     try:
         return LEVEL_TYPES[letter]
     except KeyError:
-        raise FormatError(f"unknown level format {letter!r}; use one of "
-                          f"{', '.join(LEVEL_TYPES)}") from None
+        pass
+    # A letter with a number: a level class with a parameter (bitvector ``b4``: word width 4).
+    if len(letter) > 1 and letter[1:].isdigit() and hasattr(LEVEL_TYPES.get(letter[0]),
+                                                            "with_width"):
+        return LEVEL_TYPES[letter[0]].with_width(int(letter[1:]))  # type: ignore[attr-defined]
+    raise FormatError(f"unknown level format {letter!r}; use one of "
+                      f"{', '.join(LEVEL_TYPES)}")
 
 
 def level_named(name: str) -> type[Level]:

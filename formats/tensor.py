@@ -289,6 +289,11 @@ class Tensor:
             for key, arr in level.arrays().items():
                 if isinstance(arr, np.ndarray):
                     lines.append(f"    {key} = {_short(arr)}")
+            if hasattr(level, "show_words"):  # a bitvector level: its words in binary
+                shown = level.show_words()
+                more = f", ... ({len(shown)} words)" if len(shown) > 8 else ""
+                lines.append(f"    words (binary, lowest coordinate rightmost) = "
+                             f"[{', '.join(shown[:8])}{more}]")
         lines.append(f"  vals = {_short(self.vals)}")
         return "\n".join(lines)
 

@@ -15,6 +15,7 @@ FAMILY_COLORS = {
     "array": "#fdffb6",
     "compound": "#f8c4e0",
     "tmu": "#ffb4a2",
+    "convert": "#c3f0ca",
     "wire": "black",
     "misc": "#e9ecef",
 }
@@ -22,5 +23,6 @@ FAMILY_COLORS = {
 FAMILY_NAMES = {
     "scan": "level scanner", "repeat": "repeater", "merge": "intersect / union / locate",
     "compute": "ALU", "reduce": "reducer", "drop": "coordinate dropper", "write": "level writer",
-    "array": "array", "compound": "compound block", "tmu": "TMU (access unit)", "misc": "other",
+    "array": "array", "compound": "compound block", "tmu": "TMU (access unit)",
+    "convert": "stream converter (bitvector, split, flatten)", "misc": "other",
 }

@@ -119,8 +119,12 @@ def test_scanning_as_another_format_is_refused():
                                          "stored single; bind B in the graph's format"):
         bench(scanner(1, "compressed"), {"ref": "0, S0, D"}, {"B": matrix()})
     with pytest.raises(GraphError, match=r"node s1 \(fiberlookup\): unknown level format "
-                                         "'bitvector'"):
-        bench(scanner(1, "bitvector"), {"ref": "0, S0, D"}, {"B": matrix()})
+                                         "'nosuchformat'"):
+        bench(scanner(1, "nosuchformat"), {"ref": "0, S0, D"}, {"B": matrix()})
+    # A bitvector level emits bv streams: fiberlookup has no rule for it (bvlookup reads it).
+    bits = Tensor.from_dense(np.eye(3), "db4")
+    with pytest.raises(GraphError, match="no scanner rule walks bitvector levels"):
+        bench(scanner(1, "bitvector"), {"ref": "0, S0, D"}, {"B": bits})
 
 
 @pytest.mark.parametrize("level_cls", [SingleLevel, UnorderedSingle])

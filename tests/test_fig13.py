@@ -33,10 +33,15 @@ def test_files_and_columns(quick: Path) -> None:
     rows = _rows(quick)
     assert {"data", "series", "x", "cycles"} <= set(rows[0])
     assert {r["data"] for r in rows} == {"urandom", "runs", "blocks"}
-    assert {r["series"] for r in rows} == {"dense", "crd", "skip", "crd-again"}
+    assert {r["series"] for r in rows} == {"dense", "crd", "skip", "crd-again", "split", "bv",
+                                           "bittree"}
+    # The offline reformatting of the pre-split series is reported, not plotted.
+    assert all(int(r["reformat_cycles"]) > 0 for r in rows if r["series"] in ("split",
+                                                                                "bittree"))
     assert (quick / "fig13.png").stat().st_size > 10_000
     text = (quick / "fig13-claims.md").read_text()
     assert text.count("| 6.5 |") == 5
+    assert text.count("| 6.3 |") == 8  # the bitvector and split claims (fig13_bitvector)
 
 
 def test_values(quick: Path) -> None:

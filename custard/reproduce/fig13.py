@@ -9,7 +9,10 @@ size). Series, each a function ``(b, c) -> cycles`` of dense numpy vectors in :d
 * ``dense``: b and c stored uncompressed, every coordinate iterated;
 * ``crd``: compressed, a plain intersection;
 * ``skip``: compressed, the intersecter sending both scanners skips (Sec. 4.2,
-  :mod:`custard.skipping`).
+  :mod:`custard.skipping`);
+* ``split``, ``bv``, ``bittree``: pre-split compressed levels, one bitvector level, two
+  (Sec. 4.1, 4.3; :mod:`custard.reproduce.fig13_bitvector`, whose claims are added and whose
+  offline reformatting costs are reported in the CSV column ``reformat_cycles``).
 
 Every simulated result is checked against numpy.
 """
@@ -21,10 +24,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from custard.reproduce import fig13_bitvector
 from custard.reproduce.common import Claim, Outcome, ReproduceError
 from custard.reproduce.sweep import Point, Sweeper
 
-TITLE = "Coordinate skipping on x(i)=b(i)*c(i) (SAM paper Figure 13, Sec. 6.5)"
+TITLE = ("Skipping, splitting and bitvectors on x(i)=b(i)*c(i) (SAM paper Figure 13, Sec. 6.3, "
+         "6.5)")
 EXPRESSION = "x(i)=b(i)*c(i)"
 DATASETS = ("urandom", "runs", "blocks")
 #: run lengths / block sizes (the paper sweeps 1..400)
@@ -78,6 +83,7 @@ def skip(b: Any, c: Any, engine: str = "fast") -> int:
 
 #: series name -> function (b, c dense numpy vectors; engine) -> cycles
 SERIES: dict[str, Callable[..., int]] = {"dense": dense, "crd": crd, "skip": skip}
+SERIES.update(fig13_bitvector.SERIES)
 
 
 def vectors(data: str, x: float) -> tuple[Any, Any]:
@@ -98,8 +104,11 @@ def vectors(data: str, x: float) -> tuple[Any, Any]:
 def point(p: Point) -> dict[str, Any]:
     """One (data, x, series) point: its cycles."""
     b, c = vectors(p["data"], p["x"])
-    return {"cycles": SERIES[p["series"]](b, c, p["engine"]),
-            "nnz_b": int((b != 0).sum()), "nnz_c": int((c != 0).sum())}
+    out = {"cycles": SERIES[p["series"]](b, c, p["engine"]),
+           "nnz_b": int((b != 0).sum()), "nnz_c": int((c != 0).sum())}
+    if p["series"] in fig13_bitvector.REFORMAT:  # offline cost, reported apart
+        out["reformat_cycles"] = fig13_bitvector.REFORMAT[p["series"]](b, c, p["engine"])
+    return out
 
 
 def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
@@ -112,10 +121,11 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
               for d in DATASETS for x in xs[d] for s in SERIES]
     results = sweeper.run(point, points, "fig13")
     rows = [{"data": p["data"], "series": p["series"], "x": p["x"], "cycles": r["cycles"],
-             "nnz_b": r["nnz_b"], "nnz_c": r["nnz_c"]}
+             "nnz_b": r["nnz_b"], "nnz_c": r["nnz_c"],
+             "reformat_cycles": r.get("reformat_cycles")}
             for p, r in zip(points, results, strict=True)]
     cyc = {(r["data"], r["series"], r["x"]): r["cycles"] for r in rows}
-    claims = _claims(cyc, xs)
+    claims = _claims(cyc, xs) + fig13_bitvector.claims(cyc, xs)
     notes = [
         "Data made with the original's generators (formats.synthetic): urandom b = seed 0, "
         "c = seed 1 at each sparsity; runs and blocks with 400 nonzeros per vector, seed 0. "
@@ -127,6 +137,8 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
         f"{100 * FALLS:.0f}% from one run length to the next and needs the longest runs below "
         "the shortest. Thresholds fixed before measuring, never tuned.",
     ]
+
+    notes += fig13_bitvector.notes(rows)
 
     def draw(path: Path) -> None:
         _draw(path, cyc, xs)
@@ -186,7 +198,8 @@ def _draw(path: Path, cyc: dict[tuple[str, str, Any], int], xs: dict[str, Any]) 
     series = sorted({s for _, s, _ in cyc}, key=lambda s: list(SERIES).index(s)
                     if s in SERIES else len(SERIES))
     style = {"dense": ("#555555", "s", "--"), "crd": ("#1f4fd6", "o", "-"),
-             "skip": ("#d62728", "^", "-")}
+             "skip": ("#d62728", "^", "-"), "split": ("#2ca02c", "v", "-"),
+             "bv": ("#9467bd", "D", "-"), "bittree": ("#ff7f0e", "P", "-")}
     titles = {"urandom": "(a) uniform random", "runs": "(b) runs", "blocks": "(c) blocks"}
     xlabel = {"urandom": "sparsity", "runs": "run length", "blocks": "block size"}
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
@@ -206,7 +219,8 @@ def _draw(path: Path, cyc: dict[tuple[str, str, Any], int], xs: dict[str, Any]) 
             ax.set_xscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("x(i) = b(i) * c(i), size 2000: dense, compressed (crd), coordinate skipping")
+    fig.suptitle("x(i) = b(i) * c(i), size 2000: dense, compressed (crd), coordinate skipping, "
+                 "split, bitvector (bv), bit-tree")
     fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -5,6 +5,16 @@ from __future__ import annotations
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.blocks.base import BLOCK_TYPES, make_block
+from sam.blocks.bitvectors import (
+    BitvectorChunker,
+    BitvectorConverter,
+    BitvectorDropper,
+    BitvectorIntersecter,
+    BitvectorScanner,
+    BitvectorToCrd,
+    BitvectorUnioner,
+    BitvectorWriter,
+)
 from sam.blocks.broadcast import Broadcast
 from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
@@ -15,6 +25,7 @@ from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
+from sam.blocks.splits import ChunkSelector, Flatten, Split
 from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
 
@@ -38,6 +49,10 @@ BLOCK_TYPES.update({
     "vectorreducer": VectorReducer,
     "tmu": Tmu,
     "execute": Execute,
+    **{cls.dot_type: cls for cls in (
+        BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
+        BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
+        ChunkSelector)},
     **ALU_TYPES,
 })
 

@@ -269,7 +269,7 @@ class LevelScanner(LevelBlock):
             raise GraphError(f"node {self.id} (fiberlookup): {err}") from None
         if want.full:
             return level, True
-        if want is not type(level):
+        if want.name != level.name:
             raise GraphError(
                 f"node {self.id} scans mode {self.mode} of {self.tensor} as {fmt}, but that "
                 f"level is stored {level.name}; bind {self.tensor} in the graph's format"

@@ -72,6 +72,22 @@ def ranges(graph: Graph) -> dict[str, int]:
     return out
 
 
+#: Sizes of index variables no tensor of the graph shows (``dims="i0=32,i1=64"``: the levels a
+#: split block makes, SAM Sec. 4.1; written by ``custard.splitting``).
+DIMS = "dims"
+
+
+def declared_dims(graph: Graph) -> dict[str, int]:
+    """The ``dims`` attribute: index variable -> size."""
+    out: dict[str, int] = {}
+    for name, text in _pairs(graph, DIMS):
+        if not text.isdigit():
+            raise GraphError(f"graph attribute {DIMS}: {name}={text!r} is not a size (a "
+                             "non-negative integer)")
+        out[name] = int(text)
+    return out
+
+
 def format_pairs(values: Mapping[str, object]) -> str:
     """``{"c0": "2", "c1": "1.5e-3"}`` -> ``"c0=2,c1=1.5e-3"`` (an attribute value)."""
     return ",".join(f"{name}={value}" for name, value in values.items())

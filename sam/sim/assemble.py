@@ -21,6 +21,7 @@ from formats.tensor import Tensor
 from sam.blocks.arrays import ArrayStore
 from sam.blocks.writers import LevelWriter
 from sam.errors import SimulationError
+from sam.graph.implicit import declared_dims
 from sam.graph.scatter import scattered_outputs, stored_result
 
 if TYPE_CHECKING:
@@ -198,11 +199,14 @@ def _output_shape(
 
 
 def _index_sizes(graph: Graph, inputs: Mapping[str, Tensor]) -> dict[str, int]:
-    """Dimension of each index variable, read off the scanners of the input tensors."""
-    sizes: dict[str, int] = {}
+    """Dimension of each index variable, read off the scanners of the input tensors (and the
+    graph attribute ``dims="i0=32,i1=64"``, for variables no scanned tensor shows, such as the
+    levels a split block makes)."""
+    sizes: dict[str, int] = declared_dims(graph)
     for block in graph.blocks.values():
         ivar = block.attrs.get("index")
-        if block.dot_type in ("fiberlookup", "locate") and ivar and block.tensor in inputs:
+        if block.dot_type in ("fiberlookup", "bvlookup", "locate") and ivar \
+                and block.tensor in inputs:
             tensor = inputs[block.tensor]
             try:
                 mode = int(block.attrs.get("mode", ""))
