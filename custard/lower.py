@@ -52,6 +52,8 @@ from sam.notation.expr import (
 )
 
 Out = tuple[str, str]  # (block id, output port name)
+#: the ``Level.positions`` rules a locator walks (a bitvector level is not located)
+LOCATOR_WALKS = ("stride", "segment", "single")
 ROOT: Out = ("", "root")
 
 
@@ -341,7 +343,8 @@ class Lowering:
                 operands.append(Operand(part, leaf=False))
                 continue
             level = self.level_type(leaf, var)
-            wanted = self.locate.wants(leaf.name, level.has_locate and level.full)
+            wanted = (self.locate.wants(leaf.name, level.has_locate and level.full)
+                      and level.positions in LOCATOR_WALKS)
             searched = not level.has_locate
             operands.append(Operand(part, True, wanted, searched, self._may_miss(leaf, var),
                                     leaf.name in self.locate.always))

@@ -331,3 +331,12 @@ def test_follower_below_a_union_may_miss():
     assert (locs["j"].id, "ref:in") in ins and (locs["j"].id, "ref:parent") in ins
     # at i, D's root level is always there: its locator drops nothing and passes nothing
     assert (locs["i"].id, "ref:in") not in ins and (locs["i"].id, "ref:parent") not in ins
+
+
+def test_bitvector_levels_are_not_located():
+    """A locator walks stride, segment and single levels; a bitvector level stays coiterated
+    (with a notice when locate(c) asked for it)."""
+    graph = custard.compile("x(i)=b(i)*c(i)", {"b": "s", "c": "b", "x": "s"},
+                            schedule="locate(c)")
+    assert types_at(graph, "locate") == Counter()
+    assert any("locate(c)" in n for n in graph.notices)
