@@ -49,3 +49,24 @@ def test_dropper_above_a_dense_output_level_is_not_counted():
 def test_union_dropper():
     reasons, flags, needed = _flags("X(i,j)=B(i,j)+C(i,j) -f=X:ss -f=B:ds -f=C:ds")
     assert "union" in reasons and needed and "crddrop" in flags
+
+
+@pytest.mark.parametrize("line, rows", [
+    # SpGEMM, all sparse: every row but union and add; written compressed
+    ('"X(i,j)=B(i,k)*C(k,j)" -f=X:ss:0,1 -f=B:ss:0,1 -f=C:ss:0,1',
+     {"scan_c", "scan", "repeat", "inter", "inter2", "mul", "reduce", "crddrop", "write_c",
+      "write"}),
+    # dense SpMV: no compressed scanner, no co-iteration, no compressed writer
+    ('"y(i)=A(i,j)*x(j)" -f=y:d:0 -f=A:dd:0,1 -f=x:d:0',
+     {"scan", "repeat", "mul", "reduce", "write"}),
+    # a subtraction is not a '+' for the artifact; x has no -f: not dense for row 1
+    ('"a(i)=b(i)-c(i)" -f=a:s:0 -f=b:s:0', {"scan_c", "scan", "write_c", "write"}),
+    ('"a(i)=b(i)+c(i)" -f=a:s:0 -f=b:s:0 -f=c:d:0',
+     {"scan_c", "scan", "union", "add", "write_c", "write"}),
+    ('"a=b(i" -f=a:s:0', None),
+])
+def test_artifact_rows(line, rows):
+    """The artifact's syntactic rules, row by row (custard/reproduce/artifact_rules.py)."""
+    from custard.reproduce.artifact_rules import artifact_rows
+
+    assert artifact_rows(line) == rows

@@ -24,12 +24,16 @@ from __future__ import annotations
 
 import ast
 import shlex
+from functools import cache
 from typing import Any
+
+from formats.errors import FormatError
+from formats.format import Format
 
 REASONS = ("coiteration", "union", "single", "zeros")
 
 
-def _formats(words: list[str]) -> dict[str, tuple[str, list[int]]]:
+def formats_of(words: list[str]) -> dict[str, tuple[str, list[int]]]:
     """``-f=T:ds:1,0`` -> {T: (level letters, mode order)}."""
     out = {}
     for w in words:
@@ -37,19 +41,32 @@ def _formats(words: list[str]) -> dict[str, tuple[str, list[int]]]:
             continue
         name, _, rest = w[3:].partition(":")
         letters, _, order = rest.partition(":")
-        perm = [int(x) for x in order.split(",")] if order else list(range(len(letters)))
+        try:
+            perm = [int(x) for x in order.split(",")] if order else list(range(len(letters)))
+        except ValueError:
+            perm = list(range(len(letters)))
         out[name] = (letters, perm)
     return out
 
 
-def _mode_format(fmts: dict[str, tuple[str, list[int]]], tensor: str, mode: int) -> str:
-    """The level letter storing ``mode`` of ``tensor`` (``d`` for a tensor without -f)."""
+@cache
+def _letter_sparse(letter: str) -> bool:
+    """Is a level spelled ``letter`` in a ``-f`` format not full (dense)? A letter our
+    formats do not know counts as sparse, as for the artifact (anything but dense)."""
+    try:
+        return not Format.parse(letter).level_types[0].full
+    except (FormatError, IndexError):
+        return True
+
+
+def mode_sparse(fmts: dict[str, tuple[str, list[int]]], tensor: str, mode: int) -> bool:
+    """Is ``mode`` of ``tensor`` stored in a non-dense level (a tensor without -f: dense)?"""
     if tensor not in fmts:
-        return "d"
+        return False
     letters, perm = fmts[tensor]
     if mode not in perm or perm.index(mode) >= len(letters):
-        return "d"
-    return letters[perm.index(mode)]
+        return False
+    return _letter_sparse(letters[perm.index(mode)])
 
 
 def artifact_needs_dropper(command: str) -> bool | None:
@@ -60,16 +77,16 @@ def artifact_needs_dropper(command: str) -> bool | None:
         tree = ast.parse(rhs, mode="eval")
     except (ValueError, IndexError, SyntaxError):
         return None
-    fmts = _formats(words[1:])
+    fmts = formats_of(words[1:])
     found = False
 
-    def visit(node: ast.AST) -> dict[str, list[str]]:
+    def visit(node: ast.AST) -> dict[str, list[bool]]:
         nonlocal found
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            out: dict[str, list[str]] = {}
+            out: dict[str, list[bool]] = {}
             for mode, arg in enumerate(node.args):
                 if isinstance(arg, ast.Name):
-                    out.setdefault(arg.id, []).append(_mode_format(fmts, node.func.id, mode))
+                    out.setdefault(arg.id, []).append(mode_sparse(fmts, node.func.id, mode))
             return out
         if isinstance(node, ast.BinOp):
             left, right = visit(node.left), visit(node.right)
@@ -77,7 +94,7 @@ def artifact_needs_dropper(command: str) -> bool | None:
             if isinstance(node.op, ast.Mult):
                 ordered = sorted(merged)
                 for var, fs in merged.items():
-                    if len(fs) > 1 and sum(f != "d" for f in fs) > 1 and ordered.index(var) > 0:
+                    if len(fs) > 1 and sum(fs) > 1 and ordered.index(var) > 0:
                         found = True
             return merged
         if isinstance(node, ast.UnaryOp):

@@ -280,11 +280,16 @@ def _original_reducers(graph: Graph) -> None:
     dropper removes the coordinates of the reduced fibers (a ``crddrop`` whose inner variable
     the output does not hold: the original's newer graphs, which need empty fibers dropped).
     Otherwise its reducers without an ``empty`` attribute get ``empty=zero`` (written back
-    explicitly). Graphs with an expression or no formats keep the default ``drop``."""
+    explicitly). Its ``add``/``sub``/``mul`` ALUs get ``align=original`` (the original's
+    adder and multiplier combine a value facing a stop token with 0). Graphs with an
+    expression or no formats keep the defaults."""
     if "expression" in graph.attrs or not graph.formats:
         return
     blocks = graph.blocks.values()
     written = {b.attrs.get("index") for b in blocks if b.dot_type == "fiberwrite"}
+    for b in blocks:
+        if b.dot_type in ("add", "sub", "mul") and "align" not in b.attrs:
+            b.attrs["align"] = "original"  # a value facing a stop meets 0 (sam/blocks/alus.py)
     if any(b.dot_type == "crddrop" and b.attrs.get("inner") not in written for b in blocks):
         return
     for b in blocks:
