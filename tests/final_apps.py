@@ -9,7 +9,7 @@ The original's tests read each operand from files its formatter writes
   for ``matmul_kij``, ``mat_vecmul`` and ``mat_mattransmul``, column-major (ss10);
 * "shifted" copies (``ScipyTensorShifter.shiftLastMode``): every stored point moved one column
   right (wrapping around), value 2: C for ``mat_elemadd``, C and D (shifted twice) for
-  ``mat_elemadd3``, and C = shifted B transposed for ``matmul_kij``;
+  ``mat_elemadd3``, and C = shifted B transposed for ``matmul_kij`` and ``matmul_ikj``;
 * random vectors ``scipy.sparse.random(n, 1, density=0.25, data_rvs=np.ones)`` from
   ``numpy.random.seed(0)``: c (``mat_vecmul``), b and d (``mat_residual``), d and f
   (``mat_mattransmul``); their coordinates are recorded with the cycle counts
@@ -46,6 +46,8 @@ KERNELS = {
     "mat_mattransmul": ("mat_mattransmul", "mat_mattransmul_HAND",
                         "x(i)=b*C(j,i)*d(j)+e*f(i)"),
     "matmul_kij": ("matmul_kij", "matmul_kij", "X(i,j)=B(i,k)*C(k,j)"),
+    # Gustavson: the test of the original's branch compiler_fix (record: its own commit)
+    "matmul_ikj": ("matmul_ikj", "matmul_ikj", "X(i,j)=B(i,k)*C(k,j)"),
     "mat_sddmm": ("mat_sddmm", "mat_sddmm", "X(i,j)=B(i,j)*C(i,k)*D(k,j)"),
 }
 
@@ -94,7 +96,7 @@ def operands(kernel: str, name: str, vectors: dict[str, list[int]],
     if kernel == "mat_elemadd3":
         once = shifted(m)
         return {"B": t("B", m), "C": t("C", once), "D": t("D", shifted(once))}
-    if kernel == "matmul_kij":
+    if kernel in ("matmul_kij", "matmul_ikj"):
         return {"B": t("B", m), "C": t("C", shifted(m).T)}
     if kernel == "mat_vecmul":
         return {"B": t("B", m), "c": t("c", vector(cols, vectors["c"]))}
