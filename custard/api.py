@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from custard.lower import lower
+from custard.ragged import groups_in, shared_groups
 from custard.schedule import (
     PARALLELIZE_ATTR,
     Directive,
@@ -249,6 +250,7 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     name: str | None = None,
     schedule: str | Sequence[str] | None = None,
     dims: Mapping[str, int] | None = None,
+    shared: str | Sequence[Sequence[str] | str] | None = None,
 ) -> Graph | Program:
     """Compile ``expression`` (tensor index notation) to a SAM graph (see module docstring).
 
@@ -258,14 +260,18 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     listed variables); by default, order of first appearance adjusted to the formats
     (:func:`default_order`). ``schedule`` holds TACO scheduling commands, as ``-s`` options
     (:mod:`custard.schedule`), applied after ``order``. ``dims`` gives sizes of index variables
-    (TACO's ``-d=j:100``): needed only for result variables that no operand has.
+    (TACO's ``-d=j:100``): needed only for result variables that no operand has. ``shared``
+    groups operands that share raggedness (``"A,B"``; :mod:`custard.ragged`).
 
     Returns a :class:`Graph`, or a :class:`Program` when the computation needs temporaries
     (``precompute``, a sum that must be computed before the terms around it).
     """
     try:
         with deep_recursion():
-            return _Compilation(expression, formats, order, schedule, dims, name).run()
+            comp = _Compilation(expression, formats, order, schedule, dims, name)
+            comp.shared = shared_groups(shared, {a.name: comp.formats[a.name]
+                                                 for a in comp.assign.rhs.accesses()})
+            return comp.run()
     except RecursionError:
         raise CompileError(
             "the expression is nested too deeply to compile; split it into smaller ones"
@@ -292,6 +298,9 @@ def notices_of(result: Graph | Program) -> list[str]:
 class _Compilation:
     """One call of :func:`compile`: the expression as phases (assignments run in order, the
     last one computing the result) and their graphs."""
+
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
 
     def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
                  order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
@@ -448,7 +457,8 @@ class _Compilation:
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
-        graph = lower(lowered, seq, fmts, ranges)
+        graph = lower(lowered, seq, fmts, ranges, groups_in(self.shared, placed))
+        _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)
@@ -560,3 +570,14 @@ def _same(a: Node, b: Node) -> bool:
         return False
     ca, cb = children(a), children(b)
     return len(ca) == len(cb) and all(_same(x, y) for x, y in zip(ca, cb, strict=True))
+
+
+def _add_skips(graph: Graph, schedule: Schedule, operands: set[str]) -> None:
+    """The schedule's ``skip`` commands whose tensors this graph reads (custard.skipping)."""
+    from custard.skipping import add_skip_edges
+
+    for names in schedule.skips:
+        if not names:
+            add_skip_edges(graph)
+        elif set(names) <= operands:
+            add_skip_edges(graph, names)

@@ -62,6 +62,9 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
   -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
   -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
   -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
+  -s=skip(B,c)  --skip        coordinate skipping (Sec. 4.2): the intersecters of B and c (or,
+                              --skip, all) send their compressed scanners skips (back edges
+                              type="crd" comment="skip-B")
   default: order of first appearance (result first), adjusted so that every tensor is read
            in its mode order (custard.api.default_order); with the default formats
            X(i,j)=B(i,k)*C(k,j) loops i,k,j
@@ -105,11 +108,17 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-s", "--schedule", action="append", default=[], metavar="COMMANDS",
                    help="TACO scheduling commands, e.g. -s=reorder(k,i,j) or -s kij "
                    "(repeatable; default loop order: first appearance, adjusted to the formats)")
+    p.add_argument("--skip", action="store_true",
+                   help="coordinate skipping (SAM Sec. 4.2): every intersecter sends its "
+                   "compressed scanners skip streams (feedback edges; same as -s=skip())")
     p.add_argument("-d", "--dims", action="append", default=[], metavar="VAR:SIZE",
                    help="size of an index variable (-d=j:100, --dims j=100) or of a tensor's "
                    "modes (-d=A:10,20), for result indices that no operand has")
     p.add_argument("-prefix", "--prefix", metavar="NAME",
                    help="TACO's prefix for generated C function names: accepted and ignored")
+    p.add_argument("--shared", action="append", default=[], metavar="A,B",
+                   help="operands that share raggedness (one scanner drives them; "
+                   "docs/ragged.md; repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -164,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
         "primitive counts next to the paper's; exits 1 when any differs.",
     )
     p.set_defaults(func=_cmd_table1)
+
+    from custard.ember.cli import add_parser as add_ember_parser
+
+    add_ember_parser(sub)
     return parser
 
 
@@ -232,8 +245,10 @@ def result_from_args(args: argparse.Namespace):
     expression = " ".join(args.expression)
     formats = formats_from_options(args.format)
     dims = dims_from_options(args.dims, expression) if args.dims else None
-    result = compile_expr(expression, formats, schedule=list(args.schedule), dims=dims,
-                          name=getattr(args, "name", None))
+    skip = ["skip()"] if getattr(args, "skip", False) else []
+    result = compile_expr(expression, formats, schedule=list(args.schedule) + skip, dims=dims,
+                          name=getattr(args, "name", None),
+                          shared=getattr(args, "shared", None) or None)
     if args.prefix is not None:
         from custard.api import graphs_of
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sam.blocks.registry  # noqa: F401  (registers every block type for the builder)
+from custard import ragged
 from formats.format import Format
 from formats.levels import DenseLevel, Level
 from sam.blocks.base import Block
@@ -112,6 +113,9 @@ def _merge_tree(node: Node, var: str) -> Merge:
 class Lowering:
     """State of one compilation (see module docstring)."""
 
+    #: operands sharing raggedness (:mod:`custard.ragged`)
+    shared: list[tuple[str, ...]] = []
+
     def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format],
                  ranges: dict[str, str] | None = None) -> None:
         self.assign = assign
@@ -159,9 +163,10 @@ class Lowering:
             return True
         fmt = self.formats[acc.name]
         lvl = fmt.level_of_mode(acc.indices.index(var))
-        if fmt.level_types[lvl].full:
-            return True
-        return lvl == 0 or fmt.level_types[lvl - 1].full
+        if fmt.level_types[lvl].full or ragged.is_ragged(fmt.level_types[lvl]):
+            return True  # a ragged fiber may have length 0 anywhere
+        return lvl == 0 or fmt.level_types[lvl - 1].full or ragged.is_ragged(
+            fmt.level_types[lvl - 1])
 
     def path(self, acc: Access) -> list[str]:
         return [v for v in self.order if encloses(self.scope[v], acc)]
@@ -205,13 +210,15 @@ class Lowering:
             inside = {id(a) for a in scope.accesses()}
             users = [a for a in self.accesses if id(a) in inside]
             streams: dict[int, tuple[Out, Out]] = {}
+            tree, followers = ragged.plan(self, var, tree, users)  # custard/ragged.py
             for acc in users:
-                if var in acc.indices:
+                if var in acc.indices and id(acc) not in followers:
                     scan = self.scanner(acc, var, self.ref[id(acc)])
                     streams[id(acc)] = ((scan.id, "crd"), (scan.id, "ref"))
             tree = self._bind_dense(tree, var, streams)
             self.maybe_empty[var] = self._may_be_empty(tree, var)
             crd, refs = self._merge(tree, var, streams)
+            crd, refs = ragged.follow(self, var, followers, crd, refs)
             self.final[var] = crd
             for acc in users:
                 if var in acc.indices:
@@ -459,11 +466,14 @@ class Lowering:
 
 
 def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
-          ranges: dict[str, str] | None = None) -> Graph:
+          ranges: dict[str, str] | None = None, shared: list[tuple[str, ...]] | None = None
+          ) -> Graph:
     """Build the SAM graph (see module docstring); ``assign`` must have its sums placed.
     ``ranges`` names, for result variables that no operand has, the dense vector tensor whose
-    scan iterates them (its format must be in ``formats``)."""
+    scan iterates them (its format must be in ``formats``); ``shared`` groups tensors that share
+    raggedness (:mod:`custard.ragged`)."""
     low = Lowering(assign, order, formats, ranges)
+    low.shared = list(shared or [])
     low.iterate()
     graph = low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
@@ -471,4 +481,6 @@ def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
         graph.formats.setdefault(acc.name, formats[acc.name])
     for tensor in low.ranges.values():
         graph.formats.setdefault(tensor, formats[tensor])
+    if low.shared:
+        graph.attrs[ragged.SHARED_ATTR] = ";".join(",".join(g) for g in low.shared)
     return graph

@@ -29,6 +29,9 @@ variables, and yields that order plus what the graph should record:
 ``precompute``  ``precompute(expr,i,iw[,name])``: expr is computed into a temporary (TACO's
                 workspace) by a graph of its own that runs first (a program of graphs,
                 :mod:`sam.program`); :mod:`custard.api` does that.
+``skip``        ``skip(B,c)`` / ``skip()`` (``--skip``): coordinate skipping (Sec. 4.2): the
+                intersecters of B and c (or all) send their compressed scanners skip streams
+                on feedback edges (:mod:`custard.skipping`).
 ``bound``,      no dataflow meaning (loop bounds, unrolling, output assembly strategy,
 ``unroll``,     merge strategy of generated C code): accepted and ignored with a notice;
 ``assemble``,   ``bound(i,ib,...)`` renames loop i to ib as in TACO.
@@ -52,7 +55,7 @@ PARALLEL_UNITS = ("NotParallel", "DefaultUnit", "GPUBlock", "GPUWarp", "GPUThrea
 RACE_STRATEGIES = ("IgnoreRaces", "NoRaces", "Atomics", "Temporary", "ParallelReduction")
 BOUND_TYPES = ("MinExact", "MinConstraint", "MaxExact", "MaxConstraint")
 COMMANDS = ("reorder", "split", "divide", "fuse", "pos", "parallelize", "precompute", "bound",
-            "unroll", "assemble", "mergeby")
+            "unroll", "assemble", "mergeby", "skip")
 #: Graph attribute recording ``parallelize`` commands.
 PARALLELIZE_ATTR = "parallelize"
 
@@ -192,6 +195,8 @@ class Schedule:
     precomputes: list[Precompute] = field(default_factory=list)
     #: ``pos`` commands to check once the merges are known: (directive, tensor, variable)
     positions: list[tuple[Directive, str, str]] = field(default_factory=list)
+    #: ``skip`` commands: the tensors named (empty: every intersecter), see custard.skipping
+    skips: list[tuple[str, ...]] = field(default_factory=list)
 
 
 class _Interpreter:
@@ -394,6 +399,19 @@ class _Interpreter:
             return
         self.out.notices.append(f"{d}: ignored: SAM's intersecters (Def. 3.2) merge two "
                                 "fingers; galloping is coordinate skipping, a later issue")
+
+    def cmd_skip(self, d: Directive) -> None:
+        """``skip(B,c)``: the intersecters merging B and c send their scanners skips
+        (coordinate skipping, SAM Sec. 4.2; :mod:`custard.skipping`); ``skip()``: every
+        intersecter, to every compressed operand."""
+        if len(d.args) == 1:
+            raise CompileError(f"{d}: skip takes no tensor or at least two: skip(B,c) makes the "
+                               "intersection of B and c skip")
+        for name in d.args:
+            if name not in self.tensors:
+                raise CompileError(f"{d}: {name!r} is not an operand of the expression "
+                                   f"(operands: {', '.join(self.tensors)})")
+        self.out.skips.append(tuple(d.args))
 
     def cmd_precompute(self, d: Directive) -> None:
         self.arity(d, 3, 4, usage="precompute(expr, i, iw[, workspace]) or "

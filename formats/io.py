@@ -7,6 +7,7 @@ suffix    contents                                               reader / writer
 ``.tns``  FROSTT tensor                                          :mod:`formats.frostt`
 ``.npy``  dense numpy array (any order; nonzeros are stored)     :mod:`formats.numpyfile`
 ``.npz``  scipy.sparse matrix saved with ``save_npz``            :mod:`formats.numpyfile`
+``.rag``  ragged tensor: lengths, then values (``dr``/``drd``)     :mod:`formats.ragged`
 ========  =====================================================  ==========================
 """
 
@@ -25,9 +26,10 @@ from formats.format import Format
 from formats.frostt import read_tns, write_tns
 from formats.mtx import read_mtx, write_mtx
 from formats.numpyfile import read_npy, read_npz
+from formats.ragged import read_ragged, write_ragged
 from formats.tensor import Tensor
 
-SUFFIXES = (".mtx", ".tns", ".npy", ".npz")
+SUFFIXES = (".mtx", ".tns", ".npy", ".npz", ".rag")
 
 
 def load_tensor(source: str | Path, fmt: Format | str | None = None, **kw: Any) -> Tensor:
@@ -65,6 +67,11 @@ def load_tensor(source: str | Path, fmt: Format | str | None = None, **kw: Any) 
             raise ToolkitError(f"{suffix} files take no option {', '.join(sorted(extra))}")
         read = read_npy if suffix == ".npy" else read_npz
         return read(file, fmt, name=kw.get("name"))
+    if suffix == ".rag":
+        extra = set(kw) - {"name", "pad", "spad"}
+        if extra:
+            raise ToolkitError(f".rag files take no option {', '.join(sorted(extra))}")
+        return read_ragged(file, fmt, **kw)
     raise ReadError(
         str(file), f"unknown file type {suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}"
     )
@@ -86,6 +93,8 @@ def save_tensor(tensor: Tensor, path: str | Path) -> None:
         array = tensor.to_dense()
         with atomic_write(file) as out:
             np.save(out, array, allow_pickle=False)
+    elif suffix == ".rag":
+        write_ragged(tensor, file)
     elif suffix == ".npz":
         matrix = tensor.to_scipy().tocsr()
         with atomic_write(file) as out:

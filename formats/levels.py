@@ -10,6 +10,9 @@ which is the reference the next level (or the value array) is indexed by.
   parent position p holds ``crd[seg[p]:seg[p+1]]`` at positions ``seg[p]..seg[p+1]-1``.
 * :class:`NonUniqueCompressedLevel` (``u``): a compressed level whose fibers may repeat a
   coordinate (TACO's ``Compressed(not unique)``, the row level of COO ``uq``).
+* :class:`RaggedLevel` (``r``): CoRa's ragged dimension; a segment array only (the fiber of p
+  holds coordinates 0..loop[p]-1 at positions ``seg[p] + c``), padding and sharing in
+  :mod:`formats.raggedness`.
 * :class:`SingletonLevel` (``q``) and :class:`NonUniqueSingletonLevel` (``c``): a coordinate array
   only, one coordinate per parent position (the fiber of p is position p); ``c`` may repeat a
   coordinate across the parent positions of one run of the non-unique level above (the middle
@@ -57,6 +60,7 @@ from typing import ClassVar
 import numpy as np
 
 from formats.errors import FormatError
+from formats.raggedness import Raggedness
 
 IDX = np.int64
 
@@ -85,8 +89,8 @@ class Level(ABC):
     has_append: ClassVar[bool] = False
 
     # How a level scanner / locator walks it (the scanner kernel's two rules).
-    #: Positions of fiber p: ``"stride"`` (p*N .. p*N+N-1), ``"segment"`` (seg[p] .. seg[p+1]-1)
-    #: or ``"single"`` (p only).
+    #: Positions of fiber p: ``"stride"`` (p*N .. p*N+N-1), ``"segment"`` (seg[p] .. seg[p+1]-1),
+    #: ``"extent"`` (seg[p] .. seg[p]+lens[p]-1) or ``"single"`` (p only).
     positions: ClassVar[str]
     #: Coordinate at position q: ``"offset"`` (q minus the fiber's first position) or
     #: ``"stored"`` (crd[q]).
@@ -277,6 +281,77 @@ class NonUniqueSingletonLevel(SingletonLevel):
     unique = False
 
 
+class RaggedLevel(Level):
+    """Ragged level (CoRa's vdim, letter ``r``): fiber p holds coordinates ``0..loop[p]-1`` at
+    positions ``seg[p] + c``; no coordinate array (:mod:`formats.raggedness`).
+
+    The coordinate at position q is ``q - seg[p]`` and coordinate c is located at
+    ``seg[p] + c`` in O(1). A scanner walks it as a compressed level (the same tokens) reading
+    only ``seg`` (and, with storage padding beyond the loop padding, the loop lengths ``lens``).
+    Several tensors' levels may share one :class:`~formats.raggedness.Raggedness`.
+    """
+
+    letter = "r"
+    name = "ragged"
+    has_locate = True
+    has_append = True
+    positions = "segment"
+    coordinates = "offset"
+
+    def __init__(self, size: int, raggedness: Raggedness) -> None:
+        super().__init__(size)
+        self.raggedness = raggedness
+        if raggedness.max_loop > self.size:
+            raise FormatError(
+                f"a ragged fiber of (padded) length {raggedness.max_loop} does not fit the mode "
+                f"size {self.size}; give a larger shape or less loop padding")
+        if raggedness.extent:
+            # The loop of fiber p ends at seg[p] + lens[p], before seg[p+1].
+            self.positions = "extent"
+            self.compact = False
+
+    @property
+    def seg(self) -> np.ndarray:
+        return self.raggedness.seg
+
+    @classmethod
+    def build(cls, parent, crd, n_parents, size):
+        parent = parent.astype(IDX)
+        lengths = np.zeros(n_parents, dtype=IDX)
+        if len(parent):
+            np.maximum.at(lengths, parent, crd.astype(IDX) + 1)
+        rag = Raggedness(lengths)
+        return cls(size, rag), rag.seg[parent] + crd.astype(IDX)
+
+    def num_positions(self, n_parents: int) -> int:
+        if n_parents != self.raggedness.n_fibers:
+            raise FormatError(f"a ragged level has one length per parent position: "
+                              f"{n_parents} parent positions but "
+                              f"{self.raggedness.n_fibers} lengths")
+        return int(self.seg[-1])
+
+    def expand(self, parents):
+        starts = self.seg[parents]
+        lens = self.raggedness.loop[parents]
+        owner = np.repeat(np.arange(len(parents), dtype=IDX), lens)
+        offsets = np.arange(int(lens.sum()), dtype=IDX) - np.repeat(np.cumsum(lens) - lens, lens)
+        return owner, offsets, starts[owner] + offsets
+
+    def arrays(self):
+        out: dict[str, np.ndarray | int] = {"seg": self.seg}
+        if self.raggedness.extent:
+            out["lens"] = self.raggedness.loop
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.size == other.size and self.raggedness == other.raggedness  # type: ignore
+
+    def __repr__(self) -> str:
+        return f"RaggedLevel(size={self.size}, {self.raggedness})"
+
+
 def walk_levels(levels: list[Level]) -> list[Level]:
     """The level a scanner or locator walks for each stored level (see the module docstring).
 
@@ -340,7 +415,7 @@ def walk_levels(levels: list[Level]) -> list[Level]:
 #: Level format letter -> class. A new level format is one class plus one line here.
 LEVEL_TYPES: dict[str, type[Level]] = {
     "d": DenseLevel, "s": CompressedLevel, "u": NonUniqueCompressedLevel, "q": SingletonLevel,
-    "c": NonUniqueSingletonLevel,
+    "c": NonUniqueSingletonLevel, "r": RaggedLevel,
 }
 #: DOT ``format`` attribute (``dense``, ``compressed``) -> class.
 LEVEL_NAMES: dict[str, type[Level]] = {cls.name: cls for cls in LEVEL_TYPES.values()}

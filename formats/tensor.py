@@ -8,7 +8,7 @@ no levels and one value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +17,9 @@ import scipy.sparse as sp
 from formats import memory
 from formats.errors import FormatError
 from formats.format import Format, as_format
-from formats.levels import IDX, Level, walk_levels
+from formats.levels import IDX, Level, RaggedLevel, walk_levels
+from formats.ragged_build import build_nested, lengths_of_mask, nested_of, stored_mask
+from formats.raggedness import Raggedness
 
 VAL = np.float64
 
@@ -151,6 +153,55 @@ class Tensor:
     def scalar(cls, value: float, name: str | None = None) -> Tensor:
         """An order-0 tensor."""
         return cls((), Format((), ()), [], np.array([value], dtype=VAL), name)
+
+    @classmethod
+    def from_ragged(
+        cls, data: Sequence, fmt: str | None = None, *, pad: int = 1, spad: int | None = None,
+        like: Tensor | Mapping[int, Raggedness] | None = None,
+        shape: Sequence[int] | None = None, name: str | None = None,
+    ) -> Tensor:
+        """A ragged tensor from nested lists (``[[1, 2, 3], [4], ...]``; CoRa's ragged tensors).
+
+        ``fmt`` gives one level letter per depth, ``d`` or ``r`` (default ``d`` then ``r``);
+        ragged levels get loop padding ``pad`` and storage padding ``spad`` (a multiple of
+        ``pad``; default ``pad``), or share the raggedness of ``like``: a tensor (each of its
+        ragged levels shared at the same depth) or ``{level: Raggedness}``
+        (:mod:`formats.ragged_build`). Each mode's size is ``shape``'s, else its longest padded
+        fiber.
+        """
+        if isinstance(like, Tensor):
+            like = {k: lv.raggedness for k, lv in enumerate(like.levels)
+                    if isinstance(lv, RaggedLevel)}
+        shape, levels, vals = build_nested(data, fmt, pad, spad, like, shape)
+        letters = "".join(type(lv).letter for lv in levels)
+        return cls(shape, Format(tuple(letters), tuple(range(len(letters)))), levels, vals, name)
+
+    @classmethod
+    def from_padded(
+        cls, array: np.ndarray, mask: np.ndarray, *, pad: int = 1, spad: int | None = None,
+        like: Tensor | Mapping[int, Raggedness] | None = None, name: str | None = None,
+    ) -> Tensor:
+        """A ragged tensor (``dr`` then ``d`` levels) from a padded dense array and its mask
+        (True inside each row's prefix; shape ``array.shape[:k]``, k >= 2)."""
+        arr = np.asarray(array)
+        mask = np.asarray(mask, dtype=bool)
+        if arr.ndim < 2 or mask.shape != arr.shape[: mask.ndim]:
+            raise FormatError(f"mask of shape {mask.shape} does not cover the leading dimensions "
+                              f"of the padded array of shape {arr.shape}")
+        lens = lengths_of_mask(mask)
+        data = [arr[b, :n] for b, n in enumerate(lens)]
+        return cls.from_ragged(data, "dr" + "d" * (arr.ndim - 2), pad=pad, spad=spad, like=like,
+                               name=name)
+
+    def to_ragged(self) -> list:
+        """Nested lists: each ragged fiber at its true (unpadded) length."""
+        if list(self.format.mode_order) != list(range(self.order)) or not self.order:
+            raise FormatError("to_ragged needs a tensor of order >= 1 stored in mode order")
+        return nested_of(self.levels, self.vals)
+
+    def to_padded(self) -> tuple[np.ndarray, np.ndarray]:
+        """The padded dense form and its mask (True at the coordinates the levels store)."""
+        return self.to_dense(), stored_mask(self.shape, self.levels, self.format.mode_order)
 
     # ------------------------------------------------------------------ conversion
     def to_coo(self, *, drop_zeros: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -532,6 +532,8 @@ def _plugins() -> list[Callable[[Any], None]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from sam.tmu_cli import add_tmu_command
+
     parser = argparse.ArgumentParser(
         prog="sam-sim",
         description="Simulate SAM dataflow graphs (Custard DOT files) on real and synthetic "
@@ -586,6 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for plugin in _plugins():  # subcommands of packages above sam (custard: reproduce)
         plugin(sub)
+    add_tmu_command(sub)  # sam/tmu_cli.py: Ember's Table 1 operations on a TMU
 
 
     p = sub.add_parser("tensor", help="load a tensor and print its fibertree level arrays",

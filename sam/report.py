@@ -134,6 +134,8 @@ def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
     }
     if b.parts:
         entry["parts"] = list(b.parts)
+    if b.details:
+        entry["details"] = dict(b.details)
     return entry
 
 
@@ -262,6 +264,11 @@ def format_text(report: Mapping[str, Any]) -> str:
         ])
     lines.append("")
     lines += text_table(rows, left=2)
+    for b in report["blocks"]:  # block-specific statistics (a TMU's TUs, queues, lanes)
+        if b.get("details"):
+            lines.append("")
+            lines.append(f"node {b['id']} ({b['type']}): " + ", ".join(
+                f"{k} {_fmt_count(v)}" for k, v in b["details"].items()))
     if report.get("check"):
         lines.append("")
         lines.append(report["check"]["line"])

@@ -14,6 +14,7 @@ FAMILY_COLORS = {
     "write": "#74c69d",
     "array": "#fdffb6",
     "compound": "#f8c4e0",
+    "tmu": "#ffb4a2",
     "wire": "black",
     "misc": "#e9ecef",
 }
@@ -21,5 +22,5 @@ FAMILY_COLORS = {
 FAMILY_NAMES = {
     "scan": "level scanner", "repeat": "repeater", "merge": "intersect / union / locate",
     "compute": "ALU", "reduce": "reducer", "drop": "coordinate dropper", "write": "level writer",
-    "array": "array", "compound": "compound block", "misc": "other",
+    "array": "array", "compound": "compound block", "tmu": "TMU (access unit)", "misc": "other",
 }

@@ -6,7 +6,7 @@ weiya711/sam, its commit there) counted in ``sam/sim/test/final-apps/test_<kerne
 on the shipped SuiteSparse matrices, with the operands its formatter builds
 (``tests/final_apps.py`` rebuilds them). Our compiler's graph for each kernel
 (``dot_graphs/``), simulated with ``timing="original"``, gives numpy's result and the original's
-cycles within 5% (docs/timing-model.md, rules 9 and 10)."""
+cycles within 5% (docs/timing-model.md, rules 9 and 12)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_final_app_within_5_percent_of_the_original(run):
 def test_original_graph_on_both_engines(kernel):
     """The original's own graph for the kernel (tests/data/original-graphs), on the smallest
     recorded matrix: both engines agree with each other, numpy and the original's cycles
-    (exactly, but for SDDMM; docs/timing-model.md, rule 10)."""
+    (exactly, but for SDDMM; docs/timing-model.md, rule 12)."""
     run = min((r for r in RUNS if r["kernel"] == kernel), key=lambda r: r["cycles"])
     _, orig, expr = KERNELS[kernel]
     graph = _graph(ROOT / "tests" / "data" / "original-graphs" / f"{orig}.gv")
@@ -66,7 +66,7 @@ def test_original_graph_on_both_engines(kernel):
                for e in ("reference", "fast")]
     assert results[0].cycles == results[1].cycles
     assert abs(results[0].cycles - run["cycles"]) <= 0.05 * run["cycles"]
-    if kernel != "mat_sddmm":  # rules 9-10 give the original's count exactly (SDDMM: +0.05%)
+    if kernel != "mat_sddmm":  # rules 9 and 12 give the original's count exactly (SDDMM: +0.05%)
         assert results[0].cycles == run["cycles"]
     for result in results:
         assert compare(next(iter(result.outputs.values())), expected(expr, tensors)).passed

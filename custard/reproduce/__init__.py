@@ -19,7 +19,7 @@ from custard.reproduce.common import FAIL, PASS, SKIP, ReproduceError, claims_ma
 from custard.reproduce.sweep import Sweeper
 
 #: experiment name -> module (``custard.reproduce.NAME``), in the order ``all`` runs them
-EXPERIMENTS = ("table1", "table2", "fig12", "fig14")
+EXPERIMENTS = ("table1", "table2", "fig12", "fig13", "fig14", "ragged", "ember-opt")
 
 
 @dataclass
@@ -61,7 +61,7 @@ def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast"
     done: list[Done] = []
     with Sweeper(cache_dir, scheduler, workers, progress) as sweeper:
         for exp in todo:
-            module = importlib.import_module(f"custard.reproduce.{exp}")
+            module = importlib.import_module(f"custard.reproduce.{exp.replace('-', '_')}")
             start = time.perf_counter()
             outcome = module.run(sweeper, quick=quick, engine=engine, matrices=matrices)
             files = [out / f"{exp}.csv", out / f"{exp}.png", out / f"{exp}-claims.md"]

@@ -23,7 +23,10 @@ REPRODUCE_EPILOG = """experiments:
   table1   SAM primitive counts of Table 1's expressions (Sec. 6.1)
   table2   Table 2's ablation: which TACO-website algorithms use each primitive (Sec. 6.2)
   fig12    SpM*SpM in six dataflow orders on Figure 12's data, vs the original (Sec. 6.3)
+  fig13    coordinate skipping on x(i)=b(i)*c(i): urandom, runs, blocks (Sec. 6.5)
   fig14    stream token breakdown of X(i,j)=B(i,j) (Sec. 6.4) and the Sec. 3.8 token bound
+  ragged   CoRa's ragged tensors: ragged vs padded dense vs compressed, loop/storage padding
+  ember-opt  Ember's emb-opt0..3 on SLS for DLRM RM1-RM3 (Ember paper Sec. 8.1, Table 3)
   all      every experiment above
 
 Each writes DIR/NAME.csv, DIR/NAME.png and DIR/NAME-claims.md (every claim of the paper's text
@@ -47,7 +50,7 @@ def register(subparsers: Any) -> None:
                        "PASS/FAIL (Markdown).",
                        epilog=REPRODUCE_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", metavar="NAME", help="table1, table2, fig12, fig14 or all")
+    p.add_argument("name", metavar="NAME", help="an experiment listed below, or all")
     p.add_argument("-o", "--output", default="reproduce-out", metavar="DIR",
                    help="folder for the results (default: reproduce-out)")
     p.add_argument("--quick", action="store_true",

@@ -35,11 +35,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Port:
-    """A typed block port: ``kind`` is the stream kind, ``comment`` tells same-kind ports apart."""
+    """A typed block port: ``kind`` is the stream kind, ``comment`` tells same-kind ports apart.
+
+    A ``feedback`` input may close a cycle of the graph (coordinate skipping, SAM Sec. 4.2): the
+    block reads it only to learn what has arrived by the cycle it fires in, never waiting for a
+    token on it (docs/timing-model.md, "Feedback edges").
+    """
 
     kind: str
     comment: str = ""
     optional: bool = False
+    feedback: bool = False
 
     @property
     def name(self) -> str:
@@ -153,6 +159,20 @@ class Block:
         """The tensor this block reads or writes, if any."""
         return self.attrs.get("tensor") or None
 
+    def reads(self) -> list[str]:
+        """The input tensors this block reads (its ``tensor``; more for a TMU)."""
+        return [self.tensor] if self.tensor and self.family != "write" else []
+
+    def details(self, st: np.ndarray, mem: Memories) -> dict[str, int]:
+        """Block-specific statistics after a run, by name (a TMU's per TU, queue and lane)."""
+        return {}
+
+    def results(self, st: np.ndarray, mem: Memories, tensors: Mapping[str, Tensor]
+                ) -> dict[str, Tensor]:
+        """Output tensors a block other than the level writers builds itself (an execute
+        block's dense result), by name."""
+        return {}
+
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         """Initial values of :attr:`state` slots, by name (the others keep their declared
         initial values)."""
@@ -189,6 +209,15 @@ class Block:
 
     def ignored_inputs(self) -> list[str]:
         """Input ports whose tokens the block discards (the engine never bounds them)."""
+        return []
+
+    def error_text(self, code: int, st: np.ndarray) -> str:
+        """What the kernel's error ``code`` means (``st``: its state, for details)."""
+        return self.errors.get(code, f"error {code}")
+
+    def picture_lines(self) -> list[str]:
+        """Lines a picture writes in this block's node instead of its label (none: the label;
+        a TMU lists its layers)."""
         return []
 
     def label(self) -> str:

@@ -58,7 +58,7 @@ def find(lookup, crd, start, end, c):
 
 
 @kernel
-def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
+def locate(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
     """Locator: inputs crd, ref (optional), parent ref (optional); outputs crd, ref, located ref."""
     cc = ins[0]
     cr = ins[1]
@@ -86,7 +86,8 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             pk = DATA if cp < 0 else hkind(w, cp)
             p = 0 if cp < 0 else hdata(w, cp)
             if pk == DATA:
-                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, p)
+                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd,
+                                          lens, p)
                 if start < 0:
                     return fail(st, ERR_RANGE, w, cp, 2)
                 found = find(st[LOOKUP], crd, start, end, c)

@@ -8,6 +8,11 @@ level, and merge them fiber by fiber; both emit one coordinate stream and m refe
 * The **unioner** emits the smallest coordinate present, with the references of the inputs that
   hold it and the empty token ``N`` on the others (Figure 5).
 
+An intersecter may also send skips (coordinate skipping, Sec. 4.2): a ``crd`` output
+``skip-B`` per operand B, fed back to B's scanner. A firing that drops B's coordinate sends the
+coordinate B must reach (the largest head) or, when another input has ended the fiber, a stop;
+each at most once per fiber and value (docs/timing-model.md rule 11).
+
 Stop tokens must line up across inputs (same level), as must the done token; each reference
 stream must line up with its coordinate stream, and the coordinates of every fiber must be
 strictly increasing (a malformed input is an error, not a wrong stream). One firing per cycle,
@@ -19,11 +24,25 @@ from __future__ import annotations
 import numpy as np
 
 from sam.blocks.base import Block, Port
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.blocks.skipping import TOLD_STOP
+from sam.errors import GraphError
+from sam.sim.kernel import (
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    fail,
+    fire,
+    kernel,
+    reserve,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 INTERSECT, UNION = 0, 1
+#: Comment prefix of an intersecter's skip outputs (``skip-B``: to the scanner of B).
+SKIP_PREFIX = "skip"
 #: Number of operands, and which merge.
 MERGE = State(operands=0, op=INTERSECT)
 OPERANDS, OP = MERGE.slots
@@ -31,10 +50,13 @@ ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
 
 
 @kernel
-def merge(w, st, fst, ins, optr, ochan, last, m1, m2, m3, f0, f1):
+def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
     """Intersect or union (``op``) m coordinate/reference stream pairs.
 
     ``last[k]``: the last coordinate taken from input k in the current fiber (-1: none).
+    Coordinate skipping (intersecter): ``skipto[k]`` is the output port of input k's skip
+    stream (-1: none), ``told[k]`` what it was last sent in the current fiber (-1: nothing,
+    ``TOLD_STOP``: the fiber's stop, else a coordinate).
     """
     m = st[OPERANDS]
     union = st[OP] == UNION
@@ -104,6 +126,9 @@ def merge(w, st, fst, ins, optr, ochan, last, m1, m2, m3, f0, f1):
                 if ins[2 * k + 1] >= 0:
                     pop(w, ins[2 * k + 1], t_out)
                 last[k] = -1
+                if kind == STOP and skipto[k] >= 0 and told[k] != TOLD_STOP:
+                    push(w, optr, ochan, skipto[k], STOP, lv, a)  # the fiber is over
+                told[k] = -1
             if ndone == m:
                 st[STATUS] = 1
             continue
@@ -148,15 +173,32 @@ def merge(w, st, fst, ins, optr, ochan, last, m1, m2, m3, f0, f1):
                 last[k] = cmin
             continue
 
-        # Skip: drop coordinates that cannot match (behind the largest, or facing a stop).
-        fire(st, t_in, t_in)
+        # Skip: drop coordinates that cannot match (behind the largest, or facing a stop), and
+        # tell the scanners of those inputs (coordinate skipping) where to go on: to the
+        # largest coordinate, or to the end of the fiber.
+        t_out = t_in
+        for k in range(m):
+            c = ins[2 * k]
+            if skipto[k] >= 0 and hkind(w, c) == DATA and (nstop > 0 or hdata(w, c) < cmax) \
+                    and told[k] != TOLD_STOP and (nstop > 0 or cmax > told[k]):
+                t_out = reserve(w, st, optr, ochan, skipto[k], t_out)
+                if t_out < 0:
+                    return blocked(t_out)
+        a = fire(st, t_in, t_out)
         for k in range(m):
             c = ins[2 * k]
             if hkind(w, c) == DATA and (nstop > 0 or hdata(w, c) < cmax):
+                if skipto[k] >= 0 and told[k] != TOLD_STOP:
+                    if nstop > 0:
+                        push(w, optr, ochan, skipto[k], STOP, 0, a)
+                        told[k] = TOLD_STOP
+                    elif cmax > told[k]:
+                        push(w, optr, ochan, skipto[k], DATA, cmax, a)
+                        told[k] = cmax
                 last[k] = hdata(w, c)
-                pop(w, c, t_in)
+                pop(w, c, t_out)
                 if ins[2 * k + 1] >= 0:
-                    pop(w, ins[2 * k + 1], t_in)
+                    pop(w, ins[2 * k + 1], t_out)
     return RC_DONE
 
 
@@ -180,9 +222,21 @@ class _Merger(Block):
     def __init__(self, node_id, attrs=None, operands: list[str] | None = None) -> None:
         super().__init__(node_id, attrs)
         self.operands: list[str] = list(operands or [])
+        #: operands whose scanners this merger sends skips to (an intersecter's ``skip-B``
+        #: outputs, Sec. 4.2), in the order their edges were declared
+        self.skips: list[str] = []
 
     def declare_port(self, direction: str, kind: str, comment: str) -> None:
-        """Learn an operand from a DOT edge comment (``in-B``/``out-B``)."""
+        """Learn an operand from a DOT edge comment (``in-B``/``out-B``), or a skip stream
+        (``skip-B``, an intersecter's ``crd`` output)."""
+        skip = SKIP_PREFIX + "-"
+        if direction == "out" and kind == "crd" and comment.startswith(skip):
+            if self.merge != INTERSECT:
+                raise GraphError(f"node {self.id} ({self.dot_type}): only an intersecter sends "
+                                 f"skips (edge comment {comment!r}); remove the edge")
+            if comment[len(skip):] not in self.skips:
+                self.skips.append(comment[len(skip):])
+            return
         prefix = "in-" if direction == "in" else "out-"
         if comment.startswith(prefix) and comment[len(prefix):] not in self.operands:
             self.operands.append(comment[len(prefix):])
@@ -196,13 +250,22 @@ class _Merger(Block):
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True)] + [
             Port("ref", f"out-{t}", optional=True) for t in self.operands
-        ]
+        ] + [Port("crd", f"{SKIP_PREFIX}-{t}", optional=True) for t in self.skips]
 
     def params(self, tensors) -> dict[str, int]:
         return {"operands": len(self.operands), "op": self.merge}
 
     def memories(self, tensors) -> dict[str, np.ndarray]:
-        return {"last": np.full(max(1, len(self.operands)), -1, np.int64)}
+        n = max(1, len(self.operands))
+        skipto = np.full(n, -1, np.int64)
+        for j, t in enumerate(self.skips):
+            if t not in self.operands:
+                raise GraphError(f"node {self.id} ({self.label()}) sends skips for {t}, which "
+                                 f"is not one of its inputs ({', '.join(self.operands)}); "
+                                 f"comment the skip edge skip-<one of them>")
+            skipto[self.operands.index(t)] = 1 + len(self.operands) + j
+        return {"last": np.full(n, -1, np.int64), "told": np.full(n, -1, np.int64),
+                "skipto": skipto}
 
     def label(self) -> str:
         return f"{self.dot_type} {self.attrs.get('index', '')}"
@@ -226,7 +289,7 @@ class Unioner(_Merger):
     merge = UNION
 
     def timing_latency(self, timing: str) -> int:
-        """``original`` (docs/timing-model.md, rule 10): the original's two-way ``Union2``
+        """``original`` (docs/timing-model.md, rule 12): the original's two-way ``Union2``
         holds the current head of each input in a register, so its tokens come out two cycles
         after they arrive, and it merges m streams with a chain of m-1 of them."""
         return _original_latency(self, timing)

@@ -828,7 +828,7 @@ class SparseAccumulator(Block):
         return {"orig": 1} if timing == "original" else {}
 
     def timing_latency(self, timing: str) -> int:
-        """``original``: 3 (docs/timing-model.md, rule 10): the original feeds its accumulator
+        """``original``: 3 (docs/timing-model.md, rule 12): the original feeds its accumulator
         through a stage of stop-token droppers and emits from an output register, two cycles
         more than one firing."""
         return 3 if timing == "original" else 1

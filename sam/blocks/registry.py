@@ -8,12 +8,14 @@ from sam.blocks.base import BLOCK_TYPES, make_block
 from sam.blocks.broadcast import Broadcast
 from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
+from sam.blocks.execute import Execute
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
+from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
 
 BLOCK_TYPES.update({
@@ -34,6 +36,8 @@ BLOCK_TYPES.update({
     "crdrepeat": CoordinateRepeater,
     "crdhold": CrdHold,
     "vectorreducer": VectorReducer,
+    "tmu": Tmu,
+    "execute": Execute,
     **ALU_TYPES,
 })
 

@@ -10,6 +10,10 @@ Timing, per fiber of length L: the cycle that takes the reference emits the firs
 L-1 more cycles emit the rest, and one cycle emits the closing stop (it needs the next input
 token to know its level). An empty fiber costs a cycle to take the reference and one for its stop.
 
+A scanner an intersecter sends skips to (a ``crd`` edge into it: its feedback input
+``crd:skip``, Sec. 4.2) takes at most one skip per firing that emits a coordinate and jumps ahead
+in the same firing (:mod:`sam.blocks.skipping`; docs/timing-model.md rules 10-11).
+
 A non-unique level (``format=compressed_nonunique`` / ``singleton_nonunique``) is scanned
 *deduplicated*: the scanner walks the level's runs (:func:`formats.levels.walk_levels`), emitting
 each distinct coordinate of a fiber once with its run number as the reference, and the singleton
@@ -29,6 +33,7 @@ from formats.errors import FormatError
 from formats.levels import Level, level_named
 from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
+from sam.blocks.skipping import take_skip
 from sam.errors import GraphError
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
@@ -41,23 +46,24 @@ from sam.sim.kernel import (
     fire,
     kernel,
     reserve_all,
+    settled,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, htime, pop, push, ready
 
 # How a level is walked (Level.positions, Level.coordinates), as kernel parameters.
-STRIDE, SEGMENT, SINGLE = 0, 1, 2
-POSITION_RULES = {"stride": STRIDE, "segment": SEGMENT, "single": SINGLE}
+STRIDE, SEGMENT, SINGLE, EXTENT = 0, 1, 2, 3
+POSITION_RULES = {"stride": STRIDE, "segment": SEGMENT, "single": SINGLE, "extent": EXTENT}
 OFFSET, STORED = 0, 1
 COORDINATE_RULES = {"offset": OFFSET, "stored": STORED}
 
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
 #: ``lookahead`` (``--timing original``): a compressed level's coordinates after the first of a
 #: fiber wait for the next input token (the original's scanner only advances with a reference
-#: queued behind the current one; docs/timing-model.md, rule 10).
+#: queued behind the current one; docs/timing-model.md, rule 12).
 SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0, phase=NEED_REF,
-             lookahead=0)
-POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, LOOKAHEAD = SCAN.slots
+             fib=0, sfib=0, skip_t=-1, lookahead=0)
+POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, FIB, SFIB, SKIP_T, LOOKAHEAD = SCAN.slots
 
 ERR_RANGE = 1
 #: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
@@ -89,15 +95,20 @@ def level_memories(node: str, level: Level, kern: Kernel) -> dict[str, np.ndarra
 
 
 @jitable(inline=True)
-def fiber_bounds(positions, coordinates, size, seg, crd, r):
+def fiber_bounds(positions, coordinates, size, seg, crd, lens, r):
     """Positions ``start, end`` of the fiber of parent position ``r`` (``-1, -1`` when the level
-    has no such fiber). A stride level is a counter: any ``r >= 0`` names fiber ``r``."""
+    has no such fiber). A stride level is a counter: any ``r >= 0`` names fiber ``r``; an extent
+    level (ragged, storage-padded) ends fiber ``r`` at ``seg[r] + lens[r]``."""
     if r < 0:
         return -1, -1
     if positions == SEGMENT:
         if r + 1 >= seg.shape[0]:
             return -1, -1
         return seg[r], seg[r + 1]
+    if positions == EXTENT:
+        if r + 1 >= seg.shape[0] or r >= lens.shape[0]:
+            return -1, -1
+        return seg[r], seg[r] + lens[r]
     if positions == SINGLE:
         if coordinates == STORED and r >= crd.shape[0]:
             return -1, -1
@@ -112,11 +123,12 @@ def coordinate_at(coordinates, crd, q, start):
 
 
 @kernel
-def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
+def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
     """Level scanner kernel: the fiber of each reference by the level's positions rule (stride
     over ``size``, ``seg`` segments or a single position), its coordinates by the coordinates
-    rule (offsets in the fiber, or ``crd``)."""
+    rule (offsets in the fiber, or ``crd``); ``lens`` ends the fibers of an extent level."""
     cin = ins[0]
+    sk = ins[1] if ins.shape[0] > 1 else -1  # the skip stream, if any (feedback)
     while st[STATUS] == 0:
         t = st[T]
         phase = st[PHASE]
@@ -130,6 +142,18 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             t_out = reserve_all(w, st, optr, ochan, t)
             if t_out < 0:
                 return blocked(t_out)
+            if sk >= 0 and st[SKIP_T] < t_out:
+                # Coordinate skipping (Sec. 4.2): first take a skip that has arrived by now.
+                if not settled(w, st, sk, t_out):
+                    return RC_IN
+                if ready(w, sk) and htime(w, sk) <= t_out:
+                    st[SKIP_T] = t_out
+                    pos, st[SFIB] = take_skip(w, sk, t_out, st[COORDINATES] == STORED, crd,
+                                              st[POS], st[END], st[BASE], st[FIB], st[SFIB])
+                    st[POS] = pos
+                    if pos == st[END]:
+                        st[PHASE] = CLOSE  # the fiber ends here: its stop is next
+                        continue
             pos = st[POS]
             c = coordinate_at(st[COORDINATES], crd, pos, st[BASE])
             a = fire(st, t, t_out)
@@ -148,7 +172,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
         if phase == NEED_REF and (k == DATA or k == EMPTY):
             start, end = 0, 0
             if k == DATA:
-                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, r)
+                start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, lens,
+                                          r)
                 if start < 0:
                     return fail(st, ERR_RANGE, w, cin, 0)
             if start == end:
@@ -178,6 +203,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
                 a = fire(st, t_in, t_out)
                 push(w, optr, ochan, 0, STOP, 0, a)
                 push(w, optr, ochan, 1, STOP, 0, a)
+                st[FIB] += 1
                 st[PHASE] = NEED_REF
                 continue
             a = fire(st, t_in, t_out)
@@ -192,12 +218,14 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, m2, m3, f0, f1):
             pop(w, cin, t_out)
             push(w, optr, ochan, 0, STOP, r + 1, a)
             push(w, optr, ochan, 1, STOP, r + 1, a)
+            st[FIB] += 1
             st[PHASE] = NEED_REF
         else:
             # CLOSE followed by a new reference: the fiber ends with S0.
             a = fire(st, t_in, t_out)
             push(w, optr, ochan, 0, STOP, 0, a)
             push(w, optr, ochan, 1, STOP, 0, a)
+            st[FIB] += 1
             st[PHASE] = NEED_REF
     return RC_DONE
 
@@ -215,9 +243,25 @@ class LevelScanner(LevelBlock):
         ERR_RANGE: "reference out of range for the level being scanned",
     }
 
+    #: DOT comment of the skip edges into a scanner (``skip-B``: from the intersecter, for B)
+    SKIP_PREFIX = "skip"
+
+    def __init__(self, node_id, attrs=None) -> None:
+        super().__init__(node_id, attrs)
+        #: whether an intersecter sends this scanner skips (a ``crd`` edge into it, Sec. 4.2)
+        self.skipping = False
+
+    def declare_port(self, direction: str, kind: str, comment: str) -> None:
+        """A ``crd`` edge into a scanner is the skip stream of an intersecter."""
+        if direction == "in" and kind == "crd":
+            self.skipping = True
+
     def inputs(self) -> list[Port]:
         # A root scanner has no input edge: it reads the root reference stream ``0, D``.
-        return [Port("ref", optional=self.is_root)]
+        ports = [Port("ref", optional=self.is_root)]
+        if self.skipping:
+            ports.append(Port("crd", self.SKIP_PREFIX, feedback=True))
+        return ports
 
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True), Port("ref", optional=True)]
@@ -246,7 +290,7 @@ class LevelScanner(LevelBlock):
 
     def timing_params(self, timing: str) -> dict[str, int]:
         """``original``: a compressed level's scanner waits for the next input token before it
-        emits a fiber's second and later coordinates (docs/timing-model.md, rule 10)."""
+        emits a fiber's second and later coordinates (docs/timing-model.md, rule 12)."""
         return {"lookahead": 1} if timing == "original" else {}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:

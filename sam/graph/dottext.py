@@ -52,4 +52,7 @@ def custard_label(block: Block) -> str:
     if t == "spaccumulator":
         ins = " ".join(f"{k[2:]}={v}" for k, v in a.items() if re.fullmatch(r"in\d", k))
         return f"SparseAccumulator {a.get('order')} \\n{ins} "
+    lines = block.picture_lines()  # a macro-block drawn as one node with its parts (TMU)
+    if lines:
+        return "\\n".join(escape(line) for line in lines)
     return fixed.get(t, escape(block.label()))

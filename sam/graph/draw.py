@@ -41,9 +41,12 @@ KIND_STYLES = {
     "val": {"color": "black:invis:black"},
     "repsig": {"style": "dotted"},
     "bv": {"style": "dashed", "color": "gray45"},
+    "ctrl": {"color": "firebrick", "penwidth": "1.5"},
+    "data": {"color": "royalblue", "penwidth": "1.5"},
 }
 KIND_NAMES = {"crd": "coordinates", "ref": "references", "val": "values",
-              "repsig": "repeat signals", "bv": "bitvectors"}
+              "repsig": "repeat signals", "bv": "bitvectors", "ctrl": "control queue",
+              "data": "data queue"}
 FORMATS = ("svg", "png", "pdf")
 
 
@@ -216,7 +219,8 @@ def _legend(graph: Graph, clusters: bool = False) -> list[str]:
     if not families and not kinds:
         return []
     styles = {"crd": "- - - - dashed", "ref": "━━━ bold", "val": "═══ double",
-              "repsig": "· · · · dotted", "bv": "- - - - grey dashed"}
+              "repsig": "· · · · dotted", "bv": "- - - - grey dashed", "ctrl": "━━━ red",
+              "data": "━━━ blue"}
     rows = []
     for f in families:
         rows.append(f'<TR><TD BGCOLOR="{FAMILY_COLORS[f]}" WIDTH="18"></TD>'

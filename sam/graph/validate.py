@@ -2,7 +2,8 @@
 
 * every input port takes exactly one stream (optional ones, such as a root scanner's, may take
   none); stream kinds match at both ends of every edge;
-* the graph has no cycle (feedback edges, e.g. coordinate skipping, are not supported yet);
+* the graph has no cycle, except through declared feedback inputs (``Port.feedback``: the skip
+  stream of a scanner, SAM Sec. 4.2), which the engine runs with per-channel time horizons;
 * graph attributes ``shape_X`` are shapes of the order of ``X``'s format;
 * every tensor mode a block names exists in the tensor's format (graph comment), and a scanner
   reads each level as the level format the comment stores it in, or as a ``full`` one (a dense
@@ -23,6 +24,7 @@ from formats.tensor import Tensor
 from sam.errors import GraphError
 from sam.graph.implicit import implicit_names, implicit_tensors
 from sam.graph.model import Graph
+from sam.ragged import check_shared
 
 
 def check_structure(graph: Graph) -> None:
@@ -108,9 +110,11 @@ def _check_modes(graph: Graph) -> None:
 
 
 def _check_acyclic(graph: Graph) -> None:
+    """No cycle but through a declared feedback input (a scanner's skip stream, Sec. 4.2)."""
     succ: dict[str, list[str]] = {b: [] for b in graph.blocks}
     for e in graph.edges:
-        succ[e.src].append(e.dst)
+        if not e.dst_port.feedback:
+            succ[e.src].append(e.dst)
     state: dict[str, int] = {}
     for root in graph.blocks:
         if state.get(root):
@@ -129,7 +133,8 @@ def _check_acyclic(graph: Graph) -> None:
                     cycle = path[path.index(nxt):] + [nxt]
                     raise GraphError(
                         "the graph has a cycle " + " -> ".join(cycle)
-                        + "; SAM graphs must be acyclic (feedback edges are not supported)"
+                        + "; SAM graphs must be acyclic (only a declared feedback input, a "
+                        "scanner's skip stream, may close a cycle)"
                     )
                 if not state.get(nxt):
                     stack.append((nxt, 0))
@@ -151,9 +156,9 @@ def input_tensors(graph: Graph) -> list[str]:
     implicit = set(implicit_names(graph))
     names: list[str] = []
     for block in _primitives(graph).blocks.values():
-        if (block.family != "write" and block.tensor and block.tensor not in names
-                and block.tensor not in implicit):
-            names.append(block.tensor)
+        for name in block.reads():
+            if name not in names and name not in implicit:
+                names.append(name)
     return names
 
 
@@ -193,6 +198,7 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
     for name, tensor in tensors.items():
         bound.setdefault(name, tensor)
     _check_index_sizes(graph, bound)
+    check_shared(graph, bound)
     return bound
 
 

@@ -38,6 +38,8 @@ def assemble_outputs(
             by_tensor.setdefault(block.tensor, {})[key] = block.recorded(run.st, run.mem)
 
     outputs: dict[str, Tensor] = {}
+    for run in runs.values():  # blocks that build their output themselves (execute)
+        outputs.update(run.block.results(run.st, run.mem, inputs))
     for name, parts in by_tensor.items():
         fmt = graph.formats.get(name)
         if "vals" not in parts:

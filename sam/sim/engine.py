@@ -86,6 +86,8 @@ class BlockStats:
     finished: int  # cycle after its last firing
     #: ids of the direct parts of a compound block; empty for a primitive block
     parts: tuple[str, ...] = ()
+    #: block-specific statistics by name (a TMU's per TU, queue and lane; ``Block.details``)
+    details: dict[str, int] = field(default_factory=dict)
 
     def utilisation(self, cycles: int) -> float:
         return self.busy / cycles if cycles else 0.0
@@ -155,10 +157,12 @@ def _resolve_broadcasts(graph: Graph) -> list[tuple[str, Port, str, Port]]:
 
 
 def _dataflow_order(ids: list[str], links: list[tuple[str, Port, str, Port]]) -> list[str]:
-    """Blocks with producers before consumers (feedback edges keep the given order)."""
+    """Blocks with producers before consumers (feedback edges do not count)."""
     succ: dict[str, list[str]] = {i: [] for i in ids}
     indeg = dict.fromkeys(ids, 0)
-    for src, _, dst, _ in links:
+    for src, _, dst, dport in links:
+        if dport.feedback:
+            continue
         succ[src].append(dst)
         indeg[dst] += 1
     ready = [i for i in ids if indeg[i] == 0]
@@ -172,6 +176,51 @@ def _dataflow_order(ids: list[str], links: list[tuple[str, Port, str, Port]]) ->
                 ready.append(nxt)
     order += [i for i in ids if i not in order]
     return order
+
+
+def _cycles(order: list[str], links: list[tuple[str, Port, str, Port]]) -> list[list[str]]:
+    """The blocks of each cycle of the graph (strongly connected components of more than one
+    block, feedback edges included), each in dataflow order."""
+    succ: dict[str, list[str]] = {i: [] for i in order}
+    for src, _, dst, _ in links:
+        succ[src].append(dst)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    comps: list[set[str]] = []
+    for root in order:  # Tarjan's algorithm, iteratively
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on.add(node)
+            if i < len(succ[node]):
+                work.append((node, i + 1))
+                nxt = succ[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                comp = set()
+                while True:
+                    x = stack.pop()
+                    on.discard(x)
+                    comp.add(x)
+                    if x == node:
+                        break
+                if len(comp) > 1:
+                    comps.append(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return [[b for b in order if b in comp] for comp in comps]
 
 
 #: Timing models: ours (``sam``, the default) and the original SAM simulator's (``original``).
@@ -227,6 +276,13 @@ class Simulation:
             self.channels.append(ch)
             by_input[(dst, dport.name)] = ch.index
             by_output.setdefault((src, sport.name), []).append(ch.index)
+        #: channels into a declared feedback input (they close the graph's cycles)
+        self.feedback = [c.index for c in self.channels if c.dst_port.feedback]
+        #: blocks on a cycle: each block's cycle (its blocks in dataflow order)
+        self.cycle_of: dict[str, list[str]] = {}
+        for comp in _cycles(self.order, links):
+            for bid in comp:
+                self.cycle_of[bid] = comp
         self.roots: list[int] = []
         for bid in self.order:
             block = self.graph.blocks[bid]
@@ -244,6 +300,8 @@ class Simulation:
         for ch in self.channels:  # streams a block discards are never a source of backpressure
             if ch.dst_port.name in self.graph.blocks[ch.dst].ignored_inputs():
                 depths[ch.index] = 0
+        for c in self.feedback:  # nor are skip streams (a skip only saves work)
+            depths[c] = 0
         self.depths = depths
         self.capacity = max(capacity, 16)
 
@@ -278,6 +336,9 @@ class Simulation:
         for c in self.roots:  # the root reference stream "0, D", there from cycle 0
             W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DATA, 0, 0)
             W.push(self.wires, np.array([0, 1]), np.array([c]), 0, DONE, 0, 0)
+        if self.feedback:  # horizons: nothing is known yet of what blocks will emit
+            self.wires.horizon[:] = 0
+            self.wires.horizon[self.roots] = W.NEVER
         lat = self.latencies
         for run in self.runs.values():
             block = run.block
@@ -319,25 +380,22 @@ class Simulation:
         start = time.perf_counter()
         interrupted = False
         pending = [bid for bid in self.order if not self.runs[bid].done]
+        self._fns = fns
         try:
             while pending:
                 progressed = False
                 buf_full = False
+                swept: set[str] = set()
                 for bid in pending:
-                    run = self.runs[bid]
-                    busy = run.st[W.BUSY]
-                    rc = run.call(fns[bid], self.wires)
-                    while rc == W.RC_GROW:
-                        run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
-                        rc = run.call(fns[bid], self.wires)
-                    if rc == W.RC_ERR:
-                        raise SimulationError(self._error_message(run))
-                    if rc == W.RC_DONE:
-                        run.done = True
-                    elif rc == W.RC_BUF:
-                        buf_full = True
-                    if run.st[W.BUSY] != busy:
-                        progressed = True
+                    if bid in swept:
+                        continue
+                    if bid in self.cycle_of:  # a cycle runs in lock steps, all its blocks
+                        moved, full = self._run_cycle(self.cycle_of[bid])
+                        swept.update(self.cycle_of[bid])
+                    else:
+                        moved, full = self._step(bid)
+                    progressed |= moved
+                    buf_full |= full
                 pending = [bid for bid in pending if not self.runs[bid].done]
                 if progress is not None:
                     progress(int(self.wires.count.sum()))
@@ -354,6 +412,68 @@ class Simulation:
             raise
         wall = time.perf_counter() - start
         return self._result(engine, wall, interrupted)
+
+    def _step(self, bid: str) -> tuple[bool, bool]:
+        """Run one block as far as it goes: (whether it fired or published a later horizon,
+        whether a simulator ring is full)."""
+        run = self.runs[bid]
+        if run.done:
+            return False, False
+        fn = self._fns[bid]
+        busy = run.st[W.BUSY]
+        rc = run.call(fn, self.wires)
+        while rc == W.RC_GROW:
+            run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
+            rc = run.call(fn, self.wires)
+        if rc == W.RC_ERR:
+            raise SimulationError(self._error_message(run))
+        if rc == W.RC_DONE:
+            run.done = True
+        moved = bool(run.st[W.BUSY] != busy)
+        if self.feedback:
+            moved |= self._publish(run, rc)
+        return moved, rc == W.RC_BUF
+
+    def _publish(self, run: BlockRun, rc: int) -> bool:
+        """Publish the horizon of ``run``'s output channels (conservative discrete-event
+        simulation): its next firing is no earlier than its clock, nor than the arrival of the
+        token it waits for (a feedback input is never waited for: its horizon is a question the
+        block asks, not a token it needs). True when a horizon moved."""
+        st = run.st
+        w = self.wires
+        if run.done:
+            h = W.NEVER
+        else:
+            lb = int(st[W.T])
+            if rc == W.RC_IN:
+                x = int(st[W.WAIT])
+                if 0 <= x < len(self.channels) and not self.channels[x].dst_port.feedback:
+                    if w.head[x] < w.tail[x]:
+                        arrival = int(w.time[x, w.head[x] & (w.time.shape[1] - 1)])
+                    else:
+                        arrival = int(w.horizon[x])
+                    lb = max(lb, arrival)
+            h = min(lb + int(st[W.LAT]), W.NEVER)
+        moved = False
+        for c in run.ochan:
+            if w.horizon[c] < h:
+                w.horizon[c] = h
+                moved = True
+        return moved
+
+    def _run_cycle(self, blocks: list[str]) -> tuple[bool, bool]:
+        """Run the blocks of one cycle of the graph round and round, each as far as the horizons
+        of its feedback inputs allow, until none of them moves."""
+        progressed = buf_full = False
+        while True:
+            moved = False
+            for bid in blocks:
+                m, full = self._step(bid)
+                moved |= m
+                buf_full |= full
+            if not moved:
+                return progressed, buf_full
+            progressed = True
 
     def _compile(self, fns: dict[str, Callable[..., int]]) -> float:
         """Compile (or load from the disk cache) every kernel before the clock starts."""
@@ -378,7 +498,7 @@ class Simulation:
         st = run.st
         code = int(st[W.ERR])
         block = run.block
-        what = block.errors.get(code, f"error {code}")
+        what = block.error_text(code, st)
         port_idx = int(st[W.ERR_PORT])
         ports = block.inputs()
         port = ports[port_idx] if 0 <= port_idx < len(ports) else None
@@ -478,6 +598,7 @@ class Simulation:
                 bid, run.block.dot_type, run.block.label(), run.block.family, tin, tout,
                 int(run.st[W.BUSY]), int(run.st[W.IDLE]), int(run.st[W.STALL]),
                 int(run.st[W.FIRST_T]), int(run.st[W.T]),
+                details=run.block.details(run.st, run.mem),
             )
         if self.expansion.compounds:
             stats = self._with_compounds(stats)

@@ -240,6 +240,18 @@ def reserve_all(w, st, optr, ochan, t):
     return t_out
 
 
+@jitable(inline=True)
+def settled(w, st, c, t):
+    """Whether every token of feedback channel ``c`` arriving by cycle ``t`` is known: the
+    channel holds one (the head, to take) or no token not yet pushed can arrive by ``t`` (its
+    horizon is later). Otherwise the block must wait (WAIT names the channel): a block on a
+    cycle fires in cycle t only when nothing can still arrive by t (docs/timing-model.md)."""
+    if ready(w, c) or w.horizon[c] > t:
+        return True
+    st[WAIT] = c
+    return False
+
+
 @jitable
 def blocked(code):
     """Return code for a failed :func:`reserve` (ring full or modeled FIFO full)."""

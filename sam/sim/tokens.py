@@ -35,7 +35,8 @@ KIND_NAMES = ("data", "stop", "empty", "done")
 N_KINDS = len(KIND_NAMES)
 
 #: Stream kinds (the ``type`` of an edge in the Custard DOT schema).
-STREAM_KINDS = ("crd", "ref", "val", "repsig", "bv")
+STREAM_KINDS = ("crd", "ref", "val", "repsig", "bv", "ctrl", "data")
+#: ``ctrl`` / ``data``: a TMU's control and data queues (sam/blocks/tmu.py; values are floats).
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def encode(tokens: Sequence[Token], kind: str = "crd") -> tuple[np.ndarray, np.n
             kinds[i] = DONE
         elif tok is R:
             kinds[i] = DATA
-        elif kind == "val":
+        elif kind in ("val", "data"):
             kinds[i] = DATA
             fdata[i] = float(tok)
         else:
@@ -141,7 +142,7 @@ def decode(kinds: np.ndarray, data: np.ndarray, kind: str = "crd") -> list[Token
             out.append(D)
         elif kind == "repsig":
             out.append(R)
-        elif kind == "val":
+        elif kind in ("val", "data"):
             out.append(float(fdata[i]))
         else:
             out.append(int(data[i]))

@@ -39,6 +39,9 @@ class Wires(NamedTuple):
     depth: np.ndarray  # int64[C]: modeled FIFO depth, 0 = unbounded
     ptime: np.ndarray  # int64[C, cap]: cycle each token was popped (bounded FIFOs only)
     count: np.ndarray  # int64[C, N_KINDS]: tokens pushed, by kind
+    #: int64[C]: no token not yet pushed can arrive before this cycle (read by the consumer of
+    #: a feedback channel; the engine publishes it, see ``docs/timing-model.md``)
+    horizon: np.ndarray
 
 
 # Return codes of block kernels.
@@ -48,6 +51,9 @@ RC_BUF = 2  # an output ring (simulator buffer) of port st[WAIT] is full
 RC_FIFO = 3  # a modeled FIFO of output port st[WAIT] is full (backpressure)
 RC_GROW = 4  # memory array st[WAIT] of the block must grow
 RC_ERR = 5  # malformed input: st[ERR], st[ERR_KIND], st[ERR_DATA]
+
+#: A horizon no cycle reaches: nothing more will be pushed on the channel.
+NEVER = 1 << 62
 
 # Common slots of a block's int64 state array.
 T = 0  # next cycle in which the block may fire
@@ -188,6 +194,7 @@ def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -
         depth=depth,
         ptime=np.zeros((n_channels, cap if bounded else 1), np.int64),
         count=np.zeros((n_channels, N_KINDS), np.int64),
+        horizon=np.full(n_channels, NEVER, np.int64),
     )
 
 
@@ -199,6 +206,7 @@ def grow(w: Wires) -> Wires:
     out.head[:] = w.head
     out.tail[:] = w.tail
     out.count[:] = w.count
+    out.horizon[:] = w.horizon
     bounded = w.ptime.shape[1] > 1
     for c in range(n):
         # Live tokens, plus the popped ones a bounded FIFO may still need, move to new slots.

@@ -1,0 +1,142 @@
+"""Reading and printing Ember MLIR: the xDSL context with our dialects, aliases, and one-line
+errors with line and column."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, llvm, math, memref, scf, vector
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from custard.ember.dlc import DLC
+from custard.ember.errors import EmberError
+from custard.ember.slc import SLC
+from custard.ember.slcvec import SLCVEC
+
+#: The paper's, README's and artifact's spellings of the same operations.
+ALIASES = {
+    "slc.mem_str": "slc.mem_stream",
+    "slc.alu_str": "slc.alu_stream",
+    "slc.to_val": "slc.from_stream",
+    "slc.str_to_val": "slc.from_stream",
+    "slcv.for": "slcvec.for",
+    "slcvec.vec_for": "slcvec.for",
+    "slcv.mem_str": "slcvec.mem_stream",
+    "slcvec.vec_mem_str": "slcvec.mem_stream",
+    "slcv.buf_str": "slcvec.buf_stream",
+    "slcv.yield": "slcvec.yield",
+    "dlc.push_op": "dlc.register_operand",
+    "dlc.set_operand": "dlc.register_operand",
+    "dlc.config_access": "dlc.configure_access_engine",
+}
+
+
+class EmberContext(Context):
+    """An xDSL context that also resolves the alias spellings of :data:`ALIASES`."""
+
+    def get_optional_op(self, name: str, *, dialect_stack: Sequence[str] = ()):
+        return super().get_optional_op(ALIASES.get(name, name), dialect_stack=dialect_stack)
+
+
+def context() -> EmberContext:
+    ctx = EmberContext()
+    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, scf.Scf, llvm.LLVM,
+              vector.Vector, SLC, SLCVEC, DLC):
+        ctx.load_dialect(d)
+    return ctx
+
+
+_LOC = re.compile(r"<unknown>:(\d+):(\d+)")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _parse_error_line(err: ParseError, path: str) -> str:
+    loc = err.span.get_location()
+    line, col = loc.line, loc.col
+    return f"{path}:{line}:{col}: {_one_line(err.msg)}"
+
+
+class _LocatingParser(Parser):
+    """A parser that remembers where each operation starts (``LINE:COL``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.locations: dict[int, str] = {}
+
+    def parse_operation(self) -> Operation:
+        loc = self._current_token.span.get_location()
+        op = super().parse_operation()
+        self.locations[id(op)] = f"{loc.line}:{loc.col}"
+        return op
+
+
+_UNDEFINED = re.compile(r"values used but not defined: \[(%[^\],]+)")
+
+
+_UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
+
+
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"{line}:{col}"
+
+
+def parse_module(text: str, path: str = "<input>") -> ModuleOp:
+    """Parse and verify MLIR text; malformed text raises :class:`EmberError`
+    ``FILE:LINE:COL: what``."""
+    ctx = context()
+    parser = _LocatingParser(ctx, text, name=path)
+    try:
+        mod = parser.parse_module()
+    except ParseError as err:
+        line = _parse_error_line(err, path)
+        m = _UNDEFINED.search(err.msg)
+        u = _UNREGISTERED.search(err.msg)
+        if m:  # xDSL reports undefined values at the end of the input: point at the first use
+            pos = re.search(re.escape(m.group(1)) + r"\b", text)
+            if pos:
+                line = (f"{path}:{_line_col(text, pos.start())}: value {m.group(1)} is used "
+                        "but never defined")
+        elif u:  # xDSL points after the operation's name: point at the name
+            start = text.rfind(u.group(1), 0, err.span.start + 1)
+            if start >= 0:
+                line = (f"{path}:{_line_col(text, start)}: unknown operation '{u.group(1)}' "
+                        "(not in the func/scf/memref/arith/math/vector/llvm/slc/slcvec/dlc "
+                        "dialects)")
+        raise EmberError(line) from None
+    except (DiagnosticException, ValueError, KeyError, AssertionError) as err:
+        raise EmberError(f"{path}: cannot read the MLIR: {_one_line(str(err))}") from None
+    verify(mod, path, parser.locations)
+    return mod
+
+
+def verify(mod: ModuleOp, path: str = "<input>",
+           locations: dict[int, str] | None = None) -> None:
+    """Verify every operation; the first failure raises ``FILE:LINE:COL: op: what``."""
+    for op in mod.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, ValueError) as err:
+            msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            msg = msg.removeprefix(f"{op.name}: ")
+            where = (locations or {}).get(id(op))
+            at = f"{path}:{where}" if where else path
+            raise EmberError(f"{at}: invalid {op.name}: {_one_line(msg)}") from None
+
+
+def print_module(mod: Operation) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out).print_op(mod)
+    return out.getvalue() + "\n"

@@ -1,0 +1,211 @@
+"""``slc-to-dlc``: split SLC into the access unit's dataflow code and the core's compute loop
+(Ember paper Sec. 6.3).
+
+Each outermost SLC loop nest becomes a ``dlc.configure_access_engine`` (one traversal unit per
+loop, nested in definition order, its streams, and the marshaling registrations) followed by a
+``dlc.compute_loop`` with one case per callback. Tokens: a callback with no loop after it in
+its loop ``L``'s body is pushed on ``L``'s ``ite`` event (token ``<L>i``); one after a nested
+loop ``Q`` on ``L``'s ``end`` event (token ``<Q>e``); one before ``Q`` on ``L``'s ``ite``
+(token ``<Q>b``). Loops are lettered from the innermost: ``e``, ``s``, ``b``, then ``l3``...
+A callback's ``slc.from_stream`` reads become ``dlc.pop_operand`` and their streams are pushed
+on ``L``'s ``ite`` event, in the same order (on ``end`` for a callback after a nested loop whose
+own callbacks pop data, so the queue stays in pop order); a buffer stream is pushed vector by
+vector on the ``ite`` event of the loop that fills it and popped by its ``slcvec.from_buffer``
+reads; loop counters (O3) become core variables (``dlc.get_var``, ``dlc.increment_var``).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from custard.ember import dlc, slc, slcvec
+from custard.ember.errors import EmberError
+
+LOOPS = (slc.ForOp, slcvec.ForOp)
+
+
+def _chain_depth(loop: Operation) -> int:
+    inner = [op for op in loop.regions[0].block.ops if isinstance(op, LOOPS)]
+    return 1 + (max(_chain_depth(op) for op in inner) if inner else 0)
+
+
+def _letter(depth: int, n: int) -> str:
+    k = n - 1 - depth
+    return ("e", "s", "b")[k] if k < 3 else f"l{k}"
+
+
+class _Lowering:
+    def __init__(self, root: Operation) -> None:
+        self.root = root
+        self.n = _chain_depth(root)
+        self.acc = Block()
+        self.smap: dict[SSAValue, SSAValue] = {}
+        self.buffers: dict[SSAValue, tuple[SSAValue, SSAValue]] = {}  # buf -> (tu, vec stream)
+        self.cases: list[tuple[int, Region]] = []
+        self.vars: dict[SSAValue, int] = {}  # counter block arg -> var index
+        self.var_inits: list[SSAValue] = []
+        self.var_results: list[tuple[SSAValue, int]] = []
+
+    def add(self, op: Operation) -> Operation:
+        self.acc.add_op(op)
+        return op
+
+    def lower_loop(self, loop: Operation, depth: int) -> SSAValue:
+        lb, ub, st = (self.smap.get(v, v) for v in loop.operands[:3])
+        tu_op = dlc.NewTuOp.build(operands=[lb, ub, st], result_types=[dlc.TuType()])
+        tu_op.attributes["name"] = StringAttr(_letter(depth, self.n))
+        if isinstance(loop, slcvec.ForOp):
+            tu_op.attributes["vlen"] = IntegerAttr(loop.vlen, i64)
+        self.add(tu_op)
+        tu = tu_op.tu
+        block = loop.regions[0].block
+        iv = self.add(dlc.GetIndVarOp.build(operands=[tu],
+                                            result_types=[slc.StreamType(IndexType())]))
+        self.smap[block.args[0]] = iv.results[0]
+        n_iv = 1
+        if isinstance(loop, slcvec.ForOp):
+            mk = self.add(dlc.GetMaskOp.build(operands=[tu], result_types=[block.args[1].type]))
+            self.smap[block.args[1]] = mk.results[0]
+            n_iv = 2
+        inits = list(loop.operands[4:] if isinstance(loop, slcvec.ForOp) else loop.operands[3:])
+        for arg, init, res in zip(block.args[n_iv:], inits, loop.results, strict=True):
+            k = len(self.var_inits)
+            self.vars[arg] = k
+            self.var_inits.append(init)
+            self.var_results.append((res, k))
+        ops = list(block.ops)
+        loop_pos = [i for i, op in enumerate(ops) if isinstance(op, LOOPS)]
+        for i, op in enumerate(ops):
+            if isinstance(op, LOOPS):
+                self.lower_loop(op, depth + 1)
+            elif isinstance(op, slc.CallbackOp):
+                after = [j for j in loop_pos if j > i]
+                before = [j for j in loop_pos if j < i]
+                if after:
+                    event, name = "ite", _letter(depth + 1, self.n) + "b"
+                elif before:
+                    event, name = "end", _letter(depth + 1, self.n) + "e"
+                else:
+                    event, name = "ite", _letter(depth, self.n) + "i"
+                # scalars go on ``ite`` (before the nested loops' data) unless a nested loop
+                # pushes data of its own callbacks first: then on ``end``, in queue order
+                nested_cbs = any(isinstance(o, slc.CallbackOp) for j in before
+                                 for o in ops[j].walk())
+                push = "end" if event == "end" and nested_cbs else "ite"
+                self.lower_callback(op, tu, event, name, push)
+            elif isinstance(op, slcvec.BufStreamOp):
+                self.buffers[op.result] = (tu, tu)  # filled below by its to_buffer
+            elif isinstance(op, slcvec.ToBufferOp):
+                self.buffers[op.buffer] = (tu, self.smap[op.value])
+            elif isinstance(op, slc.YieldOp | slcvec.YieldOp | slcvec.VectorizeForOp):
+                continue
+            else:
+                self.add(op.clone(value_mapper=self.smap))
+        return tu
+
+    def lower_callback(self, cb: slc.CallbackOp, tu: SSAValue, event: str, name: str,
+                       push: str) -> None:
+        cid = len(self.cases) + 1
+        body = Block()
+        vmap: dict[SSAValue, SSAValue] = {}
+        buffers: set[SSAValue] = set()
+        ops = list(cb.body.block.ops)
+        # O3 counter increments: slc.yield of ``arith.addi %counter, %step`` values
+        incs: list[Operation] = []
+        if cb.res:
+            last = ops[-1] if ops else None
+            if not isinstance(last, slc.YieldOp) or not all(
+                    isinstance(v.owner, arith.AddiOp) and v.owner.lhs in self.vars
+                    for v in last.values):
+                raise EmberError("slc-to-dlc: a callback giving values other than loop "
+                                 "counter increments is not supported")
+            incs = [v.owner for v in last.values]  # type: ignore[misc]
+            ops = [op for op in ops if op not in incs and op is not last]
+        used = dict.fromkeys(v for op in ops for o in op.walk() for v in o.operands
+                             if v in self.vars)
+        for v in used:
+            g = dlc.GetVarOp.build(result_types=[IndexType()])
+            g.attributes["var"] = IntegerAttr(self.vars[v], i64)
+            body.add_op(g)
+            vmap[v] = g.result
+        for op in ops:
+            if isinstance(op, slc.FromStreamOp):
+                if op.stream in self.buffers:
+                    btu, vec = self.buffers[op.stream]
+                    self.add(dlc.RegisterOperandOp.build(
+                        operands=[btu, vec], properties={"event": StringAttr("ite")}))
+                    buffers.add(op.value)
+                    continue
+                self.add(dlc.RegisterOperandOp.build(
+                    operands=[tu, self.smap.get(op.stream, op.stream)],
+                    properties={"event": StringAttr(push)}))
+                p = dlc.PopOperandOp.build(result_types=[op.value.type])
+                body.add_op(p)
+                vmap[op.value] = p.result
+            elif isinstance(op, slc.YieldOp):
+                continue
+            else:
+                body.add_op(_clone_popping(op, vmap, buffers))
+        for add in incs:
+            inc = dlc.IncrementVarOp.build(operands=[[add.operands[1]]])
+            inc.attributes["var"] = IntegerAttr(self.vars[add.operands[0]], i64)
+            body.add_op(inc)
+        body.add_op(dlc.YieldOp.build())
+        reg = dlc.RegisterCallbackOp.build(operands=[tu], properties={"event": StringAttr(event)})
+        reg.attributes["id"] = IntegerAttr(cid, i64)
+        reg.attributes["token"] = StringAttr(name)
+        self.add(reg)
+        self.cases.append((cid, Region(body)))
+
+
+def _clone_popping(op: Operation, vmap: dict[SSAValue, SSAValue], buffers: set[SSAValue]):
+    """Clone ``op``; every ``slcvec.from_buffer`` of a buffer becomes a vector pop."""
+    new = op.clone(value_mapper=vmap)
+    for o in list(new.walk()):
+        if isinstance(o, slcvec.FromBufferOp) and _origin(o.buffer, vmap) in buffers:
+            p = dlc.PopOperandOp.build(result_types=[o.result.type])
+            parent = o.parent_block()
+            assert parent is not None
+            parent.insert_op_before(p, o)
+            o.result.replace_all_uses_with(p.result)
+            parent.erase_op(o)
+    return new
+
+
+def _origin(v: SSAValue, vmap: dict[SSAValue, SSAValue]) -> SSAValue:
+    for k, w in vmap.items():
+        if w is v:
+            return k
+    return v
+
+
+def slc_to_dlc(mod: ModuleOp) -> ModuleOp:
+    """A new module with each outermost SLC loop nest lowered to DLC."""
+    mod = mod.clone()
+    for fn in [op for op in mod.body.block.ops if isinstance(op, FuncOp)]:
+        for root in [op for op in fn.body.block.ops if isinstance(op, LOOPS)]:
+            low = _Lowering(root)
+            low.lower_loop(root, 0)
+            parent = fn.body.block
+            cfg = dlc.ConfigureAccessEngineOp.build(regions=[Region(low.acc)])
+            ids = DenseArrayBase.from_list(i64, [c for c, _ in low.cases])
+            loop = dlc.ComputeLoopOp.build(
+                operands=[low.var_inits], result_types=[[IndexType()] * len(low.var_inits)],
+                regions=[[r for _, r in low.cases]], properties={"cases": ids})
+            parent.insert_op_before(cfg, root)
+            parent.insert_op_before(loop, root)
+            for res, k in low.var_results:
+                res.replace_all_uses_with(loop.res[k])
+            parent.erase_op(root, safe_erase=False)
+    return mod
+

@@ -1,0 +1,464 @@
+"""The execute block: the core side of Ember's decoupled access-execute model (Ember paper
+Sec. 4, Figure 9, Figure 10e: DLC ``compute_loop``).
+
+It pops a control token from its ``ctrl`` input (a TMU's control queue), runs the callback
+program of that token id, whose ``pop`` statements take entries from its ``data`` input (the data
+queue), and stops at the done token. It updates a dense output tensor (``tensor``, ``shape``,
+initial value ``init``) that the simulation returns like any output.
+
+Callback programs (docs/tmu.md): sections ``ID: statement; ...`` separated by ``|``; statements
+``x = pop``, ``x = a OP b`` (``+ - * /``), ``x = max(a, b)``, ``x = min(a, b)``, ``x = sum(a)``,
+``x = a``, and ``out[i, j] += x`` (also ``=``, ``max=``, ``min=``). Registers keep their values
+across tokens and hold a scalar or a vector of ``lanes`` values with a mask; an operation with a
+vector operand is a vector (scalars broadcast, masks ANDed); lane ``l`` of a vector goes to
+``out[i, j + l]`` where its mask is on.
+
+Timing: taking a control token costs ``token_cost`` cycles (default 1) from the cycle it arrived,
+each ``pop`` ``pop_cost`` cycles (default 1) from the cycle its entry (all its lane tokens)
+arrived; other statements are free. The done token is taken with the data queue's done token.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+from formats.tensor import Tensor
+from sam.blocks.base import Block, Memories, Port
+from sam.blocks.tmu import ring_slot
+from sam.errors import GraphError
+from sam.sim.jit import jitable
+from sam.sim.kernel import State, kernel
+from sam.sim.tokens import DATA, DONE, STOP
+from sam.sim.wires import (
+    BUSY,
+    DONE_T,
+    ERR,
+    ERR_DATA,
+    ERR_KIND,
+    ERR_PORT,
+    FIRST_T,
+    IDLE,
+    RC_DONE,
+    RC_ERR,
+    RC_IN,
+    STATUS,
+    WAIT,
+    T,
+    hdata,
+    hkind,
+    htime,
+    pop,
+)
+
+POP, ADD, SUB, MUL, DIV, MAX, MIN, SUM, MOV, OUT_ADD, OUT_SET, OUT_MAX, OUT_MIN = range(13)
+BINARY = {"+": ADD, "-": SUB, "*": MUL, "/": DIV}
+OUT_OPS = {"+=": OUT_ADD, "=": OUT_SET, "max=": OUT_MAX, "min=": OUT_MIN}
+IREC = 5
+NEED_TOKEN, RUN = 0, 1
+EXEC = State(phase=NEED_TOKEN, pc=0, end=0, tok=0, lanes=1, token_cost=1, pop_cost=1, rows=0,
+             cols=0, nregs=0)
+PHASE, PC, END, TOK, LANES, TOKEN_COST, POP_COST, ROWS, COLS, NREGS = EXEC.slots
+ERR_TOKEN, ERR_LEFT, ERR_EMPTY, ERR_OUT = 1, 2, 3, 4
+# work layout: per register scalar flag (1 scalar), masks [R*W], then stats.
+
+
+@jitable
+def reg(regs, work, nregs, nw, x, lane):
+    """Value of operand ``x`` (register >= 0, constant < 0) in ``lane``."""
+    if x < 0:
+        return regs[nregs * nw + (-x - 1)]
+    if work[x] == 1:
+        return regs[x * nw]
+    return regs[x * nw + lane]
+
+
+@jitable
+def on(work, nregs, nw, x, lane):
+    """Mask of operand ``x`` in ``lane`` (constants and scalars: on)."""
+    if x < 0 or work[x] == 1:
+        return 1
+    return work[nregs + x * nw + lane]
+
+
+@jitable
+def scalar(work, x):
+    return x < 0 or work[x] == 1
+
+
+@jitable
+def occupancy(w, c, t):
+    """Tokens waiting in channel ``c`` that arrived by cycle ``t`` (arrivals are in order)."""
+    lo = w.head[c]
+    hi = w.tail[c]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if w.time[c, ring_slot(w, mid)] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - w.head[c]
+
+
+@jitable
+def spend(st, t_in, cost):
+    """Account a firing of ``cost`` cycles that starts when its input came (``t_in``)."""
+    if st[BUSY] == 0:
+        st[FIRST_T] = t_in
+    st[IDLE] += t_in - st[T]
+    st[BUSY] += cost
+    st[T] = t_in + cost
+
+
+@jitable
+def error(st, code, data):
+    st[ERR] = code
+    st[ERR_PORT] = -1
+    st[ERR_KIND] = -1
+    st[ERR_DATA] = data
+    return RC_ERR
+
+
+@kernel
+def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
+    """Execute kernel: control tokens select callbacks, ``pop`` takes data entries."""
+    cc = ins[0]
+    cd = ins[1]
+    nw = st[LANES]
+    nregs = st[NREGS]
+    n_ids = prog[0]
+    stat = nregs + nregs * nw
+    while st[STATUS] == 0:
+        if st[PHASE] == NEED_TOKEN:
+            if w.head[cc] >= w.tail[cc]:
+                st[WAIT] = cc
+                return RC_IN
+            t_in = max(st[T], htime(w, cc))
+            if hkind(w, cc) == DONE:
+                if w.head[cd] >= w.tail[cd]:
+                    st[WAIT] = cd
+                    return RC_IN
+                if hkind(w, cd) != DONE:
+                    return error(st, ERR_LEFT, 0)
+                t_in = max(t_in, htime(w, cd))
+                spend(st, t_in, 1)
+                pop(w, cc, t_in)
+                pop(w, cd, t_in)
+                st[DONE_T] = t_in
+                st[STATUS] = 1
+                continue
+            tok = hdata(w, cc)
+            if tok < 0 or tok >= n_ids or prog[1 + 2 * tok] < 0:
+                return error(st, ERR_TOKEN, tok)
+            occ = occupancy(w, cc, t_in)
+            if occ > work[stat + 2 * n_ids + 1]:
+                work[stat + 2 * n_ids + 1] = occ
+            spend(st, t_in, st[TOKEN_COST])
+            pop(w, cc, t_in)
+            work[stat + tok] += 1
+            st[TOK] = tok
+            st[PC] = prog[1 + 2 * tok]
+            st[END] = prog[2 + 2 * tok]
+            st[PHASE] = RUN
+            continue
+        if st[PC] >= st[END]:
+            st[PHASE] = NEED_TOKEN
+            continue
+        i = 1 + 2 * n_ids + st[PC] * IREC
+        op = prog[i]
+        dst = prog[i + 1]
+        a = prog[i + 2]
+        b = prog[i + 3]
+        c = prog[i + 4]
+        if op == POP:
+            if w.head[cd] >= w.tail[cd]:
+                st[WAIT] = cd
+                return RC_IN
+            k = hkind(w, cd)
+            if k == DONE:
+                return error(st, ERR_EMPTY, st[TOK])
+            n = 1 if k == DATA else nw
+            if w.tail[cd] - w.head[cd] < n:
+                st[WAIT] = cd
+                return RC_IN
+            t_in = max(st[T], w.time[cd, ring_slot(w, w.head[cd] + n - 1)])
+            occ = occupancy(w, cd, t_in)
+            if occ > work[stat + 2 * n_ids]:
+                work[stat + 2 * n_ids] = occ
+            if k == DATA:
+                regs[dst * nw] = w.fdata[cd, ring_slot(w, w.head[cd])]
+                work[dst] = 1
+                pop(w, cd, t_in)
+            else:
+                work[dst] = 0
+                for lane in range(nw):
+                    s = ring_slot(w, w.head[cd])
+                    valid = w.kind[cd, s] == STOP
+                    regs[dst * nw + lane] = w.fdata[cd, s] if valid else 0.0
+                    work[nregs + dst * nw + lane] = 1 if valid else 0
+                    pop(w, cd, t_in)
+            spend(st, t_in, st[POP_COST])
+            work[stat + n_ids + st[TOK]] += 1
+        elif op >= OUT_ADD:
+            r = int(reg(regs, work, nregs, nw, a, 0))
+            col = int(reg(regs, work, nregs, nw, b, 0))
+            n = 1 if scalar(work, c) else nw
+            for lane in range(n):
+                if on(work, nregs, nw, c, lane) == 0:
+                    continue
+                x = reg(regs, work, nregs, nw, c, lane)
+                if r < 0 or r >= st[ROWS] or col + lane < 0 or col + lane >= st[COLS]:
+                    return error(st, ERR_OUT, st[TOK])
+                q = r * st[COLS] + col + lane
+                if op == OUT_ADD:
+                    out[q] += x
+                elif op == OUT_SET:
+                    out[q] = x
+                elif op == OUT_MAX:
+                    if x > out[q]:
+                        out[q] = x
+                elif x < out[q]:
+                    out[q] = x
+        elif op == SUM:
+            total = 0.0
+            n = 1 if scalar(work, a) else nw
+            for lane in range(n):
+                if on(work, nregs, nw, a, lane) == 1:
+                    total += reg(regs, work, nregs, nw, a, lane)
+            regs[dst * nw] = total
+            work[dst] = 1
+        else:
+            vec = not (scalar(work, a) and (op == MOV or scalar(work, b)))
+            n = nw if vec else 1
+            for lane in range(n):
+                x = reg(regs, work, nregs, nw, a, lane)
+                m = on(work, nregs, nw, a, lane)
+                if op != MOV:
+                    y = reg(regs, work, nregs, nw, b, lane)
+                    m = m & on(work, nregs, nw, b, lane)
+                    if op == ADD:
+                        x = x + y
+                    elif op == SUB:
+                        x = x - y
+                    elif op == MUL:
+                        x = x * y
+                    elif op == DIV:
+                        x = x / y
+                    elif op == MAX:
+                        x = x if x > y else y
+                    else:
+                        x = x if x < y else y
+                regs[dst * nw + lane] = x
+                work[nregs + dst * nw + lane] = m
+            work[dst] = 0 if vec else 1
+        st[PC] += 1
+    return RC_DONE
+
+
+# ---------------------------------------------------------------------- programs
+_ID = r"[A-Za-z_][A-Za-z0-9_]*"
+_NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf)"
+
+
+class Program:
+    """A parsed callback program (module docstring), encoded for the kernel."""
+
+    def __init__(self, text: str, token_ids: Mapping[str, int], where: str = "execute") -> None:
+        self.where = where
+        self.registers: dict[str, int] = {}
+        self.constants: list[float] = []
+        self.sections: dict[int, list[list[int]]] = {}
+        self.names = dict(token_ids)
+        for part in text.split("|"):
+            if not part.strip():
+                continue
+            head, colon, body = part.partition(":")
+            head = head.strip()
+            if not colon or not head:
+                raise self._bad(f"section {part.strip()!r} is not 'TOKEN: statements'")
+            tid = self._token(head)
+            if tid in self.sections:
+                raise self._bad(f"token {head} has two sections; give each token one")
+            code: list[list[int]] = []
+            for stmt in body.split(";"):
+                if stmt.strip():
+                    code.append(self._statement(stmt.strip()))
+            self.sections[tid] = code
+        if not self.sections:
+            raise self._bad("the program has no section; write e.g. 'ite: v = pop; out[0, 0] "
+                            "+= v'")
+
+    def _bad(self, msg: str) -> GraphError:
+        return GraphError(f"{self.where}: program: {msg}")
+
+    def _token(self, text: str) -> int:
+        if re.fullmatch(r"\d+", text):
+            return int(text)
+        if text not in self.names:
+            known = ", ".join(f"{k}={v}" for k, v in self.names.items()) or "none"
+            raise self._bad(f"token {text!r} is not a control token of the TMU (tokens: {known})")
+        return self.names[text]
+
+    def _reg(self, name: str) -> int:
+        if name == "out":
+            raise self._bad("'out' is the output; name registers otherwise")
+        return self.registers.setdefault(name, len(self.registers))
+
+    def _operand(self, text: str, stmt: str) -> int:
+        text = text.strip()
+        if re.fullmatch(_NUM, text):
+            self.constants.append(float(text))
+            return -len(self.constants)
+        if re.fullmatch(_ID, text):
+            if text not in self.registers:
+                raise self._bad(f"in {stmt!r}: register {text} is read before it is set")
+            return self.registers[text]
+        raise self._bad(f"in {stmt!r}: {text!r} is not a register or a number")
+
+    def _statement(self, stmt: str) -> list[int]:
+        m = re.fullmatch(r"out\s*\[([^,\]]+),([^\]]+)\]\s*(\+=|=|max=|min=)\s*(.+)", stmt)
+        if m:
+            i, j = self._operand(m.group(1), stmt), self._operand(m.group(2), stmt)
+            return [OUT_OPS[m.group(3)], 0, i, j, self._operand(m.group(4), stmt)]
+        m = re.fullmatch(rf"({_ID})\s*=\s*(.+)", stmt)
+        if not m:
+            raise self._bad(f"statement {stmt!r} is not 'x = ...' or 'out[i, j] += x'")
+        rhs = m.group(2).strip()
+        if rhs == "pop":
+            return [POP, self._reg(m.group(1)), 0, 0, 0]
+        f = re.fullmatch(r"(max|min)\(([^,]+),([^)]+)\)", rhs)
+        if f:
+            a, b = self._operand(f.group(2), stmt), self._operand(f.group(3), stmt)
+            return [MAX if f.group(1) == "max" else MIN, self._reg(m.group(1)), a, b, 0]
+        f = re.fullmatch(r"sum\(([^)]+)\)", rhs)
+        if f:
+            a = self._operand(f.group(1), stmt)
+            return [SUM, self._reg(m.group(1)), a, 0, 0]
+        f = re.fullmatch(rf"({_ID}|{_NUM})\s*([-+*/])\s*({_ID}|{_NUM})", rhs)
+        if f:
+            a, b = self._operand(f.group(1), stmt), self._operand(f.group(3), stmt)
+            return [BINARY[f.group(2)], self._reg(m.group(1)), a, b, 0]
+        if re.fullmatch(rf"{_ID}|{_NUM}", rhs):
+            a = self._operand(rhs, stmt)
+            return [MOV, self._reg(m.group(1)), a, 0, 0]
+        raise self._bad(f"statement {stmt!r}: cannot read {rhs!r} (pop, a OP b, max(a, b), "
+                        "min(a, b), sum(a) or a)")
+
+    def encode(self) -> np.ndarray:
+        n_ids = max(self.sections) + 1
+        table = [-1, -1] * n_ids
+        code: list[int] = []
+        pc = 0
+        for tid in sorted(self.sections):
+            table[2 * tid] = pc
+            for ins in self.sections[tid]:
+                code += ins
+                pc += 1
+            table[2 * tid + 1] = pc
+        return np.array([n_ids, *table, *code], np.int64)
+
+
+def parse_shape(text: str, where: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", text or "")
+    if not m:
+        raise GraphError(f"{where}: dims {text!r} is not ROWSxCOLS (e.g. 2x4)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def parse_tokens(text: str, where: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        name, eq, val = part.partition("=")
+        if not eq or not val.strip().lstrip("-").isdigit():
+            raise GraphError(f"{where}: tokens entry {part!r} is not NAME=ID")
+        out[name.strip()] = int(val)
+    return out
+
+
+class Execute(Block):
+    """The core of a DAE pair (module docstring); DOT type ``execute``."""
+
+    dot_type = "execute"
+    family = "write"
+    kernel = execute
+    state = EXEC
+    required_attrs = ("tensor", "dims", "program")
+    errors = {
+        ERR_TOKEN: "a control token has no callback section in the program",
+        ERR_LEFT: "the data queue still holds entries when the done token comes (the program "
+                  "pops fewer operands than the TMU pushes)",
+        ERR_EMPTY: "a callback pops from a data queue that is done (the program pops more "
+                   "operands than the TMU pushes)",
+        ERR_OUT: "an output index is outside the output's shape",
+    }
+
+    def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
+        super().__init__(node_id, attrs)
+        where = f"node {self.id} (execute)"
+        self.shape = parse_shape(self.attrs["dims"], where)
+        self.token_ids = parse_tokens(self.attrs.get("tokens", ""), where)
+        self.program = Program(self.attrs["program"], self.token_ids, where)
+        try:
+            self.init = float(self.attrs.get("init", "0"))
+            self.lanes = int(self.attrs.get("lanes", "1"))
+            self.costs = (int(self.attrs.get("token_cost", "1")),
+                          int(self.attrs.get("pop_cost", "1")))
+        except ValueError as err:
+            raise GraphError(f"{where}: {err}; init is a number, lanes and costs integers") \
+                from None
+        order = ("tensor", "dims", "program", "lanes", "tokens", "init", "token_cost",
+                 "pop_cost")
+        self.attrs = {**{k: self.attrs[k] for k in order if k in self.attrs},
+                      **{k: v for k, v in self.attrs.items() if k not in order}}
+        if self.lanes < 1 or min(self.costs) < 1:
+            raise GraphError(f"{where}: lanes, token_cost and pop_cost must be >= 1")
+
+    def inputs(self) -> list[Port]:
+        return [Port("ctrl"), Port("data")]
+
+    def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
+        return {"lanes": self.lanes, "token_cost": self.costs[0], "pop_cost": self.costs[1],
+                "rows": self.shape[0], "cols": self.shape[1],
+                "nregs": len(self.program.registers)}
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        prog = self.program.encode()
+        nregs = len(self.program.registers)
+        n_ids = int(prog[0])
+        work = np.zeros(nregs + nregs * self.lanes + 2 * n_ids + 2, np.int64)
+        regs = np.zeros(nregs * self.lanes + len(self.program.constants) + 1, np.float64)
+        regs[nregs * self.lanes: nregs * self.lanes + len(self.program.constants)] = \
+            self.program.constants
+        out = np.full(self.shape[0] * self.shape[1], self.init, np.float64)
+        return {"prog": prog, "work": work, "out": out, "regs": regs}
+
+    def results(self, st: np.ndarray, mem: Memories, tensors: Mapping[str, Tensor]
+                ) -> dict[str, Tensor]:
+        dense = mem["out"].reshape(self.shape).copy()
+        return {self.tensor: Tensor.from_dense(dense, "dd")}
+
+    def details(self, st: np.ndarray, mem: Memories) -> dict[str, int]:
+        work = mem["work"]
+        nregs = len(self.program.registers)
+        n_ids = int(mem["prog"][0])
+        stat = nregs + nregs * self.lanes
+        names = {v: k for k, v in self.token_ids.items()}
+        out: dict[str, int] = {}
+        for tid in sorted(self.program.sections):
+            name = names.get(tid, str(tid))
+            out[f"token.{name}.count"] = int(work[stat + tid])
+            out[f"token.{name}.pops"] = int(work[stat + n_ids + tid])
+        out["queue.data.max_occupancy"] = int(work[stat + 2 * n_ids])
+        out["queue.ctrl.max_occupancy"] = int(work[stat + 2 * n_ids + 1])
+        return out
+
+    def picture_lines(self) -> list[str]:
+        return [f"execute -> {self.tensor} ({self.shape[0]}x{self.shape[1]})",
+                *[s.strip() for s in self.attrs["program"].split("|")]]
+
+    def label(self) -> str:
+        return f"execute -> {self.tensor} ({self.shape[0]}x{self.shape[1]})"

@@ -1,0 +1,774 @@
+"""The TMU block: Ember's tensor marshaling unit (Ember paper Sec. 3.1, 4, Figures 5, 9, 10).
+
+A TMU walks layers of traversal units (TUs) depth-first, one fiber of a layer per iteration of
+the layer outside it, computing its streams (``mem`` loads, ``alu`` index arithmetic, ``fwd``
+repetition of an outer stream) in every iteration. Its configuration is a
+:class:`~sam.blocks.tmu_config.TmuConfig` held in the node's attributes. Two output modes:
+
+* ``dae``: at the events ``beg``, ``ite``, ``end`` of a TU the marshaling rules push operands to
+  the ``data`` queue (a scalar: one value token; a vector: ``lanes`` tokens, masked lanes ``N``)
+  and control tokens (their int ids) to the ``ctrl`` queue; both end with ``D`` (the ``done``
+  token). An :class:`~sam.blocks.execute.Execute` block consumes them.
+* ``sam``: every stream is an output SAM stream (port ``KIND:NAME``): its value in each iteration
+  of its layer, stop tokens where fibers of its layer and the layers outside end (a fiber's stop
+  merged with its parents' as a level scanner merges them, an empty fiber its own stop), then
+  ``D`` - token for token the streams of the equivalent chain of level scanners (a dense TU is a
+  dense scanner's coordinates, a range TU a compressed scanner's references), array loads
+  (``mem``) and repeaters (``fwd``).
+
+Timing (docs/timing-model.md, "TMU and execute blocks"): one firing per cycle; a firing pushes at
+most one entry per queue (``dae``) or one token per port (``sam``). ``dae``: an event costs one
+firing per rule of its busiest queue, an ``ite`` of the innermost layer at least one (the layer
+advances one step per cycle), other events without rules none. ``sam``: one firing per iteration
+of any layer, per fiber end that emits stops, and one for the done tokens. A ``mem`` stream of
+latency L delays the tokens carrying it (and the streams computed from it) by L-1 cycles; queues
+stay in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from formats.tensor import Tensor
+from sam.blocks.base import Block, Memories, Port
+from sam.blocks.tmu_config import (
+    EVENTS,
+    Alu,
+    DenseTU,
+    Fwd,
+    Mem,
+    TmuConfig,
+    resolve_array,
+    resolve_size,
+)
+from sam.errors import GraphError, SimulationError
+from sam.sim.jit import jitable
+from sam.sim.kernel import State, kernel
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
+from sam.sim.wires import (
+    BUSY,
+    DONE_T,
+    ERR,
+    ERR_DATA,
+    ERR_KIND,
+    ERR_PORT,
+    FIRST_T,
+    LAT,
+    RC_BUF,
+    RC_DONE,
+    RC_ERR,
+    RC_FIFO,
+    STALL,
+    STATUS,
+    WAIT,
+    T,
+    push,
+    pushv,
+)
+
+# Program header slots.
+H_L, H_S, H_NT, H_W, H_MODE, H_OFF_LAYER, H_OFF_TU, H_OFF_STREAM, H_OFF_RULE, H_OFF_EV = range(10)
+H_OFF_ARR, H_W_MASK, H_W_STAT, H_W_LAST, H_NPORTS, H_W_STEP = range(10, 16)
+HEADER = 16
+LREC, TREC, SREC, RREC = 6, 8, 10, 4
+# Stream types, operand kinds, ALU ops, layer kinds, rule types.
+S_TU, S_MEM, S_ALU, S_FWD = 0, 1, 2, 3
+K_LIT, K_SAME, K_OUTER = 0, 1, 2
+OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "%": 4, "min": 5, "max": 6}
+LAYER_CODES = {"single": 0, "lockstep": 1, "bcast": 2}
+L_SINGLE, L_LOCKSTEP, L_BCAST = 0, 1, 2
+R_OPERAND, R_TOKEN = 0, 1
+MODE_DAE, MODE_SAM = 0, 1
+# Work (int) layout: per TU cur, lo, hi; per layer "iterated"; masks; stats; last arrivals.
+TU_CUR, TU_LO, TU_HI = 0, 1, 2
+# Stats, after H_W_STAT: per TU iterations, fibers; queues; per lane active, masked.
+Q_CTRL_N, Q_DATA_N, Q_CTRL_STALL, Q_DATA_STALL = 0, 1, 2, 3
+
+P_BEG, P_ADV, P_EVENT, P_STOP, P_DONE, P_END = 0, 1, 2, 3, 4, 5
+TMU = State(phase=P_BEG, d=0, ev_l=0, ev_k=0, di=0, ci=0, nfire=0, after=0, after_d=0)
+PHASE, DEPTH, EV_L, EV_K, DI, CI, NFIRE, AFTER, AFTER_D = TMU.slots
+ERR_RANGE, ERR_DIV, ERR_DEPTH = 1, 2, 3
+#: The node attributes that hold the configuration.
+CONFIG_KEYS = ("mode", "layers", "tus", "streams", "operands", "tokens")
+#: Ports of a TMU in dae mode.
+CTRL, DATAQ = 0, 1
+
+
+@jitable
+def ring_slot(w, n):
+    """Ring-buffer slot of the ``n``-th token of a channel (rings are powers of two)."""
+    return n & (w.kind.shape[1] - 1)
+
+
+@jitable
+def room_n(w, optr, ochan, port, n):
+    """Earliest cycle in which ``port`` can take ``n`` tokens at once (-1 ring full, -2 FIFO
+    full, -3 FIFO shallower than ``n``)."""
+    t = 0
+    cap = w.kind.shape[1]
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        if w.tail[c] + n - w.head[c] > cap:
+            return -1
+        d = w.depth[c]
+        if d > 0:
+            if d < n:
+                return -3
+            if d > cap:
+                return -1
+            for q in range(n):
+                k = w.tail[c] + q - d
+                if k < 0:
+                    continue
+                if w.head[c] <= k:
+                    return -2
+                free = w.ptime[c, ring_slot(w, k)] + 1
+                if free > t:
+                    t = free
+    return t
+
+
+@jitable
+def operand(prog, vals, k, v, lane, nw):
+    """The value of an encoded operand in ``lane``."""
+    if k == K_LIT:
+        return float(v)
+    if k == K_SAME:
+        return vals[v * nw + lane]
+    return vals[v * nw]
+
+
+@jitable
+def alu(op, a, b):
+    """Integer ALU op on two values (held as floats); NaN for a division by zero."""
+    if op == 0:
+        return a + b
+    if op == 1:
+        return a - b
+    if op == 2:
+        return a * b
+    if op == 3:
+        return np.floor(a / b) if b != 0 else np.nan
+    if op == 4:
+        return a - b * np.floor(a / b) if b != 0 else np.nan
+    if op == 5:
+        return a if a < b else b
+    return a if a > b else b
+
+
+@jitable
+def has_iter(prog, work, d):
+    """Whether the current fiber of layer ``d`` has an iteration left."""
+    lrec = prog[H_OFF_LAYER] + d * LREC
+    for u in range(prog[lrec + 2], prog[lrec + 2] + prog[lrec + 3]):
+        if work[u * 3 + TU_CUR] < work[u * 3 + TU_HI]:
+            return True
+    return False
+
+
+@jitable
+def begin_layer(prog, work, vals, d):
+    """Set the bounds of layer ``d``'s TUs from the outer streams; count a fiber."""
+    nw = prog[H_W]
+    lrec = prog[H_OFF_LAYER] + d * LREC
+    stat = prog[H_W_STAT]
+    for u in range(prog[lrec + 2], prog[lrec + 2] + prog[lrec + 3]):
+        t = prog[H_OFF_TU] + u * TREC
+        lo = int(operand(prog, vals, prog[t + 2], prog[t + 3], 0, nw))
+        hi = int(operand(prog, vals, prog[t + 4], prog[t + 5], 0, nw))
+        work[u * 3 + TU_LO] = lo
+        work[u * 3 + TU_HI] = hi
+        work[u * 3 + TU_CUR] = lo
+        work[stat + 2 * u + 1] += 1
+    work[prog[H_NT] * 3 + d] = 0
+
+
+@jitable
+def step_layer(prog, work, vals, pool, d):
+    """Compute the streams of layer ``d`` for its next step and advance its TUs; returns -1, or
+    the number of the stream whose load went out of range / divided by zero (error)."""
+    nw = prog[H_W]
+    lrec = prog[H_OFF_LAYER] + d * LREC
+    kind = prog[lrec]
+    lanes = prog[lrec + 1]
+    mask_off = prog[H_W_MASK]
+    stat = prog[H_W_STAT]
+    lane_stat = stat + 2 * prog[H_NT] + 4
+    for u in range(prog[lrec + 2], prog[lrec + 2] + prog[lrec + 3]):
+        t = prog[H_OFF_TU] + u * TREC
+        s = prog[t + 7]
+        step = prog[t + 6]
+        cur = work[u * 3 + TU_CUR]
+        hi = work[u * 3 + TU_HI]
+        for lane in range(nw):
+            if kind == L_BCAST:
+                on = cur < hi and lane < lanes
+                val = cur
+            else:
+                val = cur + lane * step
+                on = lane < lanes and val < hi
+            vals[s * nw + lane] = float(val) if on else 0.0
+            work[mask_off + s * nw + lane] = 1 if on else 0
+            if lane < lanes:
+                if on:
+                    work[stat + 2 * u] += 1
+                    work[lane_stat + 2 * lane] += 1
+                else:
+                    work[lane_stat + 2 * lane + 1] += 1
+        if cur < hi:
+            work[u * 3 + TU_CUR] = cur + (step if kind == L_BCAST else step * lanes)
+    for s in range(prog[lrec + 4], prog[lrec + 4] + prog[lrec + 5]):
+        r = prog[H_OFF_STREAM] + s * SREC
+        typ = prog[r]
+        if typ == S_TU:
+            continue
+        mtu_s = prog[prog[H_OFF_TU] + prog[r + 7] * TREC + 7]
+        for lane in range(nw):
+            on = work[mask_off + mtu_s * nw + lane]
+            work[mask_off + s * nw + lane] = on
+            v = 0.0
+            if typ == S_FWD:
+                v = vals[prog[r + 3] * nw]
+            elif on == 1:
+                a = operand(prog, vals, prog[r + 2], prog[r + 3], lane, nw)
+                if typ == S_MEM:
+                    arr = prog[H_OFF_ARR] + 2 * prog[r + 6]
+                    if not (a >= 0 and a < prog[arr + 1]):
+                        return s
+                    v = pool[prog[arr] + int(a)]
+                else:
+                    b = operand(prog, vals, prog[r + 4], prog[r + 5], lane, nw)
+                    v = alu(prog[r + 6], a, b)
+                    if np.isnan(v):
+                        return s
+            vals[s * nw + lane] = v
+    work[prog[H_NT] * 3 + d] = 1
+    return -1
+
+
+@jitable
+def arrival(prog, work, port, t, extra):
+    """Arrival cycle of a token on ``port`` emitted at ``t``, kept in order with the port's
+    earlier tokens."""
+    last = prog[H_W_LAST] + port
+    a = t + extra
+    if a < work[last]:
+        a = work[last]
+    work[last] = a
+    return a
+
+
+@jitable
+def set_event(st, d, k, after, after_d):
+    st[EV_L] = d
+    st[EV_K] = k
+    st[DI] = 0
+    st[CI] = 0
+    st[NFIRE] = 0
+    st[AFTER] = after
+    st[AFTER_D] = after_d
+    st[PHASE] = P_EVENT
+
+
+@kernel
+def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
+    """TMU kernel: walks the layers (module docstring), marshals (dae) or streams (sam)."""
+    nl = prog[H_L]
+    nw = prog[H_W]
+    mode = prog[H_MODE]
+    stat = prog[H_W_STAT]
+    qstat = stat + 2 * prog[H_NT]
+    while st[STATUS] == 0:
+        phase = st[PHASE]
+        d = st[DEPTH]
+        t = st[T]
+        if phase == P_BEG:
+            begin_layer(prog, work, vals, d)
+            set_event(st, d, 0, P_ADV, d)
+            continue
+        if phase == P_ADV:
+            if has_iter(prog, work, d):
+                bad = step_layer(prog, work, vals, pool, d)
+                if bad >= 0:
+                    st[ERR] = ERR_RANGE
+                    st[ERR_PORT] = -1
+                    st[ERR_KIND] = -1
+                    st[ERR_DATA] = bad
+                    return RC_ERR
+                if d < nl - 1:
+                    set_event(st, d, 1, P_BEG, d + 1)
+                else:
+                    set_event(st, d, 1, P_ADV, d)
+                continue
+            if mode == MODE_SAM and (d == nl - 1 or work[prog[H_NT] * 3 + d] == 0):
+                st[PHASE] = P_STOP
+                continue
+            set_event(st, d, 2, P_END, d)
+            continue
+        if phase == P_END:
+            if d == 0:
+                st[PHASE] = P_DONE
+            else:
+                st[PHASE] = P_ADV
+                st[DEPTH] = d - 1
+            continue
+        if phase == P_STOP:
+            j = d
+            while j > 0 and not has_iter(prog, work, j - 1):
+                j -= 1
+            t_out = t
+            nports = prog[H_NPORTS]
+            for s in range(nports):
+                if prog[prog[H_OFF_STREAM] + s * SREC + 1] >= j:
+                    r = room_n(w, optr, ochan, s, 1)
+                    if r < 0:
+                        st[WAIT] = s
+                        return RC_BUF if r == -1 else RC_FIFO
+                    if r > t_out:
+                        t_out = r
+            if st[BUSY] == 0:
+                st[FIRST_T] = t_out
+            st[STALL] += t_out - t
+            st[BUSY] += 1
+            st[T] = t_out + 1
+            for s in range(nports):
+                lay = prog[prog[H_OFF_STREAM] + s * SREC + 1]
+                if lay >= j:
+                    push(w, optr, ochan, s, STOP, lay - j,
+                         arrival(prog, work, s, t_out, st[LAT]))
+            set_event(st, d, 2, P_END, d)
+            continue
+        if phase == P_DONE:
+            t_out = t
+            nports = prog[H_NPORTS]
+            for s in range(nports):
+                r = room_n(w, optr, ochan, s, 1)
+                if r < 0:
+                    st[WAIT] = s
+                    return RC_BUF if r == -1 else RC_FIFO
+                if r > t_out:
+                    t_out = r
+            if st[BUSY] == 0:
+                st[FIRST_T] = t_out
+            st[STALL] += t_out - t
+            st[BUSY] += 1
+            st[T] = t_out + 1
+            for s in range(nports):
+                push(w, optr, ochan, s, DONE, 0, arrival(prog, work, s, t_out, st[LAT]))
+            st[DONE_T] = t_out
+            st[STATUS] = 1
+            continue
+        # P_EVENT: marshal (dae) or stream (sam) the current event, one firing at a time.
+        ev_l = st[EV_L]
+        ev_k = st[EV_K]
+        if mode == MODE_SAM:
+            if ev_k != 1:
+                st[PHASE] = st[AFTER]
+                st[DEPTH] = st[AFTER_D]
+                continue
+            lrec = prog[H_OFF_LAYER] + ev_l * LREC
+            first = prog[lrec + 4]
+            last = first + prog[lrec + 5]
+            t_out = t
+            for s in range(first, last):
+                r = room_n(w, optr, ochan, s, 1)
+                if r < 0:
+                    st[WAIT] = s
+                    return RC_BUF if r == -1 else RC_FIFO
+                if r > t_out:
+                    t_out = r
+            if st[BUSY] == 0:
+                st[FIRST_T] = t_out
+            st[STALL] += t_out - t
+            st[BUSY] += 1
+            st[T] = t_out + 1
+            mask_off = prog[H_W_MASK]
+            for s in range(first, last):
+                a = arrival(prog, work, s, t_out,
+                            st[LAT] + prog[prog[H_OFF_STREAM] + s * SREC + 8])
+                if work[mask_off + s * nw] == 0:
+                    push(w, optr, ochan, s, EMPTY, 0, a)
+                elif prog[prog[H_OFF_STREAM] + s * SREC + 9] == 1:
+                    pushv(w, optr, ochan, s, DATA, vals[s * nw], a)
+                else:
+                    push(w, optr, ochan, s, DATA, int(vals[s * nw]), a)
+            st[PHASE] = st[AFTER]
+            st[DEPTH] = st[AFTER_D]
+            continue
+        ev = prog[H_OFF_EV] + 2 * (ev_l * 3 + ev_k)
+        lo = prog[ev]
+        hi = prog[ev + 1]
+        # next data rule and next control rule of this event at or after DI / CI
+        di = st[DI]
+        while lo + di < hi and prog[prog[H_OFF_RULE] + (lo + di) * RREC] != R_OPERAND:
+            di += 1
+        ci = st[CI]
+        while lo + ci < hi and prog[prog[H_OFF_RULE] + (lo + ci) * RREC] != R_TOKEN:
+            ci += 1
+        has_d = lo + di < hi
+        has_c = lo + ci < hi
+        # A layer takes at most one step per cycle: an outer step without rules overlaps the
+        # work before it (in cycle t - 1) unless its layer already stepped then.
+        step_at = prog[H_W_STEP] + ev_l
+        need = ev_k == 1 and st[NFIRE] == 0 and (ev_l == nl - 1 or t - 1 <= work[step_at])
+        if not has_d and not has_c and not need:
+            if ev_k == 1:
+                work[step_at] = t - 1
+            st[PHASE] = st[AFTER]
+            st[DEPTH] = st[AFTER_D]
+            continue
+        t_out = t
+        n_vec = 1
+        if has_d:
+            rr = prog[H_OFF_RULE] + (lo + di) * RREC
+            if prog[rr + 2] == 1:
+                s = prog[rr + 1]
+                n_vec = prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
+                             * LREC + 1]
+            r = room_n(w, optr, ochan, DATAQ, n_vec)
+            if r == -3:
+                st[ERR] = ERR_DEPTH
+                st[ERR_PORT] = -1
+                st[ERR_KIND] = -1
+                return RC_ERR
+            if r < 0:
+                st[WAIT] = DATAQ
+                return RC_BUF if r == -1 else RC_FIFO
+            if r > t_out:
+                work[qstat + Q_DATA_STALL] += r - t_out
+                t_out = r
+        if has_c:
+            r = room_n(w, optr, ochan, CTRL, 1)
+            if r < 0:
+                st[WAIT] = CTRL
+                return RC_BUF if r == -1 else RC_FIFO
+            if r > t_out:
+                work[qstat + Q_CTRL_STALL] += r - t_out
+                t_out = r
+        if st[BUSY] == 0:
+            st[FIRST_T] = t_out
+        st[STALL] += t_out - t
+        st[BUSY] += 1
+        st[T] = t_out + 1
+        if ev_k == 1 and st[NFIRE] == 0:
+            work[step_at] = t_out
+        st[NFIRE] += 1
+        if has_d:
+            rr = prog[H_OFF_RULE] + (lo + di) * RREC
+            s = prog[rr + 1]
+            a = arrival(prog, work, DATAQ, t_out, st[LAT] + prog[prog[H_OFF_STREAM] + s * SREC + 8])
+            if prog[rr + 2] == 1:
+                for lane in range(n_vec):
+                    c_kind = STOP if work[prog[H_W_MASK] + s * nw + lane] == 1 else EMPTY
+                    pushv(w, optr, ochan, DATAQ, c_kind, vals[s * nw + lane], a)
+            else:
+                pushv(w, optr, ochan, DATAQ, DATA, vals[s * nw], a)
+            work[qstat + Q_DATA_N] += 1
+            st[DI] = di + 1
+        else:
+            st[DI] = di
+        if has_c:
+            rr = prog[H_OFF_RULE] + (lo + ci) * RREC
+            a = arrival(prog, work, CTRL, t_out, st[LAT])
+            push(w, optr, ochan, CTRL, DATA, prog[rr + 1], a)
+            work[qstat + Q_CTRL_N] += 1
+            st[CI] = ci + 1
+        else:
+            st[CI] = ci
+    return RC_DONE
+
+
+
+# ---------------------------------------------------------------------- compiling a config
+@dataclass
+class Compiled:
+    """A configuration encoded for the kernel."""
+
+    prog: np.ndarray
+    work: np.ndarray
+    pool: np.ndarray
+    vals: np.ndarray
+
+
+def compile_config(cfg: TmuConfig, tensors: Mapping[str, Tensor], where: str = "tmu"
+                   ) -> Compiled:
+    """Encode ``cfg`` (checked against ``tensors``) as the kernel's program and memories."""
+    cfg.check(tensors, where)
+    streams = cfg.all_streams()
+    index = {name: k for k, (name, _, _) in enumerate(streams)}
+    layer_of = {name: lay for name, lay, _ in streams}
+    tus = cfg.tus()
+    tu_index = {tu.name: k for k, tu in enumerate(tus)}
+    tu_layer = cfg.layer_of_tu()
+    decl = {s.name: s for s in cfg.streams}
+    nl, ns, nt, nw = len(cfg.layers), len(streams), len(tus), cfg.lanes()
+
+    arrays: list[np.ndarray] = []
+    array_ids: dict[str, int] = {}
+    for s in cfg.streams:
+        if isinstance(s, Mem) and s.array not in array_ids:
+            array_ids[s.array] = len(arrays)
+            arrays.append(np.asarray(resolve_array(s.array, tensors, where), np.float64))
+
+    def enc(v: object, layer: int) -> tuple[int, int]:
+        if isinstance(v, int):
+            return K_LIT, v
+        if isinstance(v, str) and v in index:
+            return (K_SAME if layer_of[v] == layer else K_OUTER), index[v]
+        return K_LIT, resolve_size(str(v), tensors, where)
+
+    delay: dict[str, int] = {}
+    srecs = []
+    for name, lay, kind in streams:
+        rec = [0] * SREC
+        rec[1] = lay
+        rec[9] = 1 if kind == "val" else 0
+        if name in tu_index:
+            rec[0] = S_TU
+            rec[7] = tu_index[name]
+            delay[name] = 0
+        else:
+            s = decl[name]
+            rec[7] = tu_index[s.tu]
+            if isinstance(s, Mem):
+                rec[0] = S_MEM
+                rec[2], rec[3] = enc(s.index, lay)
+                rec[6] = array_ids[s.array]
+                delay[name] = s.latency - 1 + delay.get(str(s.index), 0)
+            elif isinstance(s, Alu):
+                rec[0] = S_ALU
+                rec[2], rec[3] = enc(s.a, lay)
+                rec[4], rec[5] = enc(s.b, lay)
+                rec[6] = OPS[s.op]
+                delay[name] = max(delay.get(str(s.a), 0), delay.get(str(s.b), 0))
+            elif isinstance(s, Fwd):
+                rec[0] = S_FWD
+                rec[2], rec[3] = K_OUTER, index[s.src]
+                delay[name] = delay.get(s.src, 0)
+        rec[8] = delay[name]
+        srecs.append(rec)
+
+    lrecs = []
+    for k, layer in enumerate(cfg.layers):
+        members = [i for i, (_, lay, _) in enumerate(streams) if lay == k]
+        lrecs.append([LAYER_CODES[layer.kind], layer.lanes, tu_index[layer.tus[0].name],
+                      len(layer.tus), members[0], len(members)])
+    trecs = []
+    for tu in tus:
+        lay = tu_layer[tu.name]
+        lo = enc(tu.lo, -1) if isinstance(tu, DenseTU) else (K_OUTER, index[str(tu.lo)])
+        hi = enc(tu.hi, -1) if isinstance(tu, DenseTU) else (K_OUTER, index[str(tu.hi)])
+        trecs.append([lay, 1 if isinstance(tu, DenseTU) else 0, *lo, *hi, tu.step,
+                      index[tu.name]])
+
+    ids = cfg.token_ids()
+    rules: list[tuple[int, int, list[int]]] = []
+    order = 0
+    for rule in [*cfg.operands, *cfg.tokens]:
+        ev = EVENTS.index(rule.event)
+        if hasattr(rule, "stream"):
+            body = [R_OPERAND, index[rule.stream], 1 if rule.vector else 0, 0]
+        else:
+            body = [R_TOKEN, ids[rule.id], 0, 0]
+        rules.append((tu_layer[rule.tu] * 3 + ev, order, body))
+        order += 1
+    rules.sort(key=lambda r: (r[0], r[1]))
+    ev_table = []
+    for key in range(nl * 3):
+        members = [i for i, r in enumerate(rules) if r[0] == key]
+        ev_table += [members[0], members[-1] + 1] if members else [0, 0]
+
+    off_layer = HEADER
+    off_tu = off_layer + LREC * nl
+    off_stream = off_tu + TREC * nt
+    off_rule = off_stream + SREC * ns
+    off_ev = off_rule + RREC * len(rules)
+    off_arr = off_ev + len(ev_table)
+    prog = np.zeros(off_arr + 2 * len(arrays), np.int64)
+    nports = ns if cfg.mode == "sam" else 2
+    w_mask = 3 * nt + nl
+    w_stat = w_mask + ns * nw
+    w_last = w_stat + 2 * nt + 4 + 2 * nw
+    header = {H_L: nl, H_S: ns, H_NT: nt, H_W: nw, H_MODE: MODE_SAM if cfg.mode == "sam"
+              else MODE_DAE, H_OFF_LAYER: off_layer, H_OFF_TU: off_tu, H_OFF_STREAM: off_stream,
+              H_OFF_RULE: off_rule, H_OFF_EV: off_ev, H_OFF_ARR: off_arr, H_W_MASK: w_mask,
+              H_W_STAT: w_stat, H_W_LAST: w_last, H_NPORTS: nports,
+              H_W_STEP: w_last + nports}
+    for k, v in header.items():
+        prog[k] = v
+    for base, recs, width in ((off_layer, lrecs, LREC), (off_tu, trecs, TREC),
+                              (off_stream, srecs, SREC),
+                              (off_rule, [r[2] for r in rules], RREC)):
+        for k, rec in enumerate(recs):
+            prog[base + k * width: base + k * width + len(rec)] = rec
+    prog[off_ev: off_ev + len(ev_table)] = ev_table
+    offset = 0
+    for k, arr in enumerate(arrays):
+        prog[off_arr + 2 * k] = offset
+        prog[off_arr + 2 * k + 1] = len(arr)
+        offset += len(arr)
+    pool = np.concatenate(arrays) if arrays else np.zeros(1, np.float64)
+    work = np.zeros(w_last + nports + nl, np.int64)
+    work[w_last + nports:] = -2  # the cycle of each layer's last step: none yet
+    return Compiled(prog, work, pool, np.zeros(max(1, ns * nw), np.float64))
+
+
+# ---------------------------------------------------------------------- the block
+class Tmu(Block):
+    """A TMU (module docstring); DOT type ``tmu`` with its configuration as attributes
+    (:meth:`~sam.blocks.tmu_config.TmuConfig.to_attrs`)."""
+
+    dot_type = "tmu"
+    family = "tmu"
+    kernel = tmu
+    state = TMU
+    errors = {
+        ERR_RANGE: "a mem stream's index is outside its array (or an alu stream divided by 0)",
+        ERR_DEPTH: "a vector operand has more lanes than the data queue's FIFO depth; raise "
+                   "--fifo-depth to at least the lane count",
+    }
+
+    def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
+        super().__init__(node_id, attrs)
+        self.config = TmuConfig.from_attrs(self.attrs, where=f"node {self.id} (tmu)")
+        canonical = self.config.to_attrs()  # one spelling and order, however it was written
+        self.attrs = {**{k: v for k, v in self.attrs.items() if k not in CONFIG_KEYS},
+                      **canonical}
+
+    @classmethod
+    def of(cls, node_id: str, cfg: TmuConfig) -> Tmu:
+        """A TMU block holding ``cfg``."""
+        cfg.check(where=f"node {node_id} (tmu)")
+        return cls(node_id, cfg.to_attrs())
+
+    def outputs(self) -> list[Port]:
+        if self.config.mode == "dae":
+            return [Port("ctrl", optional=True), Port("data", optional=True)]
+        return [Port(kind, name, optional=True) for name, _, kind in self.config.all_streams()]
+
+    def reads(self) -> list[str]:
+        return self.config.tensors()
+
+    def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        c = compile_config(self.config, tensors, f"node {self.id} (tmu)")
+        return {"prog": c.prog, "work": c.work, "pool": c.pool, "vals": c.vals}
+
+    def details(self, st: np.ndarray, mem: Memories) -> dict[str, int]:
+        """Per TU iterations and fibers, per queue entries and stalls, per lane active and
+        masked iterations."""
+        prog, work = mem["prog"], mem["work"]
+        stat = int(prog[H_W_STAT])
+        out: dict[str, int] = {}
+        for k, tu in enumerate(self.config.tus()):
+            out[f"tu.{tu.name}.iterations"] = int(work[stat + 2 * k])
+            out[f"tu.{tu.name}.fibers"] = int(work[stat + 2 * k + 1])
+        q = stat + 2 * len(self.config.tus())
+        if self.config.mode == "dae":
+            out["queue.ctrl.entries"] = int(work[q + Q_CTRL_N]) + 1
+            out["queue.data.entries"] = int(work[q + Q_DATA_N])
+            out["queue.ctrl.stalls"] = int(work[q + Q_CTRL_STALL])
+            out["queue.data.stalls"] = int(work[q + Q_DATA_STALL])
+        for lane in range(self.config.lanes()):
+            out[f"lane.{lane}.active"] = int(work[q + 4 + 2 * lane])
+            out[f"lane.{lane}.masked"] = int(work[q + 4 + 2 * lane + 1])
+        return out
+
+    def error_text(self, code: int, st: np.ndarray) -> str:
+        if code == ERR_RANGE:
+            names = self.config.all_streams()
+            k = int(st[ERR_DATA])
+            if 0 <= k < len(names):
+                s = next((x for x in self.config.streams if x.name == names[k][0]), None)
+                if isinstance(s, Mem):
+                    return (f"mem stream {s.name} reads {s.array} at an index outside the "
+                            f"array; check its index stream {s.index} and the bound tensors")
+                if isinstance(s, Alu):
+                    return f"alu stream {s.name} divides by zero"
+        return super().error_text(code, st)
+
+    def picture_lines(self) -> list[str]:
+        """The TMU as one node: its mode, then one line per layer (kind, TUs with their ranges,
+        lanes, the streams computed there)."""
+        cfg = self.config
+        where = cfg.layer_of_tu()
+        lines = [f"TMU ({cfg.mode})"]
+        for k, layer in enumerate(cfg.layers):
+            tus = ", ".join(f"{tu.name} in [{tu.lo}, {tu.hi})" for tu in layer.tus)
+            streams = [s.name for s in cfg.streams if where.get(s.tu) == k]
+            lanes = f" x{layer.lanes} lanes" if layer.lanes > 1 else ""
+            lines.append(f"L{k} {layer.kind}{lanes}: {tus}"
+                         + (f"; {' '.join(streams)}" if streams else ""))
+        return lines
+
+    def label(self) -> str:
+        cfg = self.config
+        layers = " | ".join(
+            f"{layer.kind} {','.join(tu.name for tu in layer.tus)}"
+            + (f" x{layer.lanes}" if layer.lanes > 1 else "")
+            for layer in cfg.layers)
+        return f"tmu ({cfg.mode}): {layers}"
+
+
+# ---------------------------------------------------------------------- queue traces
+@dataclass
+class QueueTrace:
+    """What a dae-mode TMU pushed (docs/tmu.md): control tokens by name (``done`` last) and
+    data entries (a float, or ``(values, mask)`` for a vector)."""
+
+    ctrl: list[str | int]
+    data: list[float | tuple[tuple[float, ...], tuple[bool, ...]]]
+
+
+def queue_trace(cfg: TmuConfig, tensors: Mapping[str, Tensor], engine: str = "reference"
+                ) -> QueueTrace:
+    """Run a dae-mode TMU alone (unbounded queues) and decode its two queues."""
+    from sam.sim import wires as W
+
+    if cfg.mode != "dae":
+        raise GraphError("queue_trace needs a TMU in dae mode")
+    block = Tmu.of("tmu", cfg)
+    st, fst, mem = block.initial_state(tensors)
+    st[W.LAT] = 1
+    w = W.allocate(2, 1 << 10)
+    optr = np.array([0, 1, 2], np.int64)
+    ochan = np.array([0, 1], np.int64)
+    fn = block.kernel.py if engine == "reference" else block.kernel.jit
+    kinds: list[np.ndarray] = [[], []]
+    data: list[np.ndarray] = [[], []]
+    while True:
+        rc = fn(w, st, fst, np.zeros(0, np.int64), optr, ochan, *mem.args())
+        for c in range(2):
+            k, d, _ = W.drain(w, c)
+            kinds[c].append(k)
+            data[c].append(d)
+        if rc == W.RC_DONE:
+            break
+        if rc != W.RC_BUF:
+            raise SimulationError(f"tmu: {block.errors.get(int(st[W.ERR]), 'error')}")
+    ck, cd = np.concatenate(kinds[0]), np.concatenate(data[0])
+    dk, dd = np.concatenate(kinds[1]), np.concatenate(data[1])
+    names = {v: k for k, v in cfg.token_ids().items()}
+    ctrl: list[str | int] = [names.get(int(v), int(v)) for v in cd[ck == DATA]] + ["done"]
+    return QueueTrace(ctrl, decode_data(dk, dd, cfg.lanes()))
+
+
+def decode_data(kinds: np.ndarray, data: np.ndarray, lanes: int
+                ) -> list[float | tuple[tuple[float, ...], tuple[bool, ...]]]:
+    """Data-queue tokens as entries: a ``DATA`` token is a scalar; ``lanes`` consecutive lane
+    tokens (``STOP`` kind: a valid lane holding its value, ``N``: a masked lane) a vector."""
+    fdata = np.asarray(data, np.int64).view(np.float64)
+    out: list[float | tuple[tuple[float, ...], tuple[bool, ...]]] = []
+    i = 0
+    n = len(kinds)
+    while i < n and kinds[i] != DONE:
+        if kinds[i] == DATA:
+            out.append(float(fdata[i]))
+            i += 1
+            continue
+        mask = tuple(bool(kinds[i + q] == STOP) for q in range(lanes))
+        out.append((tuple(float(fdata[i + q]) if mask[q] else 0.0 for q in range(lanes)), mask))
+        i += lanes
+    return out

@@ -1,0 +1,133 @@
+"""``sam-sim tmu``: run one of Ember's Table 1 embedding operations on a TMU + execute graph
+(:mod:`sam.tmu_ops`), print the report and compare the result with numpy/scipy.
+
+::
+
+    sam-sim tmu --op sls -A west0479 --dim 32 --lanes 8 --fifo-depth 8
+    sam-sim tmu --op gather -A random:0.1:3:20x30 --blk 2 --queues 12
+    sam-sim tmu --op sls --dot sls.gv          # write the graph; run it with sam-sim run
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from formats.errors import ToolkitError
+from sam.tmu_ops import OPS
+
+
+def add_tmu_command(sub: Any) -> None:
+    """Add the ``tmu`` subcommand to ``sam-sim``'s subparsers."""
+    p = sub.add_parser(
+        "tmu", help="run an Ember Table 1 embedding operation on a TMU (decoupled access)",
+        description="Build one of Ember's Table 1 embedding operations as a TMU (access unit) "
+        "whose control and data queues feed an execute block (the core), simulate it and "
+        "compare the result with numpy/scipy. A is the CSR index matrix (segments x table "
+        "rows); the tables B (and X for mp) are random with --dim columns. See docs/tmu.md.")
+    p.add_argument("--op", required=True, choices=OPS,
+                   help="sls (EmbeddingBag), spmm (weighted), gather (sparse attention), mp "
+                   "(message passing: SDDMM+SpMM), kg (knowledge graph: (max,+) semiring SLS)")
+    p.add_argument("-A", "--index", default="west0479", metavar="SPEC",
+                   help="the index matrix: a shipped matrix name, a .mtx/.npz file or "
+                   "random:DENSITY[:SEED]:ROWSxCOLS (default west0479)")
+    p.add_argument("--dim", type=int, default=32, help="embedding length (default 32)")
+    p.add_argument("--blk", type=int, default=1, help="gather: table rows per key block")
+    p.add_argument("--lanes", type=int, default=1,
+                   help="lanes of the element layer: vector operands of LANES values (mp always "
+                   "uses --dim lanes)")
+    p.add_argument("--mode", choices=("dae", "sam"), default="dae",
+                   help="dae (queues to an execute block, default) or sam (sls only: the TMU's "
+                   "SAM streams feed a SAM reducer and writers)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random tables")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    p.add_argument("--fifo-depth", type=int, default=None, metavar="D",
+                   help="bound every queue/stream to D entries (backpressure stalls the TMU)")
+    p.add_argument("--token-cost", type=int, default=1, help="execute cycles per control token")
+    p.add_argument("--pop-cost", type=int, default=1, help="execute cycles per popped entry")
+    p.add_argument("--queues", type=int, default=0, metavar="N",
+                   help="also print the first N control tokens and data entries")
+    p.add_argument("--dot", metavar="FILE", help="write the graph to FILE and stop")
+    p.set_defaults(func=run_tmu_command)
+
+
+def _index_matrix(spec: str) -> Any:
+    from formats.io import load_tensor
+    from sam.bind import synthetic_tensor
+
+    if spec.startswith("random:"):
+        t = synthetic_tensor(spec, "A")
+    else:
+        t = load_tensor(spec, "ds")
+    if t.order != 2:
+        raise ToolkitError(f"-A {spec}: the index matrix must have order 2, got {t.order}")
+    return t.to_scipy().tocsr()
+
+
+def run_tmu_command(args: argparse.Namespace) -> int:
+    from formats.tensor import Tensor
+    from sam.blocks.tmu import queue_trace
+    from sam.errors import GraphError
+    from sam.graph.dot import dumps
+    from sam.report import build_report, format_text
+    from sam.sim.engine import simulate
+    from sam.tmu_ops import build_op, gather_config, mp_config, reference, sam_graph, sls_config
+
+    for name in ("dim", "blk", "lanes", "token_cost", "pop_cost"):
+        if getattr(args, name) < 1:
+            raise GraphError(f"--{name.replace('_', '-')} must be >= 1, got "
+                             f"{getattr(args, name)}")
+    if args.fifo_depth is not None and args.fifo_depth < 1:
+        raise GraphError(f"--fifo-depth must be >= 1, got {args.fifo_depth}")
+    if args.mode == "sam" and args.op != "sls":
+        raise GraphError(f"--mode sam is built for --op sls only, not {args.op}; use --mode dae")
+    A = _index_matrix(args.index)
+    rng = np.random.default_rng(args.seed)
+    rows = A.shape[1] * (args.blk if args.op == "gather" else 1)
+    B = np.round(rng.uniform(-1, 1, (rows, args.dim)), 6)
+    X = np.round(rng.uniform(-1, 1, (A.shape[0], args.dim)), 6)
+    At = Tensor.from_scipy(A, "ds")
+    Bt, Xt = Tensor.from_dense(B, "dd"), Tensor.from_dense(X, "dd")
+    if args.mode == "sam":
+        graph, tensors = sam_graph((A.shape[0], args.dim)), {"A": At, "B": Bt}
+    else:
+        graph, tensors = build_op(args.op, At, Bt, Xt if args.op == "mp" else None,
+                                  lanes=args.lanes, blk=args.blk, token_cost=args.token_cost,
+                                  pop_cost=args.pop_cost)
+    if args.dot:
+        Path(args.dot).write_text(dumps(graph))
+        print(f"wrote {args.dot}")
+        return 0
+    if args.queues and args.mode == "dae":
+        cfg = {"gather": lambda: gather_config(args.blk, args.lanes),
+               "mp": lambda: mp_config(args.dim)}.get(
+            args.op, lambda: sls_config("dae", args.lanes, weighted=args.op == "spmm",
+                                        semiring=args.op == "kg"))()
+        trace = queue_trace(cfg, tensors, engine=args.engine)
+        print("ctrl:", ", ".join(map(str, trace.ctrl[: args.queues])),
+              "..." if len(trace.ctrl) > args.queues else "")
+        print("data:", ", ".join(_entry(e) for e in trace.data[: args.queues]),
+              "..." if len(trace.data) > args.queues else "")
+    result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth)
+    got = result.outputs["Z"].to_dense()
+    want = reference(args.op, A, B, X, blk=args.blk)
+    ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-9)
+    err = float(np.max(np.abs(np.where(np.isinf(want), 0, got - want)))) if ok and got.size \
+        else None
+    line = (f"check: passed (numpy/scipy {args.op}, max abs error {err or 0:.3g})" if ok
+            else f"check: FAILED: the result differs from numpy/scipy {args.op}")
+    report = build_report(result, graph_path=f"tmu --op {args.op}", expression=None,
+                          inputs=tensors, sources={"A": args.index},
+                          check={"passed": ok, "line": line})
+    print(format_text(report))
+    return 0 if ok else 3
+
+
+def _entry(e: Any) -> str:
+    if isinstance(e, tuple):
+        vals, mask = e
+        return "[" + " ".join(f"{v:g}" if m else "_" for v, m in zip(vals, mask, strict=True)) + "]"
+    return f"{e:g}"

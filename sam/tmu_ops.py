@@ -1,0 +1,280 @@
+"""Ember's Table 1 embedding operations as TMU graphs (Ember paper Sec. 2.2, Table 1, Fig. 10).
+
+Every operation is a sparse-dense product (Sec. 4): a CSR matrix ``A`` (rows: segments /
+vertices / queries; columns: embedding indices) selects rows of a dense table ``B``.
+
+* ``sls``: SLS / EmbeddingBag, ``Z[i,:] = sum_{p in row i} B[idx[p], :]``;
+* ``spmm``: weighted (GNN) SpMM, ``Z[i,:] = sum_p A.vals[p] * B[idx[p], :]``;
+* ``gather``: sparse-attention block gather, ``Z[p*blk + t, :] = B[idx[p]*blk + t, :]`` for every
+  selected key block ``p`` (a block of ``blk`` table rows) of every query block;
+* ``mp``: message passing, SDDMM fused with SpMM,
+  ``Z[i,:] = sum_{j in row i} A[i,j] * (X[i,:] . B[j,:]) * B[j,:]`` (``X`` the vertex table);
+* ``kg``: knowledge-graph semiring SLS, ``Z[i,e] = max_p (A.vals[p] + B[idx[p], e])``
+  (the (max, +) semiring; ``-inf`` where a row is empty).
+
+:func:`build_op` gives ``(graph, tensors)``; :func:`reference` computes the result with numpy;
+:func:`tmu_graph` joins any configuration to an execute block; :func:`sam_graph` makes a
+``sam``-mode TMU for SLS/SpMM feed a SAM reducer and writers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+from formats.tensor import Tensor
+from sam.blocks.tmu_config import (
+    Alu,
+    DenseTU,
+    Fwd,
+    Layer,
+    Mem,
+    Operand,
+    RangeTU,
+    TmuConfig,
+    Token,
+)
+from sam.errors import GraphError
+from sam.graph.builder import GraphBuilder
+from sam.graph.model import Graph
+
+OPS = ("sls", "spmm", "gather", "mp", "kg")
+#: Default formats of the operations' tensors (``A`` CSR, tables dense).
+FORMATS = {"A": "ds", "B": "dd", "X": "dd"}
+
+
+def tmu_graph(cfg: TmuConfig, *, out: str, shape: tuple[int, int], program: str,
+              formats: Mapping[str, str] | None = None, init: float = 0.0,
+              token_cost: int = 1, pop_cost: int = 1) -> Graph:
+    """A graph of a ``dae``-mode TMU holding ``cfg`` whose queues feed an execute block running
+    ``program`` into the dense output ``out`` of ``shape``."""
+    import sam.blocks.registry  # noqa: F401  (fills the block types)
+    from formats.format import Format
+
+    if cfg.mode != "dae":
+        raise GraphError("tmu_graph joins a dae-mode TMU to an execute block; use mode='dae'")
+    cfg.check()
+    b = GraphBuilder()
+    tmu = b.block("tmu", cfg.to_attrs())
+    tokens = ",".join(f"{k}={v}" for k, v in cfg.token_ids().items() if isinstance(k, str))
+    attrs = {"tensor": out, "dims": f"{shape[0]}x{shape[1]}", "program": program,
+             "lanes": cfg.lanes()}
+    if tokens:
+        attrs["tokens"] = tokens
+    if init != 0.0:
+        attrs["init"] = repr(float(init))
+    if token_cost != 1:
+        attrs["token_cost"] = token_cost
+    if pop_cost != 1:
+        attrs["pop_cost"] = pop_cost
+    ex = b.block("execute", attrs)
+    b.link((tmu, "ctrl"), ex, "ctrl")
+    b.link((tmu, "data"), ex, "data")
+    graph = b.finish()
+    for name, fmt in (formats or {}).items():
+        graph.formats[name] = Format.parse(fmt) if isinstance(fmt, str) else fmt
+    graph.formats.setdefault(out, Format.parse("dd"))
+    return graph
+
+
+# ---------------------------------------------------------------------- configurations
+def _segments(streams: list, tu: str = "b") -> list:
+    """``beg = seg[b]``, ``end = seg[b+1]`` of A's compressed mode 1."""
+    return [
+        Mem("beg", tu, array="A.1.seg", index=tu),
+        Alu("nxt", tu, "+", tu, 1),
+        Mem("end", tu, array="A.1.seg", index="nxt"),
+        *streams,
+    ]
+
+
+def sls_config(mode: str = "dae", lanes: int = 1, weighted: bool = False,
+               semiring: bool = False) -> TmuConfig:
+    """SLS (Figure 10c): batch TU ``b``, segment TU ``s`` over ``ptrs[b]..ptrs[b+1]``, element
+    TU ``e`` over the embedding; O0 marshaling of Figure 10b (``b``, ``e``, value per ``ite``),
+    plus the weight ``w`` per segment entry when ``weighted``/``semiring``."""
+    streams = _segments([
+        Mem("idx", "s", array="A.1.crd", index="s"),
+        Alu("row", "s", "*", "idx", "B.dim1"),
+        Alu("pos", "e", "+", "row", "e"),
+        Mem("v", "e", array="B.vals", index="pos"),
+    ])
+    if mode == "sam":
+        streams.insert(3, Mem("w", "s", array="A.vals", index="s"))
+        streams += [Fwd("bs", "s", "b"), Fwd("be", "e", "bs")]
+    ops: list[Operand] = []
+    tokens: list[Token] = []
+    if mode == "dae":
+        vec = lanes > 1
+        if weighted or semiring:
+            streams.insert(3, Mem("w", "s", array="A.vals", index="s"))
+            ops.append(Operand("w", "s", "beg" if False else "ite"))
+            tokens.append(Token("se", "s", "ite"))
+        ops += [Operand("b", "e", "ite"), Operand("e", "e", "ite"),
+                Operand("v", "e", "ite", vector=vec)]
+        tokens.append(Token("ite", "e", "ite"))
+    return TmuConfig(
+        layers=[Layer("single", [DenseTU("b", 0, "A.dim0")]),
+                Layer("single", [RangeTU("s", "beg", "end")]),
+                Layer("single", [DenseTU("e", 0, "B.dim1")], lanes=lanes)],
+        streams=streams, operands=ops, tokens=tokens, mode=mode)
+
+
+SLS_PROGRAM = "ite: b = pop; e = pop; v = pop; out[b, e] += v"
+SPMM_PROGRAM = "se: w = pop | ite: b = pop; e = pop; v = pop; x = w * v; out[b, e] += x"
+KG_PROGRAM = "se: w = pop | ite: b = pop; e = pop; v = pop; x = w + v; out[b, e] max= x"
+
+
+def gather_config(blk: int, lanes: int = 1) -> TmuConfig:
+    """Sparse-attention gather: query block ``q``, selected key block ``p``, token ``t`` in the
+    block, element ``e``; pushes the output row ``p*blk + t``, ``e`` and the value."""
+    streams = _segments([
+        Mem("kb", "p", array="A.1.crd", index="p"),
+        Alu("kbase", "p", "*", "kb", blk),
+        Alu("obase", "p", "*", "p", blk),
+        Alu("krow", "t", "+", "kbase", "t"),
+        Alu("orow", "t", "+", "obase", "t"),
+        Alu("kpos", "t", "*", "krow", "B.dim1"),
+        Alu("pos", "e", "+", "kpos", "e"),
+        Mem("v", "e", array="B.vals", index="pos"),
+    ], tu="q")
+    return TmuConfig(
+        layers=[Layer("single", [DenseTU("q", 0, "A.dim0")]),
+                Layer("single", [RangeTU("p", "beg", "end")]),
+                Layer("single", [DenseTU("t", 0, blk)]),
+                Layer("single", [DenseTU("e", 0, "B.dim1")], lanes=lanes)],
+        streams=streams,
+        operands=[Operand("orow", "e", "ite"), Operand("e", "e", "ite"),
+                  Operand("v", "e", "ite", vector=lanes > 1)],
+        tokens=[Token("ite", "e", "ite")])
+
+
+GATHER_PROGRAM = "ite: r = pop; e = pop; v = pop; out[r, e] = v"
+
+
+def mp_config(dim: int) -> TmuConfig:
+    """Message passing: vertex ``i``, neighbour ``s``; one step of the element layer (``dim``
+    lanes) loads the vertex vector ``X[i,:]`` and the neighbour vector ``B[j,:]``; per neighbour
+    the core computes the SDDMM value and accumulates the scaled neighbour vector (SpMM)."""
+    streams = _segments([
+        Mem("j", "s", array="A.1.crd", index="s"),
+        Mem("a", "s", array="A.vals", index="s"),
+        Alu("jrow", "s", "*", "j", "B.dim1"),
+        Alu("irow", "i", "*", "i", "X.dim1"),
+        Alu("jpos", "e", "+", "jrow", "e"),
+        Alu("ipos", "e", "+", "irow", "e"),
+        Mem("y", "e", array="B.vals", index="jpos"),
+        Mem("x", "e", array="X.vals", index="ipos"),
+    ], tu="i")
+    return TmuConfig(
+        layers=[Layer("single", [DenseTU("i", 0, "A.dim0")]),
+                Layer("single", [RangeTU("s", "beg", "end")]),
+                Layer("single", [DenseTU("e", 0, "B.dim1")], lanes=dim)],
+        streams=streams,
+        operands=[Operand("i", "e", "ite"), Operand("a", "e", "ite"),
+                  Operand("x", "e", "ite", vector=True), Operand("y", "e", "ite", vector=True)],
+        tokens=[Token("ite", "e", "ite")])
+
+
+MP_PROGRAM = ("ite: i = pop; a = pop; x = pop; y = pop; p = x * y; d = sum(p); c = a * d; "
+              "m = c * y; out[i, 0] += m")
+
+
+# ---------------------------------------------------------------------- operations
+def build_op(op: str, A: Tensor, B: Tensor, X: Tensor | None = None, *, lanes: int = 1,
+             blk: int = 1, token_cost: int = 1, pop_cost: int = 1
+             ) -> tuple[Graph, dict[str, Tensor]]:
+    """The TMU + execute graph of Table 1 operation ``op`` and its input tensors."""
+    if op not in OPS:
+        raise GraphError(f"unknown operation {op!r}; use one of {', '.join(OPS)}")
+    if lanes < 1:
+        raise GraphError(f"lanes must be >= 1, got {lanes}")
+    rows, cols = A.shape[0], B.shape[1]
+    costs = {"token_cost": token_cost, "pop_cost": pop_cost}
+    tensors = {"A": A, "B": B}
+    if op in ("sls", "spmm", "kg"):
+        if A.shape[1] != B.shape[0]:
+            raise GraphError(f"{op}: A has {A.shape[1]} columns but the table B has "
+                             f"{B.shape[0]} rows; they must agree")
+        cfg = sls_config("dae", lanes, weighted=op == "spmm", semiring=op == "kg")
+        program = {"sls": SLS_PROGRAM, "spmm": SPMM_PROGRAM, "kg": KG_PROGRAM}[op]
+        graph = tmu_graph(cfg, out="Z", shape=(rows, cols), program=program, formats=FORMATS,
+                          init=-np.inf if op == "kg" else 0.0, **costs)
+    elif op == "gather":
+        if blk < 1 or B.shape[0] % blk or A.shape[1] * blk != B.shape[0]:
+            raise GraphError(f"gather: the table B has {B.shape[0]} rows, which must be A's "
+                             f"{A.shape[1]} key blocks of blk={blk} rows")
+        nnz = A.nnz if hasattr(A, "nnz") else len(A.vals)
+        graph = tmu_graph(gather_config(blk, lanes), out="Z", shape=(nnz * blk, cols),
+                          program=GATHER_PROGRAM, formats=FORMATS, **costs)
+    else:
+        if X is None:
+            raise GraphError("mp needs the vertex table X (A.dim0 x dim)")
+        if A.shape[1] != B.shape[0] or X.shape[0] != A.shape[0] or X.shape[1] != cols:
+            raise GraphError(f"mp: A is {A.shape[0]}x{A.shape[1]}, B {B.shape[0]}x{B.shape[1]}"
+                             f", X {X.shape[0]}x{X.shape[1]}; need X rows = A rows, B rows = A "
+                             "columns and equal widths")
+        tensors["X"] = X
+        graph = tmu_graph(mp_config(cols), out="Z", shape=(rows, cols), program=MP_PROGRAM,
+                          formats=FORMATS, **costs)
+    return graph, tensors
+
+
+def reference(op: str, A: sp.csr_matrix, B: np.ndarray, X: np.ndarray | None = None,
+              blk: int = 1) -> np.ndarray:
+    """Operation ``op`` computed with numpy/scipy (the gold result)."""
+    A = sp.csr_matrix(A)
+    A.sort_indices()
+    if op == "sls":
+        ones = sp.csr_matrix((np.ones_like(A.data), A.indices, A.indptr), shape=A.shape)
+        return np.asarray(ones @ B)
+    if op == "spmm":
+        return np.asarray(A @ B)
+    if op == "kg":
+        out = np.full((A.shape[0], B.shape[1]), -np.inf)
+        for i in range(A.shape[0]):
+            lo, hi = A.indptr[i], A.indptr[i + 1]
+            if hi > lo:
+                out[i] = np.max(A.data[lo:hi, None] + B[A.indices[lo:hi]], axis=0)
+        return out
+    if op == "gather":
+        blocks = B.reshape(-1, blk, B.shape[1])
+        return blocks[A.indices].reshape(-1, B.shape[1])
+    if op == "mp":
+        coo = A.tocoo()
+        s = coo.data * np.einsum("ij,ij->i", X[coo.row], B[coo.col])
+        return np.asarray(sp.csr_matrix((s, (coo.row, coo.col)), shape=A.shape) @ B)
+    raise GraphError(f"unknown operation {op!r}; use one of {', '.join(OPS)}")
+
+
+def sam_graph(shape: tuple[int, int] | None = None, A_fmt: str = "ds") -> Graph:
+    """SLS with a ``sam``-mode TMU feeding SAM blocks: its streams ``e`` (column j) and ``v``
+    (B's values) go to a vector reducer over k (``spaccumulator order=1``), ``b`` (row i) and
+    ``idx`` (k) to a coordinate dropper keeping the rows that have a k, then writers of
+    ``Z(i, j)`` (stored ``ss``; its ``shape``, rows of A x columns of B, recorded when given:
+    writers cannot see trailing empty rows)."""
+    import sam.blocks.registry  # noqa: F401
+    from formats.format import Format
+
+    b = GraphBuilder()
+    tmu = b.block("tmu", sls_config("sam").to_attrs())
+    acc = b.block("spaccumulator", order=1, in0="j")
+    drop_i = b.block("crddrop", outer="i", inner="k")
+    b.link((tmu, "val:v"), acc, "val")
+    b.link((tmu, "crd:e"), acc, "crd:j")
+    b.link((tmu, "crd:b"), drop_i, "crd:i")
+    b.link((tmu, "crd:idx"), drop_i, "crd:in-k")
+    wi = b.block("fiberwrite", index="i", tensor="Z", mode=0, format="compressed")
+    wj = b.block("fiberwrite", index="j", tensor="Z", mode=1, format="compressed")
+    wv = b.block("fiberwrite", tensor="Z", mode="vals")
+    b.link((drop_i, "crd:outer-i"), wi, "crd")
+    b.link((acc, "crd:out-j"), wj, "crd")
+    b.link((acc, "val"), wv, "val")
+    graph = b.finish()
+    graph.formats.update({"A": Format.parse(A_fmt), "B": Format.parse("dd"),
+                          "Z": Format.parse("ss")})
+    if shape is not None:
+        graph.attrs["shape_Z"] = f"{shape[0]}x{shape[1]}"
+    return graph
