@@ -133,10 +133,13 @@ def test_node_attributes_match_original(example):
         a, b = dict(node.get_attributes()), dict(mine.get_attributes())
         if "label" in a:  # the original has one raw line break, we write \n
             a["label"] = a["label"].replace("\n", "\\n")
-        assert a == {k: b.get(k) for k in a}, node.get_name()
+        assert {k: v for k, v in a.items() if k != "comment"} == {
+            k: b.get(k) for k in a if k != "comment"}, node.get_name()
         packed = dict(p.split("=", 1) for p in a["comment"].strip('"').split(","))
         mine_packed = dict(p.split("=", 1) for p in b["comment"].strip('"').split(","))
-        assert packed == mine_packed
+        assert packed == {k: mine_packed.get(k) for k in packed}
+        # beside them only the original's conventions the reader made explicit (fidelity.md)
+        assert set(mine_packed) - set(packed) <= {"empty", "align"}
 
 
 def test_written_file_readable_by_pydot(example):

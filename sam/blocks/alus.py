@@ -6,6 +6,14 @@ tokens give an empty token. Stop and done tokens must line up and pass through. 
 add (``add``, or ``add`` with ``sub=1`` as in the Custard schema, or ``sub``), ``mul``, ``div``,
 ``max``, ``min``. A unary ALU (``neg``, ``abs``, ``exp``, ``relu``; for later front ends) maps one
 stream; ``N`` stays ``N``. One firing per cycle.
+
+Compatibility with the original SAM simulator (``align=original``, which the DOT reader sets on
+the binary ALUs of the original Custard's graphs; docs/fidelity.md): the original's adder,
+fed by a unioner branch, pairs a value (an ``N`` loaded as 0, or a number) with a stop token
+on the other input by combining it with 0 and keeping the stop for the next firing. With
+``align=original`` a value (or ``N``) facing a stop token is combined with the identity 0 (an
+``N`` stays ``N``) and only the value is taken; the original ignores the subtraction's sign
+there, which is not followed. Our own graphs keep the strict check.
 """
 
 from __future__ import annotations
@@ -15,16 +23,16 @@ import math
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
 from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
-from sam.sim.tokens import DATA, DONE, EMPTY
+from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 ADD, SUB, MUL, DIV, MAX, MIN = range(6)
 BINARY_OPS = {"add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "max": MAX, "min": MIN}
 NEG, ABS, EXP, RELU = range(4)
 UNARY_OPS = {"neg": NEG, "abs": ABS, "exp": EXP, "relu": RELU}
-#: The operation (a code above).
-ALU = State(op=ADD)
-(OP,) = ALU.slots
+#: The operation (a code above); ``lenient``: ``align=original`` (see module docstring).
+ALU = State(op=ADD, lenient=0)
+OP, LENIENT = ALU.slots
 #: Largest x whose exp(x) is finite (math.exp raises OverflowError beyond it; numba gives inf).
 EXP_MAX = 709.782712893384
 ERR_ALIGN = 1
@@ -47,14 +55,17 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         kb = hkind(w, cb)
         value_a = ka == DATA or ka == EMPTY
         value_b = kb == DATA or kb == EMPTY
-        if value_a != value_b or (not value_a and (ka != kb or hdata(w, ca) != hdata(w, cb))):
+        # align=original: a value facing a stop meets 0; the stop waits (module docstring)
+        lone = st[LENIENT] == 1 and value_a != value_b and (ka == STOP or kb == STOP)
+        if not lone and (value_a != value_b
+                         or (not value_a and (ka != kb or hdata(w, ca) != hdata(w, cb)))):
             return fail(st, ERR_ALIGN, w, cb, 1)
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
         a = fire(st, t_in, t_out)
-        if value_a:
-            if ka == EMPTY and kb == EMPTY:
+        if value_a or value_b:
+            if (ka == EMPTY or not value_a) and (kb == EMPTY or not value_b):
                 push(w, optr, ochan, 0, EMPTY, 0, a)
             else:
                 x = hval(w, ca) if ka == DATA else 0.0
@@ -79,8 +90,10 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             push(w, optr, ochan, 0, ka, hdata(w, ca), a)
             if ka == DONE:
                 st[STATUS] = 1
-        pop(w, ca, t_out)
-        pop(w, cb, t_out)
+        if value_a or not lone:
+            pop(w, ca, t_out)
+        if value_b or not lone:
+            pop(w, cb, t_out)
     return RC_DONE
 
 
@@ -132,6 +145,9 @@ class BinaryALU(Block):
             self.op = "sub"
         if self.op not in BINARY_OPS:
             raise GraphError(f"node {self.id}: unknown ALU operation {self.op!r}")
+        if self.attrs.get("align", "strict") not in ("strict", "original"):
+            raise GraphError(f"node {self.id}: align={self.attrs['align']!r}; use strict (the "
+                             "default) or original")
 
     def inputs(self) -> list[Port]:
         return [Port("val", "in0"), Port("val", "in1")]
@@ -140,7 +156,8 @@ class BinaryALU(Block):
         return [Port("val")]
 
     def params(self, tensors) -> dict[str, int]:
-        return {"op": BINARY_OPS[self.op]}
+        return {"op": BINARY_OPS[self.op],
+                "lenient": int(self.attrs.get("align", "strict") == "original")}
 
     def label(self) -> str:
         return self.op

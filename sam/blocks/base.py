@@ -195,6 +195,11 @@ class Block:
         (docs/timing-model.md); none by default."""
         return {}
 
+    def timing_latency(self, timing: str) -> int:
+        """The block's latency (docs/timing-model.md, rule 2) when ``--latency`` does not set
+        it: 1, or what the timing model ``timing`` charges for this block (rule 9)."""
+        return 1
+
     def grow_memory(self, mem: Memories, which: int) -> None:
         """Enlarge memory ``which`` (argument position) when the kernel asks (RC_GROW)."""
         mem.grow(which)

@@ -277,9 +277,27 @@ class Intersecter(_Merger):
     dot_type = "intersect"
     merge = INTERSECT
 
+    def timing_latency(self, timing: str) -> int:
+        """``original``: two cycles per two-way stage, as :meth:`Unioner.timing_latency`."""
+        return _original_latency(self, timing)
+
 
 class Unioner(_Merger):
     """Union of m coordinate streams (Def. 3.3); DOT type ``union``."""
 
     dot_type = "union"
     merge = UNION
+
+    def timing_latency(self, timing: str) -> int:
+        """``original`` (docs/timing-model.md, rule 12): the original's two-way ``Union2``
+        holds the current head of each input in a register, so its tokens come out two cycles
+        after they arrive, and it merges m streams with a chain of m-1 of them."""
+        return _original_latency(self, timing)
+
+
+def _original_latency(block: _Merger, timing: str) -> int:
+    """Latency of an m-way merge under ``timing``: 2 per two-way stage of the original's
+    chain (m-1 stages) with ``original``, else 1."""
+    if timing == "original":
+        return 2 * max(1, len(block.operands) - 1)
+    return 1

@@ -10,7 +10,12 @@ graphs the original Custard wrote run here (documented compatibility; docs/timin
   stream unchanged. Built as a repeat-signal generator on the inner stream driving a
   ``crdrepeat`` of the outer one; the inner stream is passed through by a broadcast point.
   Timing: the held outer stream costs the generator's and the repeater's cycles (one token per
-  cycle each, two cycles of latency); the inner stream costs nothing.
+  cycle each, two cycles of latency); the inner stream costs nothing. With ``vals=true`` (the
+  original's hand-written ``vec_sd_compression`` graphs) the inner stream is the value stream
+  of the outer level: inputs ``crd:<outer>`` and ``val:<inner>``, outputs ``crd:outer-<outer>``
+  and ``val:inner-<inner>``. A value stream has its coordinate stream's shape (one value per
+  coordinate), so each coordinate is already held once per value: both streams pass through
+  unchanged, at no cost.
 * ``vectorreducer``: the original's black-boxed vector reducer, an order-1 ``spaccumulator``.
 """
 
@@ -52,6 +57,14 @@ class CrdHold(CompoundBlock):
 
     def build(self, b: GraphBuilder) -> None:
         outer, inner = self.attrs["outer"], self.attrs["inner"]
+        if self.attrs.get("vals", "false") == "true":
+            crd, val = b.block("broadcast"), b.block("broadcast")
+            val.declare_port("in", "val", "")
+            b.export_input(f"crd:{outer}", crd, "crd")
+            b.export_input(f"val:{inner}", val, "val")
+            b.export_output(f"crd:outer-{outer}", (crd, "crd"))
+            b.export_output(f"val:inner-{inner}", (val, "val"))
+            return
         sig = b.block("repsiggen", index=inner)
         rep = b.block("crdrepeat", index=outer)
         through = b.block("broadcast")

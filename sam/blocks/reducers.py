@@ -827,6 +827,12 @@ class SparseAccumulator(Block):
         gathering (docs/timing-model.md, rule 9)."""
         return {"orig": 1} if timing == "original" else {}
 
+    def timing_latency(self, timing: str) -> int:
+        """``original``: 3 (docs/timing-model.md, rule 12): the original feeds its accumulator
+        through a stage of stop-token droppers and emits from an output register, two cycles
+        more than one firing."""
+        return 3 if timing == "original" else 1
+
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         """The point stores, and ``cur``: the current coordinate and the empty-fiber flag of each
         kept level (only the outermost fiber open)."""

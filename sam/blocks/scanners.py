@@ -58,9 +58,12 @@ OFFSET, STORED = 0, 1
 COORDINATE_RULES = {"offset": OFFSET, "stored": STORED}
 
 NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
+#: ``lookahead`` (``--timing original``): a compressed level's coordinates after the first of a
+#: fiber wait for the next input token (the original's scanner only advances with a reference
+#: queued behind the current one; docs/timing-model.md, rule 12).
 SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0, phase=NEED_REF,
-             fib=0, sfib=0, skip_t=-1)
-POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, FIB, SFIB, SKIP_T = SCAN.slots
+             fib=0, sfib=0, skip_t=-1, lookahead=0)
+POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, FIB, SFIB, SKIP_T, LOOKAHEAD = SCAN.slots
 
 ERR_RANGE = 1
 #: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
@@ -130,7 +133,12 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
         t = st[T]
         phase = st[PHASE]
         if phase == IN_FIBER:
-            # Emit the next coordinate of the current fiber; no input needed.
+            # Emit the next coordinate of the current fiber; no input needed (with lookahead:
+            # the next input token must have arrived).
+            if st[LOOKAHEAD] == 1 and st[POSITIONS] == SEGMENT:
+                t = arrive(w, st, cin, t)
+                if t == NOT_YET:
+                    return RC_IN
             t_out = reserve_all(w, st, optr, ochan, t)
             if t_out < 0:
                 return blocked(t_out)
@@ -279,6 +287,11 @@ class LevelScanner(LevelBlock):
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         level, counter = self._scanned(tensors)
         return level_rules(self.id, level, counter=counter)
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``original``: a compressed level's scanner waits for the next input token before it
+        emits a fiber's second and later coordinates (docs/timing-model.md, rule 12)."""
+        return {"lookahead": 1} if timing == "original" else {}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         level, counter = self._scanned(tensors)

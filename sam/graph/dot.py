@@ -273,16 +273,24 @@ def _held_inputs(graph: Graph, dot: DotGraph) -> None:
 
 
 def _original_reducers(graph: Graph) -> None:
-    """Compatibility with the original Custard's older graphs (docs/fidelity.md): a graph that
-    our compiler did not write (no ``expression`` attribute) and that has no coordinate dropper
-    relies on the original simulator's scalar reducer, which emits a sum, 0 for an empty fiber,
-    at every stop token; if its comment lists the tensor formats (the original always writes
-    them), its reducers without an ``empty`` attribute get ``empty=zero`` (written back
-    explicitly). Graphs with an expression, a dropper or no formats keep the default ``drop``."""
+    """Compatibility with the original Custard's graphs (docs/fidelity.md): the original
+    simulator's scalar reducer emits a sum, 0 for an empty fiber, at every stop token. A graph
+    that our compiler did not write (no ``expression`` attribute) and whose comment lists the
+    tensor formats (the original always writes them) relies on those zeros unless a coordinate
+    dropper removes the coordinates of the reduced fibers (a ``crddrop`` whose inner variable
+    the output does not hold: the original's newer graphs, which need empty fibers dropped).
+    Otherwise its reducers without an ``empty`` attribute get ``empty=zero`` (written back
+    explicitly). Its ``add``/``sub``/``mul`` ALUs get ``align=original`` (the original's
+    adder and multiplier combine a value facing a stop token with 0). Graphs with an
+    expression or no formats keep the defaults."""
     if "expression" in graph.attrs or not graph.formats:
         return
     blocks = graph.blocks.values()
-    if any(b.dot_type == "crddrop" for b in blocks):
+    written = {b.attrs.get("index") for b in blocks if b.dot_type == "fiberwrite"}
+    for b in blocks:
+        if b.dot_type in ("add", "sub", "mul") and "align" not in b.attrs:
+            b.attrs["align"] = "original"  # a value facing a stop meets 0 (sam/blocks/alus.py)
+    if any(b.dot_type == "crddrop" and b.attrs.get("inner") not in written for b in blocks):
         return
     for b in blocks:
         if b.dot_type == "reduce" and "empty" not in b.attrs:

@@ -345,7 +345,8 @@ class Simulation:
             st, fst, mem = block.initial_state(self.tensors)
             for name, value in block.timing_params(self.timing).items():
                 st[block.state[name]] = value
-            st[W.LAT] = int(lat.get(block.dot_type, lat.get("default", 1)))
+            st[W.LAT] = int(lat.get(block.dot_type,
+                                    lat.get("default", block.timing_latency(self.timing))))
             if st[W.LAT] < 1:
                 raise SimulationError(
                     f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
