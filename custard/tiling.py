@@ -1,0 +1,229 @@
+"""Tiled execution of any kernel (SAM paper Sec. 4.1, Figure 9).
+
+``split(i,i0,i1,128)`` splits index variable ``i`` into a tile index ``i0`` and a coordinate
+``i1`` inside the tile; ``tile=128`` (``--tile``) splits every variable so. The computation then
+has two levels:
+
+* the **tile-sequencing graph**: the same expression, compiled by Custard over the tile indices
+  (``X(i,j)=B(i,k)*C(k,j)`` becomes ``T(i0,k0,j0)=B0(i0,k0)*C0(k0,j0)`` in the loop order), whose
+  operands are the tile-coordinate tensors (:meth:`formats.tiling.Tiled.occupancy`: one entry per
+  nonempty tile). Simulating it, SAM's scanners, intersecters and repeaters find the tuples of
+  tiles that meet (products intersect, sums unite); every index is kept in the result so that
+  each tuple comes out. Signs and constants are dropped in this graph (every value is 1 or more),
+  so no tuple is lost to cancellation;
+* the **per-tile compute graph**: the expression itself, compiled once and simulated on the tiles
+  of each tuple; the partial results are placed at the tile's offset and summed over the reduced
+  tile indices.
+
+A sum combined with a term without its variable (``b(i) - C(i,j)*d(j)``) would add that term
+once per tile of the sum; such kernels are tiled along the other variables only (the summed
+variable is not split, and a notice says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from custard.schedule import schedule_option
+from formats.format import Format
+from formats.tensor import Tensor
+from formats.tiling import Tiled, tile_tensor
+from sam.errors import CompileError
+from sam.graph.model import Graph
+from sam.notation.expr import Access, Add, Assignment, Literal, Mul, Neg, Node
+from sam.notation.parse import parse_expression
+from sam.program import Program, run_program
+from sam.sim.engine import simulate
+
+TUPLE = "T"  # the tile-sequencing graph's result
+
+
+@dataclass
+class TileRun:
+    """One per-tile simulation: the tile tuple (tile index of each variable) and its cycles."""
+
+    key: dict[str, int]
+    cycles: int
+    #: operand name -> (tile key, number of stored entries) of the tile it read
+    tiles: dict[str, tuple[tuple[int, ...], int]]
+    out_nnz: int
+
+
+@dataclass
+class TiledResult:
+    outputs: dict[str, Tensor]
+    runs: list[TileRun]
+    #: cycles of the tile-sequencing graph
+    sequence_cycles: int
+    sizes: dict[str, int]
+    order: list[str]
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def compute_cycles(self) -> int:
+        """Per-tile compute cycles, summed (tiles run one after another)."""
+        return sum(r.cycles for r in self.runs)
+
+
+def tile_sizes(schedule: str | Sequence[str] | None, tile: int | None,
+               variables: Sequence[str]) -> tuple[dict[str, int], list[str]]:
+    """Tile size of each split variable and the loop order (original variables) the schedule
+    gives: ``split(i,i0,i1,128)`` -> ``{"i": 128}``; ``tile`` splits every variable."""
+    sizes: dict[str, int] = {v: int(tile) for v in variables} if tile else {}
+    if tile is not None and tile < 1:
+        raise CompileError(f"--tile {tile}: give a tile size of 1 or more")
+    outer: dict[str, str] = {}
+    order: list[str] = []
+    texts = [schedule] if isinstance(schedule, str) else list(schedule or [])
+    for text in texts:
+        for d in schedule_option(text, list(variables)):
+            if d.name == "split":
+                if len(d.args) != 4 or d.args[0] not in variables or not d.args[3].isdigit():
+                    raise CompileError(f"tiling: {d.name}({','.join(d.args)}): write "
+                                       "split(i,i0,i1,SIZE) with i a variable of the expression")
+                sizes[d.args[0]] = int(d.args[3])
+                outer[d.args[1]] = outer[d.args[2]] = d.args[0]
+            elif d.name == "reorder":
+                order = list(dict.fromkeys(outer.get(v, v) for v in d.args))
+            else:
+                raise CompileError(f"tiling: {d.name} is not supported with tiles; use split "
+                                   "and reorder")
+    if any(s < 1 for s in sizes.values()):
+        raise CompileError("tiling: every split size must be 1 or more")
+    return sizes, order
+
+
+def _sequencing_rhs(node: Node) -> str:
+    """The expression over tile indices: products and sums kept, signs and constants dropped."""
+    if isinstance(node, Access):
+        return f"{node.name}({','.join(v + '0' for v in node.indices)})" if node.indices \
+            else node.name
+    if isinstance(node, Literal):
+        return "1"
+    if isinstance(node, Neg):
+        return _sequencing_rhs(node.child)
+    if isinstance(node, Mul):
+        return f"({_sequencing_rhs(node.left)}) * ({_sequencing_rhs(node.right)})"
+    if isinstance(node, Add):
+        return f"({_sequencing_rhs(node.left)}) + ({_sequencing_rhs(node.right)})"
+    raise CompileError(f"tiling: cannot tile {node}")
+
+
+def _undistributable(node: Node, reduced: set[str]) -> set[str]:
+    """Reduced variables that a sum combines with a term lacking them."""
+    bad: set[str] = set()
+    if isinstance(node, Add):
+        lv, rv = node.left.vars(), node.right.vars()
+        bad |= (lv ^ rv) & reduced
+    for child in (getattr(node, a, None) for a in ("left", "right", "child")):
+        if isinstance(child, Node):
+            bad |= _undistributable(child, reduced)
+    return bad
+
+
+def _run(compiled: Graph | Program, tensors: Mapping[str, Tensor], engine: str
+         ) -> tuple[dict[str, Tensor], int]:
+    if isinstance(compiled, Graph):
+        res = simulate(compiled, tensors, engine=engine)
+    else:
+        res = run_program(compiled, tensors, engine=engine)
+    return dict(res.outputs), int(res.cycles)
+
+
+def _formats(compiled: Graph | Program) -> dict[str, Format]:
+    graphs = [compiled] if isinstance(compiled, Graph) else [p.graph for p in compiled.phases]
+    out: dict[str, Format] = {}
+    for g in graphs:
+        for name, fmt in g.formats.items():
+            out.setdefault(name, fmt)
+    return out
+
+
+def tile_sequence(assign: Assignment, tiled: Mapping[str, Tiled], formats: Mapping[str, Format],
+                  order: list[str], engine: str) -> tuple[list[dict[str, int]], int]:
+    """Simulate the tile-sequencing graph; the tile tuples that meet, in loop order."""
+    from custard.api import compile as compile_expr
+
+    lhs = f"{TUPLE}({','.join(v + '0' for v in order)})" if order else TUPLE
+    text = f"{lhs}={_sequencing_rhs(assign.rhs)}"
+    fmts = {n: Format(formats[n].levels, formats[n].mode_order) for n in tiled
+            if n in formats and tiled[n].shape}
+    fmts[TUPLE] = Format.parse("s" * len(order)) if order else Format.parse("")
+    graph = compile_expr(text, fmts, [v + "0" for v in order] if order else None)
+    occ = {n: (t.occupancy(fmts.get(n), name=n) if t.shape else Tensor.scalar(1.0, n))
+           for n, t in tiled.items()}
+    out, cycles = _run(graph, occ, engine)
+    coords, vals = out[TUPLE].to_coo()
+    keep = vals != 0
+    return [dict(zip(order, (int(c) for c in row), strict=True)) for row in coords[keep]], cycles
+
+
+def run_tiled(expression: str, tensors: Mapping[str, Tensor],
+              formats: Mapping[str, Format | str] | None = None,
+              order: str | Sequence[str] | None = None, *,
+              schedule: str | Sequence[str] | None = None, tile: int | None = None,
+              engine: str = "fast") -> TiledResult:
+    """Run ``expression`` tile by tile (see module docstring); ``tensors`` by name."""
+    from custard.api import compile as compile_expr
+    from custard.api import default_order
+
+    assign = parse_expression(expression)
+    variables = list(dict.fromkeys(v for a in [assign.lhs, *assign.rhs.accesses()]
+                                   for v in a.indices))
+    sizes, sched_order = tile_sizes(schedule, tile, variables)
+    compiled = compile_expr(expression, formats, order or sched_order or None)
+    fmts = _formats(compiled)
+    if order:
+        loop = list(order) if not isinstance(order, str) else \
+            [v for v in schedule_option(order, variables)[0].args]
+    else:
+        loop = sched_order or default_order(assign, fmts)
+    loop = loop + [v for v in variables if v not in loop]
+    notices: list[str] = []
+    reduced = set(variables) - set(assign.lhs.indices)
+    for v in sorted(_undistributable(assign.rhs, reduced)):
+        if v in sizes:
+            del sizes[v]
+            notices.append(f"{v} is summed in a term combined with terms without it: not tiled")
+    names = {a.name: a.indices for a in assign.rhs.accesses()}
+    missing = [n for n in names if n not in tensors]
+    if missing:
+        raise CompileError(f"tiling: no tensor given for {', '.join(missing)}")
+    dims: dict[str, int] = {}
+    for n, idx in names.items():
+        for v, s in zip(idx, tensors[n].shape, strict=True):
+            dims.setdefault(v, s)
+    tsize = {v: sizes.get(v, max(dims.get(v, 1), 1)) for v in variables}
+    tiled = {n: tile_tensor(tensors[n], [tuple(tsize[v] for v in idx)])
+             for n, idx in names.items()}
+    tuples, seq_cycles = tile_sequence(assign, tiled, fmts, loop, engine)
+
+    out_name = assign.lhs.name
+    out_idx = assign.lhs.indices
+    out_shape = tuple(dims.get(v, 1) for v in out_idx)
+    parts_c: list[np.ndarray] = []
+    parts_v: list[np.ndarray] = []
+    runs: list[TileRun] = []
+    for key in tuples:
+        inputs: dict[str, Tensor] = {}
+        used: dict[str, tuple[tuple[int, ...], int]] = {}
+        for n, idx in names.items():
+            tk = tuple(key[v] for v in idx)
+            t = tiled[n].tile(tk, fmts.get(n), name=n)
+            inputs[n] = t
+            used[n] = (tk, t.nnz)
+        outs, cycles = _run(compiled, inputs, engine)
+        coords, vals = outs[out_name].to_coo()
+        offset = np.array([key[v] * tsize[v] for v in out_idx], dtype=np.int64)
+        parts_c.append(np.asarray(coords, dtype=np.int64).reshape(len(vals), len(out_idx))
+                       + offset)
+        parts_v.append(np.asarray(vals))
+        runs.append(TileRun(key, cycles, used, len(vals)))
+    order_n = len(out_idx)
+    coords = np.concatenate(parts_c) if parts_c else np.zeros((0, order_n), np.int64)
+    vals = np.concatenate(parts_v) if parts_v else np.zeros(0)
+    result = Tensor.from_coo(coords, vals, out_shape, fmts.get(out_name), name=out_name)
+    return TiledResult({out_name: result}, runs, seq_cycles, sizes, loop, notices)
