@@ -33,6 +33,7 @@ from formats.tensor import Tensor
 from formats.tiling import Tiled, tile_tensor
 from sam.errors import CompileError
 from sam.graph.model import Graph
+from sam.memory_model import Hierarchy, Step, TileUse
 from sam.notation.expr import Access, Add, Assignment, Literal, Mul, Neg, Node
 from sam.notation.parse import parse_expression
 from sam.program import Program, run_program
@@ -227,3 +228,72 @@ def run_tiled(expression: str, tensors: Mapping[str, Tensor],
     vals = np.concatenate(parts_v) if parts_v else np.zeros(0)
     result = Tensor.from_coo(coords, vals, out_shape, fmts.get(out_name), name=out_name)
     return TiledResult({out_name: result}, runs, seq_cycles, sizes, loop, notices)
+
+
+# ---------------------------------------------------------------------------- memory model
+def _tile_nnz(tensor: Tensor, size: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+    """Stored entries of each nonempty tile of ``size``."""
+    if not tensor.shape:
+        return {(): tensor.nnz}
+    coords, _ = tensor.to_coo()
+    tid = np.asarray(coords, dtype=np.int64) // np.array(size, dtype=np.int64)
+    keys, counts = np.unique(tid, axis=0, return_counts=True)
+    return {tuple(int(x) for x in k): int(c) for k, c in zip(keys, counts, strict=True)}
+
+
+def memory_steps(expression: str, tensors: Mapping[str, Tensor], result: TiledResult,
+                 hier: Hierarchy, *, dense: bool = False) -> list[Step]:
+    """The steps of ``result`` (a run tiled at the innermost level's tile size) for the memory
+    model: per level, the tile each operand uses; in level-major order (all PE tiles of an LLB
+    tile tuple, then the next). ``dense`` adds every tuple of the tile grid that the
+    tile-sequencing graph skipped (no compute, empty tiles) - a run without tile skipping."""
+    assign = parse_expression(expression)
+    names = {a.name: a.indices for a in assign.rhs.accesses()}
+    out_idx = assign.lhs.indices
+    inner = hier.levels[-1]
+    order = result.order
+    size = {v: result.sizes.get(v) for v in order}
+    sizes_at: dict[str, dict[str, int]] = {}
+    for lv in hier.levels:
+        t = lv.tile[0] if lv.tile else 1
+        sizes_at[lv.name] = {v: (t if size[v] else 1 << 62) for v in order}
+    ratio = {lv.name: {v: max(1, sizes_at[lv.name][v] // size[v]) if size[v] else 1
+                       for v in order} for lv in hier.levels}
+    nnz = {lv.name: {n: _tile_nnz(tensors[n], tuple(sizes_at[lv.name][v] for v in idx))
+                     for n, idx in names.items()} for lv in hier.levels}
+    runs = {tuple(r.key[v] for v in order): r for r in result.runs}
+    keys = list(runs)
+    if dense:
+        grid = []
+        for v in order:
+            dim = next(tensors[n].shape[idx.index(v)] for n, idx in names.items() if v in idx)
+            grid.append(range(-(-dim // size[v]) if size[v] else 1))
+        keys = [tuple(int(x) for x in k) for k in np.ndindex(*[len(g) for g in grid])]
+
+    def outer(key: tuple[int, ...]) -> tuple:
+        return tuple(tuple(key[p] // ratio[lv.name][v] for p, v in enumerate(order))
+                     for lv in hier.levels[:-1]) + (key,)
+
+    steps = []
+    for key in sorted(keys, key=outer):
+        at = dict(zip(order, key, strict=True))
+        tiles: dict[str, dict[str, TileUse]] = {}
+        output: dict[str, TileUse] = {}
+        for lv in hier.levels:
+            r = ratio[lv.name]
+            lk = {v: at[v] // r[v] for v in order}
+            uses = {}
+            for n, idx in names.items():
+                tk = tuple(lk[v] for v in idx)
+                z = nnz[lv.name][n].get(tk, 0)
+                rows = min(sizes_at[lv.name][idx[0]], tensors[n].shape[0]) if idx else 0
+                uses[n] = TileUse(tk, hier.tile_bytes(z, rows), z)
+            tiles[lv.name] = uses
+            ok = tuple(lk[v] for v in out_idx)
+            run = runs.get(key)
+            zo = run.out_nnz if run is not None and lv is inner else 0
+            rows = min(sizes_at[lv.name][out_idx[0]], 1 << 30) if out_idx else 0
+            output[lv.name] = TileUse(ok, hier.tile_bytes(zo, rows), zo)
+        run = runs.get(key)
+        steps.append(Step(tiles, run.cycles if run is not None else 0, output))
+    return steps
