@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +40,9 @@ from sam.notation.expr import Access, Add, Assignment, Literal, Mul, Neg, Node
 from sam.notation.parse import parse_expression
 from sam.program import Program, run_program
 from sam.sim.engine import simulate
+
+if TYPE_CHECKING:
+    from custard.reproduce.sweep import Sweeper
 
 TUPLE = "T"  # the tile-sequencing graph's result
 
@@ -166,8 +171,10 @@ def run_tiled(expression: str, tensors: Mapping[str, Tensor],
               formats: Mapping[str, Format | str] | None = None,
               order: str | Sequence[str] | None = None, *,
               schedule: str | Sequence[str] | None = None, tile: int | None = None,
-              engine: str = "fast") -> TiledResult:
-    """Run ``expression`` tile by tile (see module docstring); ``tensors`` by name."""
+              engine: str = "fast", sweeper: Sweeper | None = None) -> TiledResult:
+    """Run ``expression`` tile by tile (see module docstring); ``tensors`` by name. With a
+    ``sweeper`` the per-tile simulations run on its Dask cluster, cached by content (the
+    expression, formats, order, engine and the tile's entries)."""
     from custard.api import compile as compile_expr
     from custard.api import default_order
 
@@ -175,7 +182,9 @@ def run_tiled(expression: str, tensors: Mapping[str, Tensor],
     variables = list(dict.fromkeys(v for a in [assign.lhs, *assign.rhs.accesses()]
                                    for v in a.indices))
     sizes, sched_order = tile_sizes(schedule, tile, variables)
-    compiled = compile_expr(expression, formats, order or sched_order or None)
+    given_order = order or sched_order or None
+    compiled = compile_expr(expression, formats, given_order)
+    given = {n: (f if isinstance(f, str) else f.taco()) for n, f in (formats or {}).items()}
     fmts = _formats(compiled)
     if order:
         loop = list(order) if not isinstance(order, str) else \
@@ -208,26 +217,63 @@ def run_tiled(expression: str, tensors: Mapping[str, Tensor],
     parts_c: list[np.ndarray] = []
     parts_v: list[np.ndarray] = []
     runs: list[TileRun] = []
+    points = []
     for key in tuples:
-        inputs: dict[str, Tensor] = {}
         used: dict[str, tuple[tuple[int, ...], int]] = {}
+        data: dict[str, Any] = {}
         for n, idx in names.items():
             tk = tuple(key[v] for v in idx)
-            t = tiled[n].tile(tk, fmts.get(n), name=n)
-            inputs[n] = t
-            used[n] = (tk, t.nnz)
-        outs, cycles = _run(compiled, inputs, engine)
-        coords, vals = outs[out_name].to_coo()
+            got = tiled[n].tiles.get(tk)
+            coords, vals = got if isinstance(got, tuple) else (np.zeros((0, len(idx))),
+                                                                np.zeros(0))
+            data[n] = {"shape": list(tiled[n].extent(tk)), "coords": coords.tolist(),
+                       "vals": vals.tolist()}
+            used[n] = (tk, len(vals))
+        points.append(({"expression": expression, "formats": given, "order": given_order,
+                        "engine": engine, "tensors": data}, used, key))
+    if sweeper is None:
+        outs = [tile_point(p) for p, _, _ in points]
+    else:
+        outs = sweeper.run(tile_point, [p for p, _, _ in points], "tiles")
+    for (_, used, key), out in zip(points, outs, strict=True):
+        coords = np.asarray(out["coords"], dtype=np.int64).reshape(len(out["vals"]),
+                                                                  len(out_idx))
         offset = np.array([key[v] * tsize[v] for v in out_idx], dtype=np.int64)
-        parts_c.append(np.asarray(coords, dtype=np.int64).reshape(len(vals), len(out_idx))
-                       + offset)
-        parts_v.append(np.asarray(vals))
-        runs.append(TileRun(key, cycles, used, len(vals)))
+        parts_c.append(coords + offset)
+        parts_v.append(np.asarray(out["vals"], dtype=np.float64))
+        runs.append(TileRun(key, int(out["cycles"]), used, len(out["vals"])))
     order_n = len(out_idx)
     coords = np.concatenate(parts_c) if parts_c else np.zeros((0, order_n), np.int64)
     vals = np.concatenate(parts_v) if parts_v else np.zeros(0)
     result = Tensor.from_coo(coords, vals, out_shape, fmts.get(out_name), name=out_name)
     return TiledResult({out_name: result}, runs, seq_cycles, sizes, loop, notices)
+
+
+@lru_cache(maxsize=32)
+def _compiled(expression: str, formats: tuple[tuple[str, str], ...],
+              order: str | tuple[str, ...] | None) -> Graph | Program:
+    from custard.api import compile as compile_expr
+
+    return compile_expr(expression, dict(formats), order)
+
+
+def tile_point(p: dict[str, Any]) -> dict[str, Any]:
+    """One per-tile simulation (a sweep point, so that Dask can run it anywhere): the tile
+    tensors of ``p`` through the compiled expression; the partial result and the cycles."""
+    order = p["order"]
+    compiled = _compiled(p["expression"], tuple(sorted(p["formats"].items())),
+                         order if isinstance(order, str) or order is None else tuple(order))
+    fmts = _formats(compiled)
+    inputs = {}
+    for n, t in p["tensors"].items():
+        shape = tuple(t["shape"])
+        coords = np.asarray(t["coords"], dtype=np.int64).reshape(len(t["vals"]), len(shape))
+        inputs[n] = Tensor.from_coo(coords, t["vals"], shape, fmts.get(n), name=n)
+    outs, cycles = _run(compiled, inputs, p["engine"])
+    out = outs[parse_expression(p["expression"]).lhs.name]
+    coords, vals = out.to_coo()
+    return {"cycles": cycles, "coords": np.asarray(coords).tolist(),
+            "vals": np.asarray(vals).tolist()}
 
 
 # ---------------------------------------------------------------------------- memory model
