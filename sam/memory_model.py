@@ -23,7 +23,7 @@ the compute cycles of its per-tile simulation and the output tile it accumulates
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,18 +177,20 @@ class MemoryReport:
         return "\n".join(lines)
 
 
-def run_memory(hier: Hierarchy, steps: Sequence[Step], *, skip_empty: bool = True,
-               buffers: int = 2) -> MemoryReport:
-    """Cost ``steps`` on ``hier`` (see module docstring)."""
+def run_memory(hier: Hierarchy, steps: Iterable[Step], *, skip_empty: bool = True,
+               buffers: int = 2, record: bool = True) -> MemoryReport:
+    """Cost ``steps`` (any iterable, e.g. a generator) on ``hier`` (see module docstring);
+    ``record`` keeps the keys of the loaded tiles in the report."""
     if buffers < 1:
         raise SimulationError(f"buffers={buffers}: give 1 (no overlap) or more (n-buffering)")
     reports = {lv.name: LevelReport() for lv in hier.levels}
     loaded: dict[str, list[Hashable]] = {lv.name: [] for lv in hier.levels}
     resident: dict[str, dict[str, Hashable]] = {lv.name: {} for lv in hier.levels}
     out_tile: dict[str, TileUse | None] = {lv.name: None for lv in hier.levels}
-    load_end: list[int] = []
-    comp_end: list[int] = []
+    load_end = 0
+    comp_end: list[int] = [0] * buffers  # compute end of the last ``buffers`` steps (a ring)
     compute = 0
+    k = -1
 
     def writeback(name: str, use: TileUse | None) -> int:
         if use is None or (skip_empty and use.nnz == 0):
@@ -215,18 +217,19 @@ def run_memory(hier: Hierarchy, steps: Sequence[Step], *, skip_empty: bool = Tru
                 rep.loads += 1
                 rep.bytes_loaded += use.nbytes
                 rep.load_cycles += cyc
-                loaded[name].append((operand, use.key))
+                if record:
+                    loaded[name].append((operand, use.key))
                 transfer += cyc
         for name, use in step.output.items():
             prev = out_tile[name]
             if prev is not None and prev.key != use.key:
                 transfer += writeback(name, prev)
             out_tile[name] = use
-        free = comp_end[k - buffers] if k >= buffers else 0
-        start = max(load_end[-1] if load_end else 0, free)
-        load_end.append(start + transfer)
-        comp_end.append(max(load_end[-1], comp_end[-1] if comp_end else 0) + step.compute)
+        free = comp_end[k % buffers]  # the buffer step k - buffers computed from
+        load_end = max(load_end, free) + transfer
+        done = max(load_end, comp_end[(k - 1) % buffers]) + step.compute
+        comp_end[k % buffers] = done
         compute += step.compute
-    total = comp_end[-1] if comp_end else 0
+    total = comp_end[k % buffers] if k >= 0 else 0
     total += sum(writeback(name, use) for name, use in out_tile.items())
-    return MemoryReport(reports, compute, total, len(steps), loaded)
+    return MemoryReport(reports, compute, total, k + 1, loaded)

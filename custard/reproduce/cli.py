@@ -26,6 +26,8 @@ REPRODUCE_EPILOG = """experiments:
   fig14    stream token breakdown of X(i,j)=B(i,j) (Sec. 6.4) and the Sec. 3.8 token bound
   ragged   CoRa's ragged tensors: ragged vs padded dense vs compressed, loop/storage padding
   all      every experiment above
+  fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4; long,
+           not part of all)
 
 Each writes DIR/NAME.csv, DIR/NAME.png and DIR/NAME-claims.md (every claim of the paper's text
 with our measured value and PASS/FAIL). Points run on a local Dask cluster (one worker process
