@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
         "primitive counts next to the paper's; exits 1 when any differs.",
     )
     p.set_defaults(func=_cmd_table1)
+    from custard.tile_cli import register as register_tile
+
+    register_tile(sub)
     return parser
 
 

@@ -296,7 +296,6 @@ def memory_steps(expression: str, tensors: Mapping[str, Tensor], result: TiledRe
     assign = parse_expression(expression)
     names = {a.name: a.indices for a in assign.rhs.accesses()}
     out_idx = assign.lhs.indices
-    inner = hier.levels[-1]
     order = result.order
     size = {v: result.sizes.get(v) for v in order}
     sizes_at: dict[str, dict[str, int]] = {}
@@ -307,6 +306,9 @@ def memory_steps(expression: str, tensors: Mapping[str, Tensor], result: TiledRe
                        for v in order} for lv in hier.levels}
     nnz = {lv.name: {n: _tile_nnz(tensors[n], tuple(sizes_at[lv.name][v] for v in idx))
                      for n, idx in names.items()} for lv in hier.levels}
+    out = result.outputs[assign.lhs.name]
+    out_nnz = {lv.name: _tile_nnz(out, tuple(sizes_at[lv.name][v] for v in out_idx))
+               for lv in hier.levels}  # entries of each result tile, written back
     runs = {tuple(r.key[v] for v in order): r for r in result.runs}
     keys = list(runs)
     if dense:
@@ -336,9 +338,8 @@ def memory_steps(expression: str, tensors: Mapping[str, Tensor], result: TiledRe
                 uses[n] = TileUse(tk, hier.tile_bytes(z, rows), z)
             tiles[lv.name] = uses
             ok = tuple(lk[v] for v in out_idx)
-            run = runs.get(key)
-            zo = run.out_nnz if run is not None and lv is inner else 0
-            rows = min(sizes_at[lv.name][out_idx[0]], 1 << 30) if out_idx else 0
+            zo = out_nnz[lv.name].get(ok, 0)
+            rows = min(sizes_at[lv.name][out_idx[0]], out.shape[0]) if out_idx else 0
             output[lv.name] = TileUse(ok, hier.tile_bytes(zo, rows), zo)
         run = runs.get(key)
         steps.append(Step(tiles, run.cycles if run is not None else 0, output))

@@ -103,3 +103,17 @@ def test_tiled_matmul_real_matrix(engine: str) -> None:
     np.testing.assert_allclose(res.outputs["X"].to_dense(), want, rtol=1e-10)
     # only tiles that meet are computed: each tuple has a nonempty B and C tile
     assert all(r.tiles["B"][1] > 0 and r.tiles["C"][1] > 0 for r in res.runs)
+
+
+def test_custard_tile_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from custard.cli import main
+
+    assert main(["tile", "X(i,j)=B(i,k)*C(k,j)", "-f=X:ss", "-f=B:ss", "-f=C:ss",
+                 "-s=reorder(i,k,j)", "--tile", "128", "-t", "B=west0479", "-t", "C=west0479",
+                 "--memory", "extensor", "--engine", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "equals the untiled value: True" in out and "total" in out
+    assert main(["tile", "X(i,j)=B(i,k)*C(k,j)", "-s=split(q,q0,q1,4)", "-t", "B=west0479",
+                 "-t", "C=west0479"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "split(i,i0,i1,SIZE)" in err
