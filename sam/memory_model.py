@@ -61,9 +61,11 @@ class Hierarchy:
                               f"(levels: {', '.join(lv.name for lv in self.levels)})")
 
     def tile_bytes(self, nnz: int, rows: int) -> int:
-        """Bytes of a compressed (CSR-like) tile: values and coordinates of its nonzeros and a
-        segment array of ``rows + 1`` entries."""
-        return self.bytes_per_element * (2 * nnz + rows + 1)
+        """Bytes of a doubly compressed (``ss``, DCSR-like) tile: the values and column
+        coordinates of its nonzeros, the coordinates and segment array of its nonempty rows (at
+        most ``min(nnz, rows)``) and the two-entry segment array of the row level."""
+        r = min(nnz, rows)
+        return self.bytes_per_element * (2 * nnz + 2 * r + 3)
 
 
 def load_hierarchy(path: str | Path) -> Hierarchy:

@@ -30,7 +30,9 @@ TITLE = "Tiled SpM*SpM on an ExTensor-like memory hierarchy (SAM paper Figure 15
 NNZ = (5_000, 10_000, 25_000, 50_000)
 DIMS = tuple(range(1024, 15721, 1336))
 QUICK_NNZ = (100, 200)
-QUICK_DIMS = (1024, 2360, 3696, 5032)
+QUICK_DIMS = DIMS
+#: largest tile grid (tuples) of the no-skipping variant in --quick
+QUICK_MAX_DENSE = 300_000
 MATMUL = "X(i,j)=B(i,k)*C(k,j)"
 VARIANTS = ("skip+nbuf", "no skip", "no nbuf")
 
@@ -163,7 +165,8 @@ def point(p: Point) -> dict[str, Any]:
 
 def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     nnzs, dims = (QUICK_NNZ, QUICK_DIMS) if quick else (NNZ, DIMS)
-    points = [{"nnz": n, "dim": d, "engine": engine} for n in nnzs for d in dims]
+    points = [{"nnz": n, "dim": d, "engine": engine,
+               "max_dense": QUICK_MAX_DENSE if quick else 2_000_000} for n in nnzs for d in dims]
     start = time.perf_counter()
     results = sweeper.run(point, points, "fig15")
     wall = time.perf_counter() - start
@@ -181,25 +184,25 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
         cyc = curve(n)
         peak = int(np.argmax(cyc))
         rises = peak > 0 and cyc[peak] > cyc[0]
-        falls = peak < len(cyc) - 1 and cyc[-1] < cyc[peak]
+        falls = peak < len(cyc) - 1 and cyc[-1] <= 0.9 * cyc[peak]  # a real fall: >= 10%
         tail = cyc[-3:]
         flat = len(tail) == 3 and (max(tail) - min(tail)) <= 0.25 * cyc[peak]
         claims.append(Claim.check(
             "6.4", f"nnz={n}: cycles rise with dimension, then fall (tile skipping), then "
             "flatten", f"peak {cyc[peak]:,} at dim {dims[peak]}; first {cyc[0]:,}, last "
             f"{cyc[-1]:,}; last three within {max(tail) - min(tail):,}",
-            rises and falls and (flat or quick)))
+            rises and falls and flat))
     more = all(by[(a, d)]["skip+nbuf"] <= by[(b, d)]["skip+nbuf"]
                for a, b in zip(nnzs, nnzs[1:], strict=False) for d in dims)
     claims.append(Claim.check("6.4", "at each dimension, more nonzeros take more cycles",
                               "checked at every dimension", more))
-    noskip = [(n, curve(n, "no skip")) for n in nnzs
-              if all(by[(n, d)].get("no skip") is not None for d in dims)]
-    monotone = all(all(b >= a for a, b in zip(c, c[1:], strict=False)) for _, c in noskip)
+    have = [d for d in dims if all(by[(n, d)].get("no skip") is not None for n in nnzs)]
+    noskip = [[by[(n, d)]["no skip"] for d in have] for n in nnzs]
+    monotone = all(all(b >= a for a, b in zip(c, c[1:], strict=False)) for c in noskip)
     claims.append(Claim.check(
         "6.4", "without tile skipping the curves no longer fall",
-        f"{len(noskip)} curve(s) with every dimension; non-decreasing: {monotone}",
-        bool(noskip) and monotone))
+        f"dims {have[0] if have else '-'}..{have[-1] if have else '-'} (grids up to the "
+        f"no-skipping limit); non-decreasing: {monotone}", len(have) >= 3 and monotone))
     costs = all(by[k]["no nbuf"] > by[k]["skip+nbuf"] for k in by)
     claims.append(Claim.check("6.4", "turning off n-buffering costs cycles",
                               "no-n-buffering cycles > n-buffered at every point", costs))
@@ -214,9 +217,9 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
         fig, ax = plt.subplots(figsize=(7, 4.2))
         for n in nnzs:
             line = ax.plot(dims, curve(n), marker="o", label=f"nnz={n:,}")[0]
-            ns = [by[(n, d)].get("no skip") for d in dims]
-            if all(x is not None for x in ns):
-                ax.plot(dims, ns, ls="--", color=line.get_color(), alpha=0.6)
+            ds = [d for d in dims if by[(n, d)].get("no skip") is not None]
+            ax.plot(ds, [by[(n, d)]["no skip"] for d in ds], ls="--", color=line.get_color(),
+                    alpha=0.6)
         ax.set_xlabel("matrix dimension")
         ax.set_ylabel("cycles")
         ax.set_yscale("log")
