@@ -117,3 +117,24 @@ def test_custard_tile_command(capsys: pytest.CaptureFixture[str]) -> None:
                  "-t", "C=west0479"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "split(i,i0,i1,SIZE)" in err
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 14), st.integers(1, 14), st.integers(1, 14), st.integers(1, 6),
+       st.integers(1, 6), st.sampled_from(["ikj", "ijk", "kij"]), st.integers(0, 500))
+def test_tiled_matmul_random(m: int, k: int, n: int, ti: int, tk: int, order: str,
+                             seed: int) -> None:
+    fmt = {"ikj": ("ss", "ss", "ss"), "ijk": ("ss", "ss", "ss:1,0"),
+           "kij": ("ss", "ss:1,0", "ss")}[order]
+    b = _random((m, k), fmt[1], seed)
+    c = _random((k, n), fmt[2], seed + 1)
+    res = run_tiled("X(i,j)=B(i,k)*C(k,j)", {"B": b, "C": c},
+                    {"X": fmt[0], "B": fmt[1], "C": fmt[2]}, order,
+                    schedule=[f"split(i,i0,i1,{ti})", f"split(k,k0,k1,{tk})"],
+                    engine="reference")
+    np.testing.assert_allclose(res.outputs["X"].to_dense(), b.to_dense() @ c.to_dense())
+    # exactly the tuples whose B and C tiles are both nonempty were computed
+    bt = {(int(r) // ti, int(q) // tk) for r, q in b.to_coo()[0]}
+    ct = {int(r) // tk for r, _ in c.to_coo()[0]}
+    want = {(i0, k0) for i0, k0 in bt if k0 in ct}
+    assert {(r.key["i"], r.key["k"]) for r in res.runs} == want
