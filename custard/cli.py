@@ -188,6 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
     from custard.ember.cli import add_parser as add_ember_parser
 
     add_ember_parser(sub)
+
+    from custard.tile_cli import register as register_tile
+
+    register_tile(sub)
     return parser
 
 

@@ -29,6 +29,8 @@ REPRODUCE_EPILOG = """experiments:
   ragged   CoRa's ragged tensors: ragged vs padded dense vs compressed, loop/storage padding
   ember-opt  Ember's emb-opt0..3 on SLS for DLRM RM1-RM3 (Ember paper Sec. 8.1, Table 3)
   all      every experiment above
+  fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4; long,
+           not part of all)
 
 Each writes DIR/NAME.csv, DIR/NAME.png and DIR/NAME-claims.md (every claim of the paper's text
 with our measured value and PASS/FAIL). Points run on a local Dask cluster (one worker process
