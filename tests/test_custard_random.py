@@ -9,8 +9,9 @@ and the result must equal :func:`sam.notation.reference.evaluate` exactly (and `
 when the expression is one product). The loop order is drawn in one of four ways: first, with
 every format's mode order made concordant with it; as a random topological order of the formats'
 mode orders, with or without the inner-sum rule; or at random. An independent prediction of the
-documented refusal (a discordant format: "... visits ...") says whether compilation must
-succeed; an inner sum whose variable the order does not put innermost compiles to a program of
+documented refusal said whether compilation must succeed (none now: a format discordant with
+the loop order is stored concordantly by the graph, :mod:`custard.concordance`); an inner sum
+whose variable the order does not put innermost compiles to a program of
 two graphs (the sum into a temporary first), which must give the same result. A subset also runs
 on the fast engine, which must agree with the reference engine on outputs, cycles and every
 block's busy count.
@@ -239,10 +240,9 @@ def draw_case(d: Draw) -> Case:
     return Case(expr, formats, order, strategy, only_mul)
 
 
-def expected_refusal(case: Case) -> str | None:
-    """The documented refusal compiling ``case`` must give, or None if it must compile."""
-    if _violates(case.order, _format_edges(case.expr, case.formats)):
-        return "visits"
+def expected_refusal(case: Case) -> str | None:  # noqa: ARG001 - kept for the callers
+    """The documented refusal compiling ``case`` must give, or None if it must compile: None
+    since discordant storage is stored in loop order by the graph (custard.concordance)."""
     return None
 
 
