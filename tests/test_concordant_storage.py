@@ -211,3 +211,31 @@ def test_compile_then_sam_sim_run_with_an_mtx_input(tmp_path: Path):
     assert "PASS" in proc.stdout
     got = scipy.io.mmread(tmp_path / "X.mtx").toarray()
     np.testing.assert_array_equal(got, 2 * scipy.io.mmread(mtx).toarray())
+
+
+def test_sam_sim_run_makes_the_copy_of_a_tensor_read_in_two_orders(tmp_path: Path):
+    mtx = data.path("west0067")
+    ok(custard_cli(tmp_path, "compile", "A(i,j)=B(i,j)+B(j,i)", "-f=B:ds", "-f=A:ss",
+                   "-o", "g.dot"))
+    proc = ok(sam_sim(tmp_path, "run", "g.dot", "-t", f"B={mtx}", "--check", "-o", "A.mtx"))
+    assert "PASS" in proc.stdout
+    b = scipy.io.mmread(mtx).toarray()
+    np.testing.assert_array_equal(scipy.io.mmread(tmp_path / "A.mtx").toarray(), b + b.T)
+    refused = sam_sim(tmp_path, "run", "g.dot", "-t", f"B={mtx}", "-t", f"B_t={mtx}")
+    assert refused.returncode == 1 and "made by the graph itself" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_copies_attribute_errors_are_one_line():
+    from sam.graph.validate import bind
+
+    g = custard.compile("A(i,j)=B(i,j)+B(j,i)", {"B": "ss"})
+    with pytest.raises(GraphError, match="reads tensor B but no tensor is bound") as err:
+        bind(g, {})
+    assert "\n" not in str(err.value)
+    for bad, part in (("B_t=B_t", "does not name another tensor"),
+                      ("Q=B", "has no format in the graph comment"), ("B_t", "NAME=VALUE")):
+        g.attrs["copies"] = bad
+        with pytest.raises(GraphError, match=part) as err:
+            check_structure(g)
+        assert "\n" not in str(err.value)
