@@ -431,6 +431,11 @@ class _Compilation:
             return self._hoist_sum(assign, late, seq, schedule, last)
         _check_divisors(placed.rhs)
         placed, storage = concordant_storage(placed, self.formats, seq, self.fresh)
+        restored = sorted({n for g in self.shared for n in g} & set(storage.formats))
+        if restored:
+            raise CompileError(
+                f"{restored[0]} shares raggedness (--shared) but is stored against the loop "
+                f"order {','.join(seq)}; give the shared tensors formats in that order")
         self.notices += storage.notices
         fmts = {**self.formats, **storage.formats}
         lowered, constants = self._with_constants(placed)

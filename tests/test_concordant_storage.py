@@ -31,7 +31,7 @@ from formats.format import Format
 from formats.io import load_tensor
 from formats.tensor import Tensor
 from sam.bind import BindError, bind_tensors
-from sam.errors import GraphError
+from sam.errors import CompileError, GraphError
 from sam.graph.dot import dumps, dumps_all, loads, loads_all
 from sam.graph.validate import check_structure, input_tensors
 from sam.notation.reference import evaluate
@@ -239,3 +239,10 @@ def test_copies_attribute_errors_are_one_line():
         with pytest.raises(GraphError, match=part) as err:
             check_structure(g)
         assert "\n" not in str(err.value)
+
+
+def test_shared_raggedness_against_the_loop_order_is_refused_in_one_line():
+    with pytest.raises(CompileError, match="shares raggedness") as err:
+        custard.compile("X(i,j)=A(i,j)*B(i,j)", {"A": "ds:1,0", "B": "ds:1,0"}, "ij",
+                        shared="A,B")
+    assert "\n" not in str(err.value)
