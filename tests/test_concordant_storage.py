@@ -246,3 +246,16 @@ def test_shared_raggedness_against_the_loop_order_is_refused_in_one_line():
         custard.compile("X(i,j)=A(i,j)*B(i,j)", {"A": "ds:1,0", "B": "ds:1,0"}, "ij",
                         shared="A,B")
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("schedule", [
+    ["split(k,k0,k1,2)", "pos(k1,kp,B)"],          # pos of a part of a split loop
+    ["fuse(i,k,f)", "fuse(f,j,f)"],               # TACO's fuse reusing a replaced name
+    ["split(i,i0,i1,2)", "fuse(i1,k,f)", "pos(f,fp,B)"],
+])
+def test_pos_and_fuse_of_split_parts(schedule):
+    expression, formats = "X(i,j)=B(i,k)*C(k,j)", {"X": "dd", "B": "ds", "C": "dd"}
+    rng = np.random.default_rng(4)
+    arrays = {"B": rng.integers(-2, 3, (4, 5)) * (rng.random((4, 5)) < 0.5) * 1.0,
+              "C": rng.integers(-2, 3, (5, 3)) * 1.0}
+    check(expression, formats, None, arrays, schedule=schedule)
