@@ -29,11 +29,14 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from custard.bitvectors import use_bitvector_blocks
+from custard.concordance import concordant_storage
 from custard.locate import take_directives
 from custard.lower import lower
 from custard.ragged import groups_in, shared_groups
 from custard.schedule import (
     PARALLELIZE_ATTR,
+    SPLIT_ATTR,
+    SPLIT_LOOPS_ATTR,
     Directive,
     Precompute,
     Schedule,
@@ -43,7 +46,7 @@ from custard.schedule import (
 from formats.errors import FormatError
 from formats.format import Format
 from sam.errors import CompileError
-from sam.graph.implicit import CONSTANTS, RANGES, format_pairs
+from sam.graph.implicit import CONSTANTS, COPIES, OUTPUT_FORMATS, RANGES, format_pairs
 from sam.graph.model import Graph
 from sam.notation.expr import (
     Access,
@@ -92,26 +95,36 @@ def default_order(assign: Assignment, formats: Mapping[str, Format] | None = Non
     the variables of a sum combined with other terms also come after the variables of those
     terms (so that the sum needs no temporary)."""
     first = appearance_order(assign)
-    before: dict[str, set[str]] = {v: set() for v in first}
-    for acc in [assign.lhs, *assign.rhs.accesses()]:
-        fmt = (formats or {}).get(acc.name) or Format.default(len(acc.indices))
-        stored = [acc.indices[m] for m in fmt.mode_order]
-        for a, b in pairwise(stored):
-            before[b].add(a)
+    before = stored_before(assign, formats)
     nesting = _nesting_constraints(assign)
     soft = {v: before[v] | nesting.get(v, set()) for v in first}
     order = _topological(first, soft)
     if order is None:
         order = _topological(first, before)
-    if order is None:
-        placed = _topological_prefix(first, before)
-        stuck = [v for v in first if v not in placed]
-        raise CompileError(
-            "no loop order reads every tensor in its mode order (index variables "
-            f"{','.join(stuck)} are stored in conflicting orders); "
-            + _format_fix(assign, formats or {}, first)
-        )
+    if order is None:  # no order fits every tensor: fit as many as possible, result first
+        kept: dict[str, set[str]] = {v: set() for v in first}
+        for acc in [assign.lhs, *assign.rhs.accesses()]:
+            one = stored_before(Assignment(acc, acc), formats)
+            trial = {v: kept[v] | one.get(v, set()) for v in first}
+            if _topological(first, trial) is not None:
+                kept = trial
+        soft = {v: kept[v] | nesting.get(v, set()) for v in first}
+        order = _topological(first, soft) or _topological(first, kept)
+    assert order is not None
     return order
+
+
+def stored_before(assign: Assignment, formats: Mapping[str, Format] | None = None
+                  ) -> dict[str, set[str]]:
+    """Index variable -> the variables some tensor stores directly before it (its mode order;
+    the default format where ``formats`` has none)."""
+    before: dict[str, set[str]] = {v: set() for v in appearance_order(assign)}
+    for acc in [assign.lhs, *assign.rhs.accesses()]:
+        fmt = (formats or {}).get(acc.name) or Format.default(len(acc.indices))
+        stored = [acc.indices[m] for m in fmt.mode_order]
+        for a, b in pairwise(stored):
+            before[b].add(a)
+    return before
 
 
 def _topological(first: list[str], before: dict[str, set[str]]) -> list[str] | None:
@@ -146,19 +159,6 @@ def _nesting_constraints(assign: Assignment) -> dict[str, set[str]]:
 
     visit(body)
     return out
-
-
-def _format_fix(assign: Assignment, formats: Mapping[str, Format], order: list[str]) -> str:
-    """A format change that makes the first discordant tensor follow ``order``."""
-    pos = {v: k for k, v in enumerate(order)}
-    for acc in [*assign.rhs.accesses(), assign.lhs]:
-        fmt = formats.get(acc.name) or Format.default(len(acc.indices))
-        stored = [pos[acc.indices[m]] for m in fmt.mode_order]
-        if stored != sorted(stored):
-            want = sorted(range(len(acc.indices)), key=lambda m: pos[acc.indices[m]])
-            fix = Format(fmt.levels, tuple(want))
-            return f"store {acc.name} as -f={acc.name}:{fix.taco()} or give a loop order"
-    return "give the loop order with -s=reorder(...)"
 
 
 def _directives(order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
@@ -202,24 +202,6 @@ def _as_formats(formats: Mapping[str, Format | str] | None, assign: Assignment
     for name, k in orders.items():
         out.setdefault(name, Format.default(k))
     return out
-
-
-def _check_concordant(acc: Access, fmt: Format, pos: dict[str, int], order: list[str],
-                      role: str) -> None:
-    stored = [acc.indices[m] for m in fmt.mode_order]
-    visits = [pos[v] for v in stored]
-    if visits == sorted(visits):
-        return
-    want = sorted(range(len(acc.indices)), key=lambda m: pos[acc.indices[m]])
-    fix = Format(fmt.levels, tuple(want))
-    first, second = next((stored[k], stored[k + 1]) for k in range(len(stored) - 1)
-                         if pos[stored[k]] > pos[stored[k + 1]])
-    raise CompileError(
-        f"{role} {acc} is stored {fmt.taco()} ({' before '.join(stored)}) but the loop order "
-        f"{','.join(order)} visits {second} before {first}; store it as "
-        f"-f={acc.name}:{fix.taco()} or change the loop order so that {first} comes before "
-        f"{second}"
-    )
 
 
 def _late_inner_sum(placed: Assignment, order: list[str]) -> tuple[Sum, list[str]] | None:
@@ -392,7 +374,7 @@ class _Compilation:
             return self.formats[tensor].level_type_of_mode(mode).full
 
         schedule = interpret(self.directives, start, operands, self.assign.lhs.name,
-                             level_is_full)
+                             level_is_full, stored_before(self.assign, self.formats))
         self._check_positions(schedule)
         self.notices += schedule.notices
         return schedule
@@ -450,17 +432,21 @@ class _Compilation:
     def _compile_phase(self, assign: Assignment, schedule: Schedule, last: bool) -> list[Graph]:
         variables = set(appearance_order(assign))
         seq = [v for v in schedule.order if v in variables]
-        pos = {v: k for k, v in enumerate(seq)}
         placed = place_reductions(assign)
-        fmts = self.formats
-        _check_concordant(assign.lhs, fmts[assign.lhs.name], pos, seq, "result")
-        for acc in placed.rhs.accesses():
-            _check_concordant(acc, fmts[acc.name], pos, seq, "operand")
         late = _late_inner_sum(placed, seq)
         if late is not None:
             return self._hoist_sum(assign, late, seq, schedule, last)
         _check_divisors(placed.rhs)
+        placed, storage = concordant_storage(placed, self.formats, seq, self.fresh)
+        restored = sorted({n for g in self.shared for n in g} & set(storage.formats))
+        if restored:
+            raise CompileError(
+                f"{restored[0]} shares raggedness (--shared) but is stored against the loop "
+                f"order {','.join(seq)}; give the shared tensors formats in that order")
+        self.notices += storage.notices
+        fmts = {**self.formats, **storage.formats}
         lowered, constants = self._with_constants(placed)
+        fmts.update({n: f for n, f in self.formats.items() if n not in fmts})
         ranges = {}
         for var in broadcast_indices(assign):
             ranges[var] = self.fresh(f"dim_{var}")
@@ -473,12 +459,22 @@ class _Compilation:
         graph.attrs["order"] = ",".join(seq)
         if constants:
             graph.attrs[CONSTANTS] = format_pairs(constants)
+        if storage.copies:
+            graph.attrs[COPIES] = format_pairs(storage.copies)
+        if storage.output_formats:
+            graph.attrs[OUTPUT_FORMATS] = ";".join(
+                f"{n}={f.taco()}" for n, f in storage.output_formats.items())
         if ranges:
             graph.attrs[RANGES] = format_pairs({t: self.sizes[v] for v, t in ranges.items()})
         parallel = [p for p in schedule.parallel
                     if set(p.split(":")[0].split(",")) <= variables]
         if parallel:
             graph.attrs[PARALLELIZE_ATTR] = ";".join(parallel)
+        splits = [text for text, vs in schedule.splits if set(vs) <= variables]
+        if splits:
+            graph.attrs[SPLIT_ATTR] = ";".join(splits)
+            graph.attrs[SPLIT_LOOPS_ATTR] = ",".join(
+                name for name, vs in schedule.loop_nest if set(vs) & variables)
         if not last:
             graph.name = graph.dot_id = assign.lhs.name
         return [graph]

@@ -57,8 +57,8 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
   -s=reorder(k,i,j)           the loop (dataflow) order; a partial list reorders only the
                               listed variables among themselves; also -s kij, -s k,i,j
   -s=fuse(i,j,f)  -s=pos(i,ip,B)    compiled as the nested (coordinate) iteration they equal
-  -s=split(i,i0,i1,32)  -s=divide(i,i0,i1,4)   split levels are not emitted yet: halves that
-                              stay directly nested iterate i whole (a notice), tiling is refused
+  -s=split(i,i0,i1,32)  -s=divide(i,i0,i1,4)   tiling included: i is iterated whole (the
+                              result is the same) and the splits recorded (split=...), a notice
   -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
   -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
   -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
@@ -71,7 +71,9 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
                               type="crd" comment="skip-B")
   default: order of first appearance (result first), adjusted so that every tensor is read
            in its mode order (custard.api.default_order); with the default formats
-           X(i,j)=B(i,k)*C(k,j) loops i,k,j
+           X(i,j)=B(i,k)*C(k,j) loops i,k,j. A tensor stored against the loop order is
+           stored in loop order by the graph (sam-sim re-stores it; a result is converted
+           back), with a notice
 
 sizes (-d / --dims, repeatable): -d=j:100 or --dims j=100 (an index variable), -d=A:10,20 (a
   tensor's modes): the size of a result index that no operand has (A(i,j)=b(i) repeats b

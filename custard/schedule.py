@@ -19,10 +19,11 @@ variables, and yields that order plus what the graph should record:
                 coordinate one; refused where B is not compressed there (as TACO) or where i
                 merges B by a union (position iteration would skip the other operands).
 ``split``,      ``split(i,i0,i1,32)`` / ``divide(i,i0,i1,4)``: iteration splitting (Sec. 4.1).
-``divide``      Split levels are not emitted yet (the tiling issue adds them): while i0 stays
-                directly outside i1 the iteration visits i's coordinates in i's order, so
-                the graph iterates i whole and a notice says so; a split whose halves are
-                separated (tiling) or swapped is refused.
+``divide``      Splitting the iteration (tiling included) never changes the result, so the
+                graph iterates i whole, at the place of i's outermost part in the final
+                loop nest; the commands and that loop nest are recorded in the graph
+                attributes ``split`` and ``split_loops`` with a notice, for the tiling issue
+                to emit the split levels. Fusing or ``pos`` of a part works on the whole.
 ``parallelize`` ``parallelize(i,CPUThread,NoRaces)``: recorded in the graph attribute
                 ``parallelize="i:CPUThread:NoRaces"`` (lanes, Sec. 4.4, are a later issue)
                 with a notice.
@@ -58,6 +59,9 @@ COMMANDS = ("reorder", "split", "divide", "fuse", "pos", "parallelize", "precomp
             "unroll", "assemble", "mergeby", "skip")
 #: Graph attribute recording ``parallelize`` commands.
 PARALLELIZE_ATTR = "parallelize"
+#: Graph attributes recording ``split``/``divide`` commands and the loop nest they make.
+SPLIT_ATTR = "split"
+SPLIT_LOOPS_ATTR = "split_loops"
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -197,11 +201,16 @@ class Schedule:
     positions: list[tuple[Directive, str, str]] = field(default_factory=list)
     #: ``skip`` commands: the tensors named (empty: every intersecter), see custard.skipping
     skips: list[tuple[str, ...]] = field(default_factory=list)
+    #: ``split``/``divide`` commands, each with the index variables of the loop it split
+    splits: list[tuple[str, list[str]]] = field(default_factory=list)
+    #: the final loop nest when there are splits: (loop name, its index variables)
+    loop_nest: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
 class _Interpreter:
     def __init__(self, start: list[str], tensors: dict[str, tuple[str, ...]],
-                 result: str, level_is_full) -> None:
+                 result: str, level_is_full, before: dict[str, set[str]] | None = None) -> None:
+        self.before = before or {}
         self.loops = [Loop(v, [v]) for v in start]
         self.variables = list(start)
         self.tensors = tensors
@@ -212,6 +221,7 @@ class _Interpreter:
         self.known: set[str] = set(start)
         self.n_splits = 0
         self.splits: dict[int, Directive] = {}
+        self.split_variables: dict[int, list[str]] = {}
         self.out = Schedule([])
 
     # ---------------------------------------------------------------- helpers
@@ -286,6 +296,7 @@ class _Interpreter:
         loop = self.loops[k]
         self.n_splits += 1
         self.splits[self.n_splits] = d
+        self.split_variables[self.n_splits] = list(loop.variables)
         self.loops[k: k + 1] = [
             Loop(outer, loop.variables, (*loop.path, (self.n_splits, 0))),
             Loop(inner, loop.variables, (*loop.path, (self.n_splits, 1))),
@@ -296,14 +307,20 @@ class _Interpreter:
     def cmd_fuse(self, d: Directive) -> None:
         self.arity(d, 3, usage="fuse(i, j, fused)")
         a, b = self.find(d, d.args[0]), self.find(d, d.args[1])
-        name = self.new_name(d, d.args[2])
+        # the fused loop may take the name of one it replaces (TACO's fuse(b,f,f))
+        name = d.args[2] if d.args[2] in (self.loops[a].name, self.loops[b].name) \
+            else self.new_name(d, d.args[2])
         if b != a + 1:
             raise CompileError(f"{d}: the loops {d.args[0]} and {d.args[1]} are not directly "
                                f"nested ({d.args[1]} directly inside {d.args[0]}); reorder first")
-        if self.loops[a].path or self.loops[b].path:
-            raise CompileError(f"{d}: fusing a part of a split loop is tiling, which is not "
-                               "compiled yet (the tiling issue)")
-        self.loops[a: b + 1] = [Loop(name, self.loops[a].variables + self.loops[b].variables)]
+        parts = bool(self.loops[a].path or self.loops[b].path)
+        joined = list(dict.fromkeys(self.loops[a].variables + self.loops[b].variables))
+        self.loops[a: b + 1] = [Loop(name, joined)]
+        if parts:
+            self.out.notices.append(
+                f"{d}: fuses parts of split loops (tiling): recorded with the splits; the "
+                f"graph iterates {','.join(joined)} whole (the split notices say where)")
+            return
         self.out.notices.append(
             f"{d}: SAM iterates the fused loop {name} as {d.args[0]} then {d.args[1]}, which "
             "visits the same coordinates in the same order")
@@ -316,9 +333,6 @@ class _Interpreter:
         if tensor not in self.tensors:
             raise CompileError(f"{d}: {tensor!r} is not an operand of the expression")
         loop = self.loops[k]
-        if loop.path:
-            raise CompileError(f"{d}: position iteration over a part of a split loop is not "
-                               "compiled yet (the tiling issue)")
         var = loop.variables[-1]
         indices = self.tensors[tensor]
         if any(v not in indices for v in loop.variables):
@@ -434,32 +448,41 @@ class _Interpreter:
         self.out.precomputes.append(Precompute(d.args[0], ws, d))
 
     # ---------------------------------------------------------------- the end
+    def flatten(self) -> list[str]:
+        """The loops as an order of index variables, each variable once: at the outermost loop
+        holding it (a part of a split loop) if every variable a tensor stores before it
+        (``self.before``) is placed by then, else at the next loop holding it, and at its last
+        one in any case (a fused loop keeps its variables' order)."""
+        last = {v: t for t, loop in enumerate(self.loops) for v in loop.variables}
+        order: list[str] = []
+        for t, loop in enumerate(self.loops):
+            waiting = [v for v in loop.variables if v not in order]
+            grew = True
+            while grew:
+                grew = False
+                for v in list(waiting):
+                    if last[v] == t or self.before.get(v, set()) - {v} <= set(order):
+                        order.append(v)
+                        waiting.remove(v)
+                        grew = True
+        return order
+
     def finish(self) -> Schedule:
-        loops = list(self.loops)
-        merged = True
-        while merged:
-            merged = False
-            for k in range(len(loops) - 1):
-                a, b = loops[k], loops[k + 1]
-                if (a.variables == b.variables and a.path and b.path
-                        and a.path[:-1] == b.path[:-1] and a.path[-1][1] == 0
-                        and b.path[-1] == (a.path[-1][0], 1)):
-                    loops[k: k + 2] = [Loop(a.name, a.variables, a.path[:-1])]
-                    merged = True
-                    break
-        left = next((loop for loop in loops if loop.path), None)
-        if left is not None:
-            d = self.splits[left.path[-1][0]]
-            raise CompileError(
-                f"{d}: the halves of {d.args[0]} are not directly nested (outer half directly "
-                "outside the inner one) in the final loop order: that is tiling, which is not "
-                "compiled yet (the tiling issue emits split levels, SAM paper Sec. 4.1)")
+        """The loop order over the expression's variables (:meth:`flatten`). Splitting never
+        changes the result (Sec. 4.1), so the graph iterates split variables whole; the
+        splits are recorded for the tiling issue."""
+        self.out.order = self.flatten()
+        if self.splits:
+            self.out.loop_nest = [(loop.name, list(loop.variables)) for loop in self.loops]
+            nest = ",".join(loop.name for loop in self.loops)
         for n in sorted(self.splits):
             d = self.splits[n]
+            variables = self.split_variables[n]
+            self.out.splits.append((str(d), variables))
             self.out.notices.append(
-                f"{d}: split levels are not emitted yet (the tiling issue); the halves stay "
-                f"directly nested, so the graph iterates {d.args[0]} whole, in the same order")
-        self.out.order = [v for loop in loops for v in loop.variables]
+                f"{d}: recorded in the graph ({SPLIT_ATTR}, {SPLIT_LOOPS_ATTR}={nest}); split "
+                "levels (SAM paper Sec. 4.1) are the tiling issue's; splitting never changes "
+                f"the result, so the graph iterates {','.join(variables)} whole")
         return self.out
 
 
@@ -473,12 +496,14 @@ def _var_list(d: Directive, text: str) -> list[str]:
 
 def interpret(directives: list[Directive], start: list[str],
               tensors: dict[str, tuple[str, ...]], result: str,
-              level_is_full) -> Schedule:
+              level_is_full, before: dict[str, set[str]] | None = None) -> Schedule:
     """Apply ``directives`` in order to the loop order ``start`` (see module docstring).
 
     ``tensors`` maps each operand to its index variables; ``level_is_full(tensor, mode)`` says
-    whether the tensor stores that mode in a dense (full) level."""
-    it = _Interpreter(start, tensors, result, level_is_full)
+    whether the tensor stores that mode in a dense (full) level; ``before`` maps an index
+    variable to those that tensors store before it (where a split leaves a choice, the order
+    follows them)."""
+    it = _Interpreter(start, tensors, result, level_is_full, before)
     for d in directives:
         it.run(d)
     return it.finish()

@@ -125,8 +125,8 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
     needed = [n for n in input_tensors(graph) if n not in known]
     implicit = [n for n in specs if n in implicit_names(graph)]
     if implicit:
-        raise BindError(f"tensor {implicit[0]} is made by the graph itself (a constant or an "
-                        "index range it records); it takes no -t")
+        raise BindError(f"tensor {implicit[0]} is made by the graph itself (a constant, an "
+                        "index range or a copy of another input it records); it takes no -t")
     extra = [n for n in specs if n not in needed]
     if extra:
         raise BindError(

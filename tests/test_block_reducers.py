@@ -67,11 +67,13 @@ def test_scalar_multi_level_stops():
 
 
 def test_scalar_empty_values_add_nothing():
-    """N stands for 0 in a sum; a fiber holding only N has no value to emit (it is dropped,
-    or 0 with ``empty=zero``)."""
+    """N stands for 0 in a sum; a fiber holding only N has coordinates (where a union's
+    operands are all absent), so it sums to 0 in every mode; a fiber without tokens is
+    dropped (or 0 with ``empty=zero``)."""
     assert reduce("1, N, 2, S0, D") == "3, D"
-    assert reduce("1, N, S0, N, S0, 2, S1, D") == "1, 2, S0, D"
+    assert reduce("1, N, S0, N, S0, 2, S1, D") == "1, 0, 2, S0, D"
     assert reduce("1, N, S0, N, S0, 2, S1, D", "zero") == "1, 0, 2, S0, D"
+    assert reduce("1, S0, S0, 2, S1, D") == "1, 2, S0, D"
 
 
 def test_scalar_malformed():

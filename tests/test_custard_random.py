@@ -9,8 +9,9 @@ and the result must equal :func:`sam.notation.reference.evaluate` exactly (and `
 when the expression is one product). The loop order is drawn in one of four ways: first, with
 every format's mode order made concordant with it; as a random topological order of the formats'
 mode orders, with or without the inner-sum rule; or at random. An independent prediction of the
-documented refusal (a discordant format: "... visits ...") says whether compilation must
-succeed; an inner sum whose variable the order does not put innermost compiles to a program of
+documented refusal said whether compilation must succeed (none now: a format discordant with
+the loop order is stored concordantly by the graph, :mod:`custard.concordance`); an inner sum
+whose variable the order does not put innermost compiles to a program of
 two graphs (the sum into a temporary first), which must give the same result. A subset also runs
 on the fast engine, which must agree with the reference engine on outputs, cycles and every
 block's busy count.
@@ -239,10 +240,9 @@ def draw_case(d: Draw) -> Case:
     return Case(expr, formats, order, strategy, only_mul)
 
 
-def expected_refusal(case: Case) -> str | None:
-    """The documented refusal compiling ``case`` must give, or None if it must compile."""
-    if _violates(case.order, _format_edges(case.expr, case.formats)):
-        return "visits"
+def expected_refusal(case: Case) -> str | None:  # noqa: ARG001 - kept for the callers
+    """The documented refusal compiling ``case`` must give, or None if it must compile: None
+    since discordant storage is stored in loop order by the graph (custard.concordance)."""
     return None
 
 
@@ -307,32 +307,11 @@ def draw_arrays(d: Draw, expr: str) -> dict[str, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- known bugs
-def _has_inner_sum(expr: str) -> bool:
-    body = place_reductions(parse_expression(expr)).rhs
-    while isinstance(body, Sum):
-        body = body.child
-
-    def visit(node: Node) -> bool:
-        return isinstance(node, Sum) or any(visit(c) for c in children(node))
-
-    return visit(body)
-
-
-#: Simulation errors of a graph that does not fit the data (missing or misplaced droppers,
-#: zero fills): the symptoms of the bugs below.
-STRUCTURAL = ("fibers but the level above has", "values were written but the last level has",
-              "streams are not aligned", "does not line up", "stop tokens do not line up")
-
-
-def known_bug(case: Case, arrays: dict[str, np.ndarray], err: Exception) -> str | None:
+def known_bug(case: Case, arrays: dict[str, np.ndarray],  # noqa: ARG001
+              err: Exception) -> str | None:  # noqa: ARG001
     """Which open bug a simulation error is, else None. Every bug this test has found is kept as
-    a regression test in tests/test_custard_regressions.py; open ones there are strict xfails.
-
-    Open: a sum of operands broadcast over other variables whose output lacks a summed variable
-    placed inside an output one (``X(k,i,l)=B(k,i,j)+C(i)+D(j,l)``, order k,i,l,j) writes one
-    value fewer than the coordinates of its last level."""
-    if "values were written but the last level has" in str(err) and "+" in case.expr:
-        return "union with a summed variable inside the output ones: a value short"
+    a regression test in tests/test_custard_regressions.py; none is open now (the last, a union
+    of broadcast operands writing a value short, was fixed in the scalar reducer)."""
     return None
 
 

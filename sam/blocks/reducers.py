@@ -2,7 +2,9 @@
 
 * n = 0, the **scalar reducer** (DOT type ``reduce``): sums each innermost fiber of a value
   stream into one value; an input stop ``Sn`` (n >= 1) also closes outer fibers and comes out as
-  ``S(n-1)`` after the sum (one cycle later).
+  ``S(n-1)`` after the sum (one cycle later). A fiber of empty values only (``N``: a union's
+  coordinates where every operand is absent, e.g. a dense iteration for a broadcast operand)
+  sums to 0: it has coordinates, so the coordinate droppers keep the point above it.
 * n >= 1, the **vector / matrix / order-n reducers** (DOT type ``spaccumulator`` with ``order=n``):
   take the coordinate stream(s) of the kept index variable(s) (attributes ``in0`` = innermost,
   ``in1``) and the value stream, accumulate every point of one group (all fibers until a stop
@@ -108,10 +110,10 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         if t_in == NOT_YET:
             return RC_IN
         k = hkind(w, c)
-        if k == DATA or k == EMPTY:
+        if k == DATA or k == EMPTY:  # an empty value (N) still stands for a coordinate
             if k == DATA:
                 fst[R_SUM] += hval(w, c)
-                st[R_SEEN] = 1
+            st[R_SEEN] = 1
             fire(st, t_in, t_in)
             pop(w, c, t_in)
             continue

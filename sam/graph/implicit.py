@@ -11,6 +11,17 @@ Two graph attributes (documented in ``docs/custard-dot.md``, "What we add") name
 
 The simulator makes these tensors itself (:func:`implicit_tensors`, used by
 :func:`sam.graph.validate.bind`), so ``sam-sim run`` needs no ``-t`` for them and refuses one.
+
+Two more record how the graph stores tensors the user binds (TACO transposes a tensor read or
+written against its mode order; Custard gives the graph the concordant storage instead):
+
+* ``copies="B_t=B"``: ``B_t`` is the tensor bound to ``B``, stored in ``B_t``'s format of the
+  graph comment (another mode order): an expression that reads one tensor in two mode orders,
+  ``A(i,j)=B(i,j)+B(j,i)``, scans each use in loop order. Made by
+  :func:`sam.graph.validate.bind` from ``B``, so it takes no ``-t`` either;
+* ``output_formats="X=ss:1,0"``: the graph writes ``X`` in the format its comment gives (the
+  loop order's), and the simulator converts the result to this one, the format asked for
+  (:func:`sam.sim.assemble.assemble_outputs`); entries separated by ``;``.
 """
 
 from __future__ import annotations
@@ -21,12 +32,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from formats.errors import FormatError
+from formats.format import Format
 from formats.tensor import Tensor
 from sam.errors import GraphError
 from sam.graph.model import Graph
 
 CONSTANTS = "constants"
 RANGES = "ranges"
+COPIES = "copies"
+OUTPUT_FORMATS = "output_formats"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -88,14 +103,51 @@ def declared_dims(graph: Graph) -> dict[str, int]:
     return out
 
 
+def copies(graph: Graph) -> dict[str, str]:
+    """The ``copies`` attribute: copy name -> the tensor it copies (in another format)."""
+    out: dict[str, str] = {}
+    for name, source in _pairs(graph, COPIES):
+        if not _NAME.fullmatch(source) or source == name:
+            raise GraphError(f"graph attribute {COPIES}: {name}={source!r} does not name "
+                             "another tensor")
+        if name not in graph.formats:
+            raise GraphError(f"graph attribute {COPIES}: the copy {name} has no format in the "
+                             "graph comment; add it (e.g. comment=\"...,{name}=dd10\")")
+        out[name] = source
+    return out
+
+
+def output_formats(graph: Graph) -> dict[str, Format]:
+    """The ``output_formats`` attribute: output name -> the format its result is converted to."""
+    text = graph.attrs.get(OUTPUT_FORMATS, "")
+    out: dict[str, Format] = {}
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        name, sep, spec = (x.strip() for x in part.partition("="))
+        if not sep or not _NAME.fullmatch(name):
+            raise GraphError(f"graph attribute {OUTPUT_FORMATS}={text!r}: {part.strip()!r} is "
+                             "not NAME=FORMAT")
+        try:
+            fmt = Format.parse(spec)
+        except FormatError as err:
+            raise GraphError(f"graph attribute {OUTPUT_FORMATS}: {name}: {err}") from None
+        written = graph.formats.get(name)
+        if written is None or written.order != fmt.order:
+            raise GraphError(f"graph attribute {OUTPUT_FORMATS}: {name}={spec} is not a format "
+                             f"of the same order as {name}'s in the graph comment")
+        out[name] = fmt
+    return out
+
+
 def format_pairs(values: Mapping[str, object]) -> str:
     """``{"c0": "2", "c1": "1.5e-3"}`` -> ``"c0=2,c1=1.5e-3"`` (an attribute value)."""
     return ",".join(f"{name}={value}" for name, value in values.items())
 
 
 def implicit_names(graph: Graph) -> list[str]:
-    """Names of the graph's implicit input tensors."""
-    return [*constants(graph), *ranges(graph)]
+    """Names of the graph's implicit input tensors (the copies included)."""
+    return [*constants(graph), *ranges(graph), *copies(graph)]
 
 
 def implicit_tensors(graph: Graph) -> dict[str, Tensor]:

@@ -10,7 +10,8 @@
   scan of a compressed level is a counter over the dimension, which is fine);
 * every tensor the graph reads is bound, with the order its format says, and the tensors agree
   on the size of each index variable (``B(i,j) * c(j)`` needs ``B.shape[1] == c.shape[0]``);
-  implicit inputs (constants, ranges: :mod:`sam.graph.implicit`) are made from the graph.
+  implicit inputs (constants, ranges: :mod:`sam.graph.implicit`) are made from the graph, and
+  copies (attribute ``copies``) from the tensors they copy.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from formats.errors import FormatError
 from formats.levels import LEVEL_NAMES
 from formats.tensor import Tensor
 from sam.errors import GraphError
-from sam.graph.implicit import implicit_names, implicit_tensors
+from sam.graph.implicit import copies, implicit_names, implicit_tensors, output_formats
 from sam.graph.model import Graph
 from sam.graph.scatter import bind_outputs, scattered_outputs
 from sam.ragged import check_shared
@@ -59,6 +60,8 @@ def check_structure(graph: Graph) -> None:
     _check_modes(graph)
     _check_shape_attrs(graph)
     implicit_tensors(graph)  # the constants/ranges attributes are well formed
+    copies(graph)
+    output_formats(graph)
     _check_acyclic(graph)
 
 
@@ -200,6 +203,15 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
             except FormatError as err:
                 raise GraphError(f"cannot store tensor {name} as {fmt}: {err}") from None
         bound[name] = tensor
+    for name, source in copies(graph).items():
+        if source not in tensors:
+            raise GraphError(f"the graph reads {name}, a copy of tensor {source} (graph "
+                             f"attribute copies), but no tensor is bound to {source}")
+        try:
+            bound[name] = tensors[source].with_format(graph.formats[name])
+        except FormatError as err:
+            raise GraphError(f"cannot store tensor {source} as {graph.formats[name]} (its "
+                             f"copy {name}): {err}") from None
     for name, tensor in tensors.items():
         bound.setdefault(name, tensor)
     bound.update(bind_outputs(graph, bound))
