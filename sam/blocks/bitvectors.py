@@ -237,7 +237,7 @@ class BitvectorScanner(LevelBlock):
 
 # ----------------------------------------------------------------------------- converter
 CONV = State(width=MAX_WIDTH, wpf=1, word=0, j=0, count=0, base=0, last=-1)
-CWIDTH, CWPF, WORD, J, COUNT, BASE, LAST = CONV.slots
+C_WIDTH, C_WPF, C_WORD, C_J, C_COUNT, C_BASE, C_LAST = CONV.slots
 ERR_CRD, ERR_ORDER, ERR_KIND = 1, 2, 3
 
 
@@ -246,7 +246,7 @@ def crdtobv(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Coordinates into ``wpf`` words of ``width`` bits per fiber (zero words included); each
     word with the running popcount before it."""
     cin = ins[0]
-    width = st[CWIDTH]
+    width = st[C_WIDTH]
     while st[STATUS] == 0:
         t_in = arrive(w, st, cin, st[T])
         if t_in == NOT_YET:
@@ -254,32 +254,32 @@ def crdtobv(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         k = hkind(w, cin)
         x = hdata(w, cin)
         if k == DATA:
-            if x < 0 or x >= width * st[CWPF]:
+            if x < 0 or x >= width * st[C_WPF]:
                 return fail(st, ERR_CRD, w, cin, 0)
-            if x <= st[LAST]:
+            if x <= st[C_LAST]:
                 return fail(st, ERR_ORDER, w, cin, 0)
-            if x // width == st[J]:
+            if x // width == st[C_J]:
                 # Take the coordinate into the current word.
                 fire(st, t_in, t_in)
                 pop(w, cin, t_in)
-                st[WORD] = st[WORD] | bit(x - st[J] * width)
-                st[COUNT] += 1
-                st[LAST] = x
+                st[C_WORD] = st[C_WORD] | bit(x - st[C_J] * width)
+                st[C_COUNT] += 1
+                st[C_LAST] = x
                 continue
         elif k == EMPTY:
             return fail(st, ERR_KIND, w, cin, 0)
-        if k == DATA or (k == STOP and st[J] < st[CWPF]) or (
-                k == DONE and st[J] > 0 and st[J] < st[CWPF]):
+        if k == DATA or (k == STOP and st[C_J] < st[C_WPF]) or (
+                k == DONE and st[C_J] > 0 and st[C_J] < st[C_WPF]):
             # Emit the current word (the head belongs to a later word or closes the fiber).
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, DATA, st[WORD], a)
-            push(w, optr, ochan, 1, DATA, st[BASE], a)
-            st[BASE] = st[COUNT]
-            st[WORD] = 0
-            st[J] += 1
+            push(w, optr, ochan, 0, DATA, st[C_WORD], a)
+            push(w, optr, ochan, 1, DATA, st[C_BASE], a)
+            st[C_BASE] = st[C_COUNT]
+            st[C_WORD] = 0
+            st[C_J] += 1
             continue
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
@@ -289,8 +289,8 @@ def crdtobv(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         if k == STOP:
             push(w, optr, ochan, 0, STOP, x, a)
             push(w, optr, ochan, 1, STOP, x, a)
-            st[J] = 0
-            st[LAST] = -1
+            st[C_J] = 0
+            st[C_LAST] = -1
         else:
             push(w, optr, ochan, 0, DONE, 0, a)
             push(w, optr, ochan, 1, DONE, 0, a)
@@ -346,28 +346,28 @@ class BitvectorConverter(Block):
 
 # ----------------------------------------------------------------------------- chunker
 CHUNK = State(width=MAX_WIDTH, wpf=1, word=0, j=0, count=0, phase=NEED_REF)
-KWIDTH, KWPF, KWORD, KJ, KCOUNT, KPHASE = CHUNK.slots
+K_WIDTH, K_WPF, K_WORD, K_J, K_COUNT, K_PHASE = CHUNK.slots
 
 
 @kernel
 def bvchunk(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """One fiber-wide word per fiber into ``wpf`` words of ``width`` bits."""
     cin = ins[0]
-    width = st[KWIDTH]
+    width = st[K_WIDTH]
     while st[STATUS] == 0:
         t = st[T]
-        if st[KPHASE] == IN_FIBER:
+        if st[K_PHASE] == IN_FIBER:
             t_out = reserve_all(w, st, optr, ochan, t)
             if t_out < 0:
                 return blocked(t_out)
-            part = (st[KWORD] >> (st[KJ] * width)) & bits_below(width)
+            part = (st[K_WORD] >> (st[K_J] * width)) & bits_below(width)
             a = fire(st, t, t_out)
             push(w, optr, ochan, 0, DATA, part, a)
-            push(w, optr, ochan, 1, DATA, st[KCOUNT], a)
-            st[KCOUNT] += popcount(part)
-            st[KJ] += 1
-            if st[KJ] == st[KWPF]:
-                st[KPHASE] = NEED_REF
+            push(w, optr, ochan, 1, DATA, st[K_COUNT], a)
+            st[K_COUNT] += popcount(part)
+            st[K_J] += 1
+            if st[K_J] == st[K_WPF]:
+                st[K_PHASE] = NEED_REF
             continue
         t_in = arrive(w, st, cin, t)
         if t_in == NOT_YET:
@@ -376,10 +376,10 @@ def bvchunk(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         if k == DATA:
             # Take the fiber's word (its first part goes out in the next firing).
             fire(st, t_in, t_in)
-            st[KWORD] = hdata(w, cin)
+            st[K_WORD] = hdata(w, cin)
             pop(w, cin, t_in)
-            st[KJ] = 0
-            st[KPHASE] = IN_FIBER if st[KWPF] > 0 else NEED_REF
+            st[K_J] = 0
+            st[K_PHASE] = IN_FIBER if st[K_WPF] > 0 else NEED_REF
             continue
         if k == EMPTY:
             return fail(st, ERR_KIND, w, cin, 0)
@@ -427,7 +427,7 @@ class BitvectorChunker(Block):
 AND, OR = 0, 1
 BVMERGE = State(operands=0, op=AND, width=MAX_WIDTH, res=0, k=0, j=0, phase=NEED_REF,
                 held=[0] * 8, refs=[0] * 8)
-OPERANDS, OP, MWIDTH, RES, KBIT, MJ, MPHASE, HELD, REFS = BVMERGE.slots
+M_OPERANDS, M_OP, M_WIDTH, M_RES, M_K, M_J, M_PHASE, M_HELD, M_REFS = BVMERGE.slots
 ERR_STOPS, ERR_DONE, ERR_ALIGN, ERR_EMPTY = 1, 2, 3, 4
 #: Most operands of one bitvector merge (state slots per operand).
 MAX_OPERANDS = 8
@@ -436,11 +436,11 @@ MAX_OPERANDS = 8
 @jitable(inline=True)
 def emit_bit(w, st, optr, ochan, a, m, k):
     """Coordinate and per-operand references of set bit ``k`` of the result word."""
-    push(w, optr, ochan, 1, DATA, st[MJ] * st[MWIDTH] + k, a)
+    push(w, optr, ochan, 1, DATA, st[M_J] * st[M_WIDTH] + k, a)
     for q in range(m):
-        x = st[HELD + q]
+        x = st[M_HELD + q]
         if has_bit(x, k):
-            push(w, optr, ochan, 2 + q, DATA, st[REFS + q] + popcount(x & bits_below(k)), a)
+            push(w, optr, ochan, 2 + q, DATA, st[M_REFS + q] + popcount(x & bits_below(k)), a)
         else:
             push(w, optr, ochan, 2 + q, EMPTY, 0, a)
 
@@ -449,22 +449,22 @@ def emit_bit(w, st, optr, ochan, a, m, k):
 def bvmerge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """AND (``op=0``) or OR of m aligned (word, reference) streams; output 0 the result word,
     output 1 one coordinate per set bit, outputs 2.. one reference per operand per set bit."""
-    m = st[OPERANDS]
-    width = st[MWIDTH]
+    m = st[M_OPERANDS]
+    width = st[M_WIDTH]
     while st[STATUS] == 0:
         t = st[T]
-        if st[MPHASE] == IN_FIBER:
-            k = next_bit(st[RES], st[KBIT], width)
+        if st[M_PHASE] == IN_FIBER:
+            k = next_bit(st[M_RES], st[M_K], width)
             if k >= width:
-                st[MPHASE] = NEED_REF
-                st[MJ] += 1
+                st[M_PHASE] = NEED_REF
+                st[M_J] += 1
                 continue
             t_out = reserve_all(w, st, optr, ochan, t)
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t, t_out)
             emit_bit(w, st, optr, ochan, a, m, k)
-            st[KBIT] = k + 1
+            st[M_K] = k + 1
             continue
         t_in = t
         ndata = 0
@@ -498,9 +498,9 @@ def bvmerge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             res = hdata(w, ins[0])
             for q in range(m):
                 x = hdata(w, ins[2 * q])
-                st[HELD + q] = x
-                st[REFS + q] = hdata(w, ins[2 * q + 1]) if ins[2 * q + 1] >= 0 else 0
-                res = (res | x) if st[OP] == OR else (res & x)
+                st[M_HELD + q] = x
+                st[M_REFS + q] = hdata(w, ins[2 * q + 1]) if ins[2 * q + 1] >= 0 else 0
+                res = (res | x) if st[M_OP] == OR else (res & x)
             k = next_bit(res, 0, width)
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
@@ -511,11 +511,11 @@ def bvmerge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 pop(w, ins[2 * q], t_out)
                 if ins[2 * q + 1] >= 0:
                     pop(w, ins[2 * q + 1], t_out)
-            st[RES] = res
+            st[M_RES] = res
             if k < width:
                 emit_bit(w, st, optr, ochan, a, m, k)
-            st[KBIT] = k + 1
-            st[MPHASE] = IN_FIBER
+            st[M_K] = k + 1
+            st[M_PHASE] = IN_FIBER
             continue
         if ndata > 0 or (ndone > 0 and ndone < m):
             return fail(st, ERR_DONE if ndone > 0 else ERR_STOPS, w, ins[0], 0)
@@ -530,7 +530,7 @@ def bvmerge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pop(w, ins[2 * q], t_out)
             if ins[2 * q + 1] >= 0:
                 pop(w, ins[2 * q + 1], t_out)
-        st[MJ] = 0
+        st[M_J] = 0
         if kind == DONE:
             st[DONE_T] = t_out
             st[STATUS] = 1
@@ -621,7 +621,7 @@ class BitvectorToCrd(_BitvectorMerger):
 
 # ----------------------------------------------------------------------------- writer
 BVWRITE = State(count=0, stops=0)
-WCOUNT, WSTOPS = BVWRITE.slots
+W_COUNT, W_STOPS = BVWRITE.slots
 WORDS_MEM = 0
 
 
@@ -636,18 +636,18 @@ def bvwrite(w, st, fst, ins, optr, ochan, words, stop_at, stop_level, m3, f0, f1
             return RC_IN
         k = hkind(w, c)
         if k == DATA:
-            n = st[WCOUNT]
+            n = st[W_COUNT]
             if n >= words.shape[0]:
                 return need_memory(st, 0)
             words[n] = hdata(w, c)
-            st[WCOUNT] = n + 1
+            st[W_COUNT] = n + 1
         elif k == STOP:
-            n = st[WSTOPS]
+            n = st[W_STOPS]
             if n >= stop_at.shape[0]:
                 return need_memory(st, 1)
-            stop_at[n] = st[WCOUNT]
+            stop_at[n] = st[W_COUNT]
             stop_level[n] = hdata(w, c)
-            st[WSTOPS] = n + 1
+            st[W_STOPS] = n + 1
         elif k == EMPTY:
             return fail(st, ERR_EMPTY, w, c, 0)
         fire(st, t_in, t_in)
@@ -705,7 +705,7 @@ class BitvectorWriter(LevelWriter):
 
     def recorded(self, st: np.ndarray, mem: Memories) -> dict[str, np.ndarray]:
         """What it stored, as coordinates and stops (:func:`words_to_crd`), plus ``words``."""
-        n, k = int(st[WCOUNT]), int(st[WSTOPS])
+        n, k = int(st[W_COUNT]), int(st[W_STOPS])
         words = mem["words"][:n].copy()
         rec = words_to_crd(words, mem["stop_at"][:k], mem["stop_level"][:k],
                            _int_attr(self, "width", default=MAX_WIDTH, hi=MAX_WIDTH))
@@ -719,7 +719,7 @@ class BitvectorWriter(LevelWriter):
 # ----------------------------------------------------------------------------- dropper
 NEED_OUTER, BITS = 0, 1
 BVDROP = State(ophase=NEED_OUTER, oword=0, obit=0, obits=0, kept=0, zeros=0, words=0, held=-1)
-OPHASE, OWORD, OBIT, OBITS, KEPT, ZEROS, IWORDS, DHELD = BVDROP.slots
+D_OPHASE, D_OWORD, D_OBIT, D_OBITS, D_KEPT, D_ZEROS, D_WORDS, D_HELD = BVDROP.slots
 ERR_DROP_ALIGN = 1
 
 
@@ -742,7 +742,7 @@ def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     ci = ins[1]
     while st[STATUS] == 0:
         t = st[T]
-        if st[OPHASE] == NEED_OUTER:
+        if st[D_OPHASE] == NEED_OUTER:
             t_in = arrive(w, st, co, t)
             if t_in == NOT_YET:
                 return RC_IN
@@ -759,40 +759,40 @@ def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                     continue
                 fire(st, t_in, t_in)
                 pop(w, co, t_in)
-                st[OWORD] = x
-                st[OBIT] = next_bit(x, 0, MAX_WIDTH)
-                st[OBITS] += 1
-                st[OPHASE] = BITS
+                st[D_OWORD] = x
+                st[D_OBIT] = next_bit(x, 0, MAX_WIDTH)
+                st[D_OBITS] += 1
+                st[D_OPHASE] = BITS
                 continue
             if k == EMPTY:
                 return fail(st, ERR_EMPTY, w, co, 0)
-            if k == STOP and st[OBITS] > 0:
+            if k == STOP and st[D_OBITS] > 0:
                 t_out = reserve_ports(w, st, optr, ochan, 0, -1, t_in)
                 if t_out < 0:
                     return blocked(t_out)
                 a = fire(st, t_in, t_out)
                 push(w, optr, ochan, 0, STOP, hdata(w, co), a)
                 pop(w, co, t_out)
-                st[OBITS] = 0
+                st[D_OBITS] = 0
                 continue
             # An outer fiber without set bits (its inner stream holds a bare stop), or done.
             t_in = arrive(w, st, ci, t_in)
             if t_in == NOT_YET:
                 return RC_IN
             ki = hkind(w, ci)
-            if (k == STOP and (ki != STOP or st[IWORDS] != 0)) or (k == DONE and ki != DONE):
+            if (k == STOP and (ki != STOP or st[D_WORDS] != 0)) or (k == DONE and ki != DONE):
                 return fail(st, ERR_DROP_ALIGN, w, ci, 1)
-            if k == DONE and st[DHELD] >= 0:
+            if k == DONE and st[D_HELD] >= 0:
                 t_out = reserve_ports(w, st, optr, ochan, 1, -1, t_in)
                 if t_out < 0:
                     return blocked(t_out)
                 a = fire(st, t_in, t_out)
-                push(w, optr, ochan, 1, STOP, st[DHELD], a)
-                st[DHELD] = -1
+                push(w, optr, ochan, 1, STOP, st[D_HELD], a)
+                st[D_HELD] = -1
                 continue
             now = -1
             if k == STOP:
-                now, held = merge_empty(st[DHELD], hdata(w, ci))
+                now, held = merge_empty(st[D_HELD], hdata(w, ci))
             t_out = reserve_ports(w, st, optr, ochan, 0, 1 if (now >= 0 or k == DONE) else -1,
                                   t_in)
             if t_out < 0:
@@ -807,66 +807,66 @@ def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 push(w, optr, ochan, 0, STOP, hdata(w, co), a)
                 if now >= 0:
                     push(w, optr, ochan, 1, STOP, now, a)
-                st[DHELD] = held
+                st[D_HELD] = held
             pop(w, co, t_out)
             pop(w, ci, t_out)
-            st[OBITS] = 0
+            st[D_OBITS] = 0
             continue
-        # BITS: the inner fiber of outer bit OBIT.
+        # BITS: the inner fiber of outer bit OBIT (slot D_OBIT).
         t_in = arrive(w, st, ci, t)
         if t_in == NOT_YET:
             return RC_IN
         k = hkind(w, ci)
         if k == DATA:
             x = hdata(w, ci)
-            if st[KEPT] == 0 and x == 0:
+            if st[D_KEPT] == 0 and x == 0:
                 fire(st, t_in, t_in)
                 pop(w, ci, t_in)
-                st[ZEROS] += 1
-                st[IWORDS] += 1
+                st[D_ZEROS] += 1
+                st[D_WORDS] += 1
                 continue
             t_out = reserve_ports(w, st, optr, ochan, 1, -1, t_in)
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            if st[KEPT] == 0 and st[DHELD] >= 0:
-                push(w, optr, ochan, 1, STOP, st[DHELD], a)  # the fiber before is closed
-                st[DHELD] = -1
-            elif st[KEPT] == 0 and st[ZEROS] > 0:
+            if st[D_KEPT] == 0 and st[D_HELD] >= 0:
+                push(w, optr, ochan, 1, STOP, st[D_HELD], a)  # the fiber before is closed
+                st[D_HELD] = -1
+            elif st[D_KEPT] == 0 and st[D_ZEROS] > 0:
                 push(w, optr, ochan, 1, DATA, 0, a)  # a held leading zero word
-                st[ZEROS] -= 1
+                st[D_ZEROS] -= 1
             else:
                 push(w, optr, ochan, 1, DATA, x, a)
                 pop(w, ci, t_out)
-                st[KEPT] = 1
-                st[IWORDS] += 1
+                st[D_KEPT] = 1
+                st[D_WORDS] += 1
             continue
-        if k != STOP or st[IWORDS] == 0:
+        if k != STOP or st[D_WORDS] == 0:
             return fail(st, ERR_DROP_ALIGN, w, ci, 1)
         c = hdata(w, ci)
         now = -1
         held = c
-        if st[KEPT] == 0:
-            now, held = merge_empty(st[DHELD], c)
-        nxt = next_bit(st[OWORD], st[OBIT] + 1, MAX_WIDTH)
+        if st[D_KEPT] == 0:
+            now, held = merge_empty(st[D_HELD], c)
+        nxt = next_bit(st[D_OWORD], st[D_OBIT] + 1, MAX_WIDTH)
         t_out = reserve_ports(w, st, optr, ochan, 1 if now >= 0 else 0,
                               0 if (now >= 0 and nxt >= MAX_WIDTH) else -1, t_in)
         if t_out < 0:
             return blocked(t_out)
         a = fire(st, t_in, t_out)
         pop(w, ci, t_out)
-        if st[KEPT] == 0:
-            st[OWORD] = st[OWORD] & ~bit(st[OBIT])
+        if st[D_KEPT] == 0:
+            st[D_OWORD] = st[D_OWORD] & ~bit(st[D_OBIT])
         if now >= 0:
             push(w, optr, ochan, 1, STOP, now, a)
-        st[DHELD] = held
-        st[KEPT] = 0
-        st[ZEROS] = 0
-        st[IWORDS] = 0
-        st[OBIT] = nxt
+        st[D_HELD] = held
+        st[D_KEPT] = 0
+        st[D_ZEROS] = 0
+        st[D_WORDS] = 0
+        st[D_OBIT] = nxt
         if nxt >= MAX_WIDTH:
-            push(w, optr, ochan, 0, DATA, st[OWORD], a)
-            st[OPHASE] = NEED_OUTER
+            push(w, optr, ochan, 0, DATA, st[D_OWORD], a)
+            st[D_OPHASE] = NEED_OUTER
     return RC_DONE
 
 

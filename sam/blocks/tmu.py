@@ -88,7 +88,7 @@ TU_CUR, TU_LO, TU_HI = 0, 1, 2
 Q_CTRL_N, Q_DATA_N, Q_CTRL_STALL, Q_DATA_STALL = 0, 1, 2, 3
 
 P_BEG, P_ADV, P_EVENT, P_STOP, P_DONE, P_END = 0, 1, 2, 3, 4, 5
-TMU = State(phase=P_BEG, d=0, ev_l=0, ev_k=0, di=0, ci=0, nfire=0, after=0, after_d=0)
+TMU = State(phase=P_BEG, depth=0, ev_l=0, ev_k=0, di=0, ci=0, nfire=0, after=0, after_d=0)
 PHASE, DEPTH, EV_L, EV_K, DI, CI, NFIRE, AFTER, AFTER_D = TMU.slots
 ERR_RANGE, ERR_DIV, ERR_DEPTH = 1, 2, 3
 #: The node attributes that hold the configuration.
