@@ -22,7 +22,7 @@ class DeadToStream(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: slc.ToStreamOp, rewriter: PatternRewriter) -> None:
         if not op.stream.uses:
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 class DeadConstant(RewritePattern):
@@ -31,7 +31,7 @@ class DeadConstant(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter) -> None:
         if not op.result.uses:
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 def cleanup(mod: ModuleOp) -> ModuleOp:
