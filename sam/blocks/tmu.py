@@ -46,22 +46,19 @@ from sam.blocks.tmu_config import (
 )
 from sam.errors import GraphError, SimulationError
 from sam.sim.jit import jitable
-from sam.sim.kernel import State, kernel
+from sam.sim.kernel import State, fire, kernel
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (
-    BUSY,
     DONE_T,
     ERR,
     ERR_DATA,
     ERR_KIND,
     ERR_PORT,
-    FIRST_T,
     LAT,
     RC_BUF,
     RC_DONE,
     RC_ERR,
     RC_FIFO,
-    STALL,
     STATUS,
     WAIT,
     T,
@@ -329,11 +326,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                         return RC_BUF if r == -1 else RC_FIFO
                     if r > t_out:
                         t_out = r
-            if st[BUSY] == 0:
-                st[FIRST_T] = t_out
-            st[STALL] += t_out - t
-            st[BUSY] += 1
-            st[T] = t_out + 1
+            fire(st, t, t_out)  # t is st[T]: no idle time
             for s in range(nports):
                 lay = prog[prog[H_OFF_STREAM] + s * SREC + 1]
                 if lay >= j:
@@ -351,11 +344,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                     return RC_BUF if r == -1 else RC_FIFO
                 if r > t_out:
                     t_out = r
-            if st[BUSY] == 0:
-                st[FIRST_T] = t_out
-            st[STALL] += t_out - t
-            st[BUSY] += 1
-            st[T] = t_out + 1
+            fire(st, t, t_out)  # t is st[T]: no idle time
             for s in range(nports):
                 push(w, optr, ochan, s, DONE, 0, arrival(prog, work, s, t_out, st[LAT]))
             st[DONE_T] = t_out
@@ -380,11 +369,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                     return RC_BUF if r == -1 else RC_FIFO
                 if r > t_out:
                     t_out = r
-            if st[BUSY] == 0:
-                st[FIRST_T] = t_out
-            st[STALL] += t_out - t
-            st[BUSY] += 1
-            st[T] = t_out + 1
+            fire(st, t, t_out)  # t is st[T]: no idle time
             mask_off = prog[H_W_MASK]
             for s in range(first, last):
                 a = arrival(prog, work, s, t_out,
@@ -448,11 +433,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             if r > t_out:
                 work[qstat + Q_CTRL_STALL] += r - t_out
                 t_out = r
-        if st[BUSY] == 0:
-            st[FIRST_T] = t_out
-        st[STALL] += t_out - t
-        st[BUSY] += 1
-        st[T] = t_out + 1
+        fire(st, t, t_out)  # t is st[T]: no idle time
         if ev_k == 1 and st[NFIRE] == 0:
             work[step_at] = t_out
         st[NFIRE] += 1
