@@ -180,6 +180,9 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
     p.add_argument("--timing", choices=("sam", "original"), default="sam",
                    help="timing model: sam (ours, default) or original (the original SAM "
                    "simulator's costs where ours differ; docs/timing-model.md)")
+    p.add_argument("--width", type=int, metavar="N",
+                   help="stream width: scanners, arrays, ALUs, repeaters and writers move up to "
+                   "N tokens per cycle (graph attribute width; docs/timing-model.md, rule 13)")
     p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -195,8 +198,10 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     from sam.graph.validate import output_tensors
     from sam.report import build_report
     from sam.sim.engine import simulate
+    from sam.sim.widths import set_width
 
     _check_run_args(args)
+    set_width([graph], getattr(args, "width", None))
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
     latencies = _latencies(args.latency or [])
@@ -244,11 +249,13 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
     from sam.bind import parse_bindings
     from sam.program import Program, bind_program
     from sam.report import build_program_report
+    from sam.sim.widths import set_width
 
     _check_run_args(args)
     if getattr(args, "expr", None):
         raise ToolkitError(f"--expr gives one graph's expression; {graph_path} holds a program "
                            f"of {len(graphs)} graphs, whose phases record their expressions")
+    set_width(graphs, getattr(args, "width", None))
     program = Program(graphs)
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)

@@ -22,7 +22,17 @@ import math
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.kernel import (
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    end_cycle,
+    fail,
+    fire,
+    kernel,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
@@ -88,7 +98,9 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 pushv(w, optr, ochan, 0, DATA, r, a)
         else:
             push(w, optr, ochan, 0, ka, hdata(w, ca), a)
-            if ka == DONE:
+            if ka == STOP:
+                end_cycle(st)
+            elif ka == DONE:
                 st[STATUS] = 1
         if value_a or not lone:
             pop(w, ca, t_out)
@@ -124,7 +136,9 @@ def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pushv(w, optr, ochan, 0, DATA, r, a)
         else:
             push(w, optr, ochan, 0, k, hdata(w, c), a)
-            if k == DONE:
+            if k == STOP:
+                end_cycle(st)
+            elif k == DONE:
                 st[STATUS] = 1
         pop(w, c, t_out)
     return RC_DONE
@@ -135,6 +149,7 @@ class BinaryALU(Block):
 
     family = "compute"
     kernel = alu2
+    widenable = True
     state = ALU
     errors = {ERR_ALIGN: "the two value streams are not aligned (different stop/done tokens)"}
 
@@ -168,6 +183,7 @@ class UnaryALU(Block):
 
     family = "compute"
     kernel = alu1
+    widenable = True
     state = ALU
 
     def inputs(self) -> list[Port]:

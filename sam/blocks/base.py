@@ -114,6 +114,8 @@ class Block:
     required_attrs: ClassVar[tuple[str, ...]] = ()
     #: Whether ``root=true`` may replace the ``ref`` input with the root stream ``0, D``.
     reads_root: ClassVar[bool] = False
+    #: Whether the block takes wide streams (``width``/``stream_width``, :mod:`sam.sim.widths`).
+    widenable: ClassVar[bool] = False
 
     def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
         self.id = str(node_id)

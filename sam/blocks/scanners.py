@@ -42,6 +42,7 @@ from sam.sim.kernel import (
     State,
     arrive,
     blocked,
+    end_cycle,
     fail,
     fire,
     kernel,
@@ -203,6 +204,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
                 a = fire(st, t_in, t_out)
                 push(w, optr, ochan, 0, STOP, 0, a)
                 push(w, optr, ochan, 1, STOP, 0, a)
+                end_cycle(st)
                 st[FIB] += 1
                 st[PHASE] = NEED_REF
                 continue
@@ -218,6 +220,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
             pop(w, cin, t_out)
             push(w, optr, ochan, 0, STOP, r + 1, a)
             push(w, optr, ochan, 1, STOP, r + 1, a)
+            end_cycle(st)
             st[FIB] += 1
             st[PHASE] = NEED_REF
         else:
@@ -225,6 +228,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
             a = fire(st, t_in, t_out)
             push(w, optr, ochan, 0, STOP, 0, a)
             push(w, optr, ochan, 1, STOP, 0, a)
+            end_cycle(st)
             st[FIB] += 1
             st[PHASE] = NEED_REF
     return RC_DONE
@@ -238,6 +242,7 @@ class LevelScanner(LevelBlock):
     kernel = scan
     state = SCAN
     reads_root = True
+    widenable = True
     level_verb = "scans"
     errors = {
         ERR_RANGE: "reference out of range for the level being scanned",

@@ -26,6 +26,7 @@ from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.model import Graph
 from sam.sim import wires as W
 from sam.sim.tokens import DATA, DONE, KIND_NAMES, describe_token
+from sam.sim.widths import block_widths
 
 
 @dataclass
@@ -262,6 +263,8 @@ class Simulation:
         if self.graph is not graph:
             check_structure(self.graph)
         self.tensors = bind(self.graph, tensors)
+        #: blocks of stream width > 1 (SAM Sec. 4.4; sam/sim/widths.py)
+        self.widths = block_widths(graph, self.graph)
         self.fifo_depth = fifo_depth
         self.latencies = dict(latencies or {})
         links = _resolve_broadcasts(self.graph)
@@ -351,6 +354,7 @@ class Simulation:
                 raise SimulationError(
                     f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
                 )
+            st[W.WIDTH] = self.widths.get(block.id, 1)
             run.st = st
             run.fst = fst
             run.mem = mem
