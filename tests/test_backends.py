@@ -189,15 +189,18 @@ def test_extensor_skipping_saves_cycles_not_results():
     assert r_skip.cycles < r_plain.cycles
 
 
-def test_capstan_lanes_save_cycles_not_results():
-    b = matrix("bcspwr01")
+@pytest.mark.parametrize("op", ["and", "or"])
+def test_capstan_lanes_save_cycles_not_results(op):
+    """16 lanes: the bitvector merge turns a word into up to 16 indices per cycle, the loop
+    body takes them; west0479's rows are 8 words long, so the word scan bounds the gain."""
+    b = matrix("west0479")
     c = thinned(b, 6)
     tensors = _tensors(B=b, C=c)
-    wide, narrow = build_capstan("or"), build_capstan("or", lanes=1)
+    wide, narrow = build_capstan(op), build_capstan(op, lanes=1)
     r_wide, r_narrow = simulate(wide, tensors), simulate(narrow, tensors)
     np.testing.assert_array_equal(r_wide.outputs["X"].to_dense(),
                                   r_narrow.outputs["X"].to_dense())
-    assert r_wide.cycles <= r_narrow.cycles
+    assert r_wide.cycles < 0.95 * r_narrow.cycles
 
 
 def test_builders_return_fresh_graphs():

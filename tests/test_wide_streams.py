@@ -117,6 +117,24 @@ def test_width_by_hand():
         assert four.blocks["3"].busy == 4 and four.blocks["3"].idle == 2
 
 
+def test_wide_bitvector_merge_by_hand():
+    """x(i)=b(i)*c(i), b and c all 64 coordinates in one 64-bit word: the AND emits 64
+    coordinates one per cycle (64 busy cycles), then the stop and done; 16 wide, 16 per cycle
+    (4 cycles)."""
+    from custard.api import compile as compile_expr
+
+    g = compile_expr("x(i)=b(i)*c(i)", {"x": "s", "b": "b64", "c": "b64"}, "i")
+    merge = next(b for b, blk in g.blocks.items() if blk.dot_type == "bvintersect")
+    full = Tensor.from_dense(np.arange(1.0, 65.0), "s")
+    tensors = {"b": full, "c": full}
+    for engine in ("reference", "fast"):
+        one = simulate(g, tensors, engine=engine)
+        wide = simulate(widened(g, 16), tensors, engine=engine)
+        assert (one.blocks[merge].busy, wide.blocks[merge].busy) == (66, 6)
+        np.testing.assert_array_equal(wide.outputs["x"].to_dense(), np.arange(1.0, 65.0) ** 2)
+        assert wide.cycles < one.cycles / 4
+
+
 def test_node_attribute_widens_one_block():
     g = identity_graph()
     g.blocks["0"].attrs["stream_width"] = "4"

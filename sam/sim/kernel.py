@@ -309,7 +309,7 @@ def fire_wide(st, t_in, t_out):
 def end_cycle(st):
     """After a wide block's firing that took or emitted a stop token: its cycle is over (a
     bus cycle never spans a fiber boundary; docs/timing-model.md, rule 13). No-op at width 1."""
-    if st[WIDTH] > 1 and st[T] == st[LANE_T]:
+    if st[WIDTH] > 1 and st[LANES] > 0 and st[T] == st[LANE_T]:
         st[T] = st[LANE_T] + 1
 
 

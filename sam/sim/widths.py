@@ -10,8 +10,9 @@ Timing rule 13 in docs/timing-model.md.
 
 Where widths come from: the graph attribute ``width="n"`` widens every block that can be widened
 (:attr:`Block.widenable`: level scanners, arrays, ALUs, repeaters and repeat-signal generators,
-level writers); a node attribute ``stream_width="n"`` sets one block's width (any other block
-refuses it). Graphviz reserves a node's ``width`` for its drawing, hence the longer node name.
+level writers, bitvector merges); a node attribute ``stream_width="n"`` sets one block's width
+(any other block refuses it). Graphviz reserves a node's ``width`` for its drawing, hence the
+longer node name.
 """
 
 from __future__ import annotations
