@@ -10,6 +10,7 @@ same tokens and cycles; a hand-counted example; bounded FIFOs; bad widths refuse
 from __future__ import annotations
 
 import dataclasses
+from functools import cache
 
 import numpy as np
 import pytest
@@ -65,31 +66,36 @@ def _inputs(name: str) -> dict:
     return operands(assign, first, _rng("wide", name), free=23)
 
 
-def _cycles_at_widths(name: str, engine: str) -> list[int]:
+def _runs_at_widths(name: str, engine: str) -> list:
+    """Runs of suite kernel ``name`` at :data:`WIDTHS`, each checked against numpy."""
     assign = _expression(name)
     values = _inputs(name)
     want = expected(assign, values)
     tensors = _bind(values)
-    cycles = []
+    runs = []
     for n in WIDTHS:
         r = simulate(widened(graph_file(name), n), tensors, engine=engine)
         got = r.outputs[assign.lhs.name].to_dense()
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9,
                                    err_msg=f"{name} at width {n} differs from numpy")
-        cycles.append(r.cycles)
-    return cycles
+        runs.append(r)
+    return runs
 
 
 @pytest.mark.parametrize("name", GV_FILES)
 def test_suite_kernel_equals_numpy_at_widths_and_cycles_do_not_grow(name):
-    cycles = _cycles_at_widths(name, "reference")
+    cycles = [r.cycles for r in _runs_at_widths(name, "reference")]
     assert cycles == sorted(cycles, reverse=True), f"{name}: cycles {cycles} grow with width"
 
 
 @pytest.mark.parametrize("name", ["mat_identity", "mat_vecmul_ij", "matmul_ikj",
                                   "tensor3_ttv", "vec_scalar_mul"])
-def test_fast_engine_gives_the_same_cycles(name):
-    assert _cycles_at_widths(name, "fast") == _cycles_at_widths(name, "reference")
+def test_fast_engine_gives_the_same_cycles_and_statistics(name):
+    def summary(runs: list) -> list:
+        return [(r.cycles, {k: (s.busy, s.idle, s.stalled, s.started, s.finished)
+                            for k, s in r.blocks.items()}) for r in runs]
+
+    assert summary(_runs_at_widths(name, "fast")) == summary(_runs_at_widths(name, "reference"))
 
 
 def test_cycles_fall_with_width_on_real_matrices():
@@ -210,3 +216,41 @@ def test_cli_width(tmp_path, capsys):
 
 def test_width_errors_are_toolkit_errors():
     assert issubclass(GraphError, ToolkitError)
+
+
+@cache
+def _skipping_elemmul() -> Graph:
+    from custard.api import compile as compile_expr
+
+    return compile_expr("x(i)=b(i)*c(i)", {"x": "s", "b": "s", "c": "s"}, "i",
+                        schedule=["skip(b,c)"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=25, unique=True),
+       st.lists(st.integers(0, 60), max_size=25, unique=True), st.integers(1, 8),
+       st.sampled_from([None, 1, 2, 4]))
+def test_wide_skipping_scanners(bc, cc, n, depth):
+    """Wide scanners with coordinate skipping (a feedback edge), bounded or not: the result is
+    still b * c, and no deadlock."""
+    b = np.zeros(61)
+    c = np.zeros(61)
+    b[bc] = np.arange(1, len(bc) + 1)
+    c[cc] = -np.arange(1, len(cc) + 1) / 4
+    tensors = {"b": Tensor.from_dense(b, "s"), "c": Tensor.from_dense(c, "s")}
+    r = simulate(widened(_skipping_elemmul(), n), tensors, engine="reference", fifo_depth=depth)
+    np.testing.assert_array_equal(r.outputs["x"].to_dense(), b * c)
+
+
+def test_wide_skipping_engines_agree():
+    rng = np.random.default_rng(7)
+    b = np.where(rng.random(400) < 0.3, rng.uniform(1, 2, 400), 0.0)
+    c = np.where(rng.random(400) < 0.05, rng.uniform(1, 2, 400), 0.0)
+    tensors = {"b": Tensor.from_dense(b, "s"), "c": Tensor.from_dense(c, "s")}
+    for depth in (None, 2):
+        runs = [simulate(widened(_skipping_elemmul(), 4), tensors, engine=e, fifo_depth=depth)
+                for e in ("reference", "fast")]
+        assert runs[0].cycles == runs[1].cycles
+        assert {k: (s.busy, s.idle, s.stalled) for k, s in runs[0].blocks.items()} == {
+            k: (s.busy, s.idle, s.stalled) for k, s in runs[1].blocks.items()}
+        np.testing.assert_array_equal(runs[1].outputs["x"].to_dense(), b * c)
