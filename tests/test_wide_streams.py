@@ -141,6 +141,14 @@ def test_wide_bitvector_merge_by_hand():
         assert wide.cycles < one.cycles / 4
 
 
+def test_fifo_depth_limits_a_wide_stream():
+    """A stream of depth d carries d tokens per L + 1 = 2 cycles (docs/timing-model.md)."""
+    b = Tensor.from_coo([list(range(400))], [1.0] * 400, (400,), "s")
+    cycles = {d: simulate(widened(identity_graph(), 4), {"b": b}, fifo_depth=d).cycles
+              for d in (None, 2, 4, 8)}
+    assert cycles == {None: 104, 2: 404, 4: 204, 8: 104}
+
+
 def test_node_attribute_widens_one_block():
     g = identity_graph()
     g.blocks["0"].attrs["stream_width"] = "4"
@@ -154,13 +162,21 @@ def test_node_attribute_widens_one_block():
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 8])
-def test_bounded_fifos_at_width(depth):
-    values = {"B": real_matrix("GD97_b")}
-    want = values["B"].toarray()
+@pytest.mark.parametrize("name", ["mat_identity", "mat_elemadd", "matmul_ikj", "mat_vecmul_ij"])
+def test_bounded_fifos_at_width(name, depth):
+    """Wide blocks behind bounded FIFOs (depth below, at and above the width): no deadlock,
+    numpy's result, the same cycles on both engines."""
+    assign = _expression(name)
+    values = _inputs(name)
+    want = expected(assign, values)
+    cycles = []
     for engine in ("reference", "fast"):
-        r = simulate(widened(graph_file("mat_identity"), 4), _bind(values), engine=engine,
+        r = simulate(widened(graph_file(name), 4), _bind(values), engine=engine,
                      fifo_depth=depth)
-        np.testing.assert_array_equal(r.outputs["X"].to_dense(), want)
+        np.testing.assert_allclose(r.outputs[assign.lhs.name].to_dense(), want, rtol=1e-9,
+                                   atol=1e-9)
+        cycles.append(r.cycles)
+    assert cycles[0] == cycles[1]
 
 
 @settings(max_examples=40, deadline=None)
