@@ -270,3 +270,13 @@ def test_wide_skipping_engines_agree():
         assert {k: (s.busy, s.idle, s.stalled) for k, s in runs[0].blocks.items()} == {
             k: (s.busy, s.idle, s.stalled) for k, s in runs[1].blocks.items()}
         np.testing.assert_array_equal(runs[1].outputs["x"].to_dense(), b * c)
+
+
+def test_widths_survive_dot():
+    from sam.graph.dot import dumps, loads
+
+    g = widened(identity_graph(), 4)
+    g.blocks["2"].attrs["stream_width"] = "2"
+    back = loads(dumps(g))
+    assert back.attrs["width"] == "4" and back.blocks["2"].attrs["stream_width"] == "2"
+    assert block_widths(back, back) == {"0": 4, "1": 4, "2": 2, "3": 4}
