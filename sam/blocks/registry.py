@@ -19,6 +19,7 @@ from sam.blocks.broadcast import Broadcast
 from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.execute import Execute
+from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
@@ -52,7 +53,7 @@ BLOCK_TYPES.update({
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector)},
+        ChunkSelector, Parallelizer, Serializer, LaneReducer)},
     **ALU_TYPES,
 })
 
