@@ -662,6 +662,11 @@ class Serializer(_LaneBlock):
         ports = [Port(self.kind, "out", optional=True)]
         return ports + ([Port("crd", "order", optional=True)] if self.mode == "crd" else [])
 
+    def unbounded_inputs(self) -> list[str]:
+        """The lanes and the order are the serializer's reorder queues: never bounded (a
+        bounded join of lanes of different lengths deadlocks; docs/lanes.md)."""
+        return [p.name for p in self.inputs()]
+
     def params(self, tensors) -> dict[str, int]:
         mode = self.mode
         if mode == "crd" and (self.depth != 0 or self.kind != "crd"):
@@ -697,6 +702,10 @@ class LaneReducer(Block):
 
     def params(self, tensors) -> dict[str, int]:
         return {"lanes": self.lanes}
+
+    def unbounded_inputs(self) -> list[str]:
+        """Its lane inputs are the merger's queues: never bounded (as the serializer's)."""
+        return [p.name for p in self.inputs()]
 
     def memories(self, tensors) -> dict[str, np.ndarray]:
         return {"crds": np.zeros(INITIAL_LENGTH, np.int64),
