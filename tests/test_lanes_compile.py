@@ -121,3 +121,20 @@ def test_taco_parallelize_still_recorded():
     g = custard.compile("y(i)=A(i,j)*x(j)", schedule=["parallelize(i,CPUThread,NoRaces)"])
     assert g.attrs["parallelize"] == "i:CPUThread:NoRaces"
     assert "parallelize" not in g.count()
+
+
+def test_reproduce_lanes_points_speed_up_and_balance():
+    """``sam-sim reproduce lanes`` points: checked results, fewer cycles with lanes, one busy
+    count per lane, and the claims computed from them."""
+    from custard.reproduce import lanes as rl
+
+    one, two = (rl.point({"kernel": "spgemm", "matrix": "LFAT5", "lanes": n, "engine": "fast"})
+                for n in (1, 2))
+    assert len(two["lane_busy"]) == 2 and min(two["lane_busy"]) > 0
+    assert two["cycles"] < one["cycles"]
+    rows = [{"series": "spgemm-LFAT5", "x": n, "cycles": r["cycles"],
+             "speedup": one["cycles"] / r["cycles"], "imbalance": 1.0}
+            for n, r in ((1, one), (2, two))]
+    claims = rl._claims(rows, "spgemm-LFAT5", quick=False)
+    assert claims[0].verdict == "PASS"
+    assert claims[1].verdict == ("PASS" if rows[1]["speedup"] >= 1.4 else "FAIL")

@@ -113,6 +113,16 @@ def run(sweeper: Sweeper, *, quick: bool = False, engine: str = "fast",
 
 def _claims(rows: list[dict[str, Any]], series: str, quick: bool) -> list[Claim]:
     claims = []
+    names = list(dict.fromkeys(r["series"] for r in rows))
+    two = {r["series"]: r for r in rows if r["x"] == 2}
+    slower = [s for s in names if s in two and two[s]["speedup"] <= 1]
+    claims.append(Claim.check(
+        "4.4", "graph duplication between a parallelizer and a serializer is parallelism: two "
+        "lanes take fewer cycles than one, on every kernel and matrix",
+        f"{len(names) - len(slower)} of {len(names)} series faster at 2 lanes"
+        + (f"; not: {', '.join(slower)}" if slower else "")
+        + f" (speed-ups {min(r['speedup'] for r in two.values()):.2f}x to "
+        f"{max(r['speedup'] for r in two.values()):.2f}x)", not slower))
     for n in CLAIMED:
         row = next((r for r in rows if r["series"] == series and r["x"] == n), None)
         text = f"Gustavson SpM*SpM on bcsstk13 speeds up at least {EFFICIENCY} n at n = {n}"
