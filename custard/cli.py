@@ -60,6 +60,7 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
   -s=split(i,i0,i1,32)  -s=divide(i,i0,i1,4)   tiling included: i is iterated whole (the
                               result is the same) and the splits recorded (split=...), a notice
   -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
+  -s=parallelize(i,4[,range])  SAM lanes (Sec. 4.4): the sub-graph below i over 4 lanes
   -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
   -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
   -s=locate(c)  -s=coiterate(c)   iterate-locate (Sec. 4.2): locate c into the leader's
