@@ -138,7 +138,7 @@ def parse_program(text: str, source: str = "<program>") -> DagProgram:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        where = f"{source}:{number}"
+        where = f"{source} line {number}"
         if line.startswith("out:"):
             names = line[4:].replace(",", " ").split()
             bad = [n for n in names if not _NAME.fullmatch(n)]
@@ -294,7 +294,7 @@ def _check_program(prog: DagProgram) -> None:
     def see(name: str, order: int, line: int) -> None:
         if name in orders and orders[name][0] != order:
             raise CompileError(
-                f"{prog.source}:{line}: {name} has {order} index variable(s) here but "
+                f"{prog.source} line {line}: {name} has {order} index variable(s) here but "
                 f"{orders[name][0]} on line {orders[name][1]}")
         orders.setdefault(name, (order, line))
 

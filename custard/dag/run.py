@@ -134,7 +134,7 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
             compiled = compile_statement(st.expression, statement_formats(prog, st),
                                          node.order, name=st.target)
         except CompileError as err:
-            raise CompileError(f"{prog.source}:{st.line}: {err}") from None
+            raise CompileError(f"{prog.source} line {st.line}: {err}") from None
         program = compiled if isinstance(compiled, Program) else Program([compiled])
         units.append(Unit([k], "graph", program, note=note))
     return units
