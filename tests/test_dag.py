@@ -376,3 +376,56 @@ def test_op_by_op_counts_every_operand() -> None:
     s = dag.sizes[0]  # S = A P: A (2*300+100) + P (200) in, S (200) out
     assert (flex.ops[0].reads, flex.ops[0].writes) == (900, 200)
     assert s.mults == 300 * 2
+
+
+# --------------------------------------------------------------- reproduce and command line
+def test_reproduce_gogeta_quick(tmp_path) -> None:
+    from custard.reproduce import reproduce
+
+    done = reproduce("gogeta", tmp_path, quick=True, scheduler="sync", progress=False,
+                     log=False, use_cache=False)
+    claims = (tmp_path / "gogeta-claims.md").read_text()
+    assert "aft02 and nasa4704" in claims and (tmp_path / "gogeta.png").stat().st_size > 0
+    rows = (tmp_path / "gogeta.csv").read_text().splitlines()
+    assert rows[0].startswith("series,x,cycles")
+    # ecology1's 18-30% gain at 1 MB is the one claim we miss (reported as measured)
+    assert (done[0].passed, done[0].failed) == (5, 1)
+    assert "geomean 6.35x" in claims
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from custard.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_dag_run(tmp_path) -> None:
+    dot = tmp_path / "dag.dot"
+    graphs = tmp_path / "graphs.dot"
+    code, out, err = _cli("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate",
+                          "-t", "X0=random:1:0:34x6", "-t", "W0=random:1:1:6x4",
+                          "-t", "W1=random:1:2:4x3", "--run", "--engine", "reference",
+                          "-o", str(dot), "--graphs", str(graphs), "--sram", "1")
+    assert code == 0, err
+    assert "[1] -> [2] Z0: pipelineable" in out and "total" in out
+    assert dot.read_text().startswith("digraph DAG") and "pipelineable" in dot.read_text()
+    assert graphs.read_text().count("digraph") >= 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("dag", "/nonexistent.dag"), "cannot read program"),
+    (("dag", f"{EXAMPLES}/gcn.dag"), "bind the program's inputs"),
+    (("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate"), "not bound"),
+    (("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate", "-t", "X0=random:1:0:34x6",
+      "-t", "W0=random:1:1:7x4", "-t", "W1=random:1:2:4x3"), ""),
+])
+def test_cli_dag_errors(argv, message) -> None:
+    code, out, err = _cli(*argv)
+    assert code == 1 and err.count("\n") == 1 and err.startswith("custard: error:")
+    assert message in err

@@ -26,6 +26,7 @@ Multicast consumers are charged like any reader (the second read usually hits th
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 
@@ -127,8 +128,8 @@ class _Version:
     kept: bool = False
 
     def next_use(self, now: int) -> float:
-        later = [u for u in self.uses if u > now]
-        return min(later) if later else math.inf
+        k = bisect.bisect_right(self.uses, now)  # uses are appended in statement order
+        return self.uses[k] if k < len(self.uses) else math.inf
 
 
 class _Sram:
@@ -164,7 +165,7 @@ class _Sram:
 
     def drop_dead(self, now: int) -> None:
         for v in self.versions.values():
-            if v.next_use(now) == math.inf and not v.kept:
+            if v.resident and not v.kept and v.next_use(now) == math.inf:
                 v.resident = v.dirty = 0
 
 
