@@ -171,4 +171,4 @@ def _run(dag, units, tensors, args: argparse.Namespace, capacity: int) -> None:
     for name in kept:
         if name in result.tensors:
             t = result.tensors[name]
-            print(f"  {name}: {t.describe().splitlines()[0]}")
+            print(f"  {t.describe().splitlines()[0]}")

@@ -12,12 +12,10 @@ exists in memory. Every other edge goes through memory, as the phases of a
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from custard.dag.host import eval_host
 from custard.dag.labels import PIPELINEABLE, Dag
 from custard.dag.program import DagProgram, Statement
 from custard.dag.traffic import next_statement
@@ -27,24 +25,6 @@ from sam.graph.model import Graph
 from sam.graph.validate import input_tensors
 from sam.program import Program
 from sam.sim.engine import Simulation
-
-_HOST_NS: dict[str, Callable] = {
-    "inv": np.linalg.inv, "solve": np.linalg.solve, "pinv": np.linalg.pinv, "diag": np.diag,
-    "sqrt": np.sqrt, "abs": np.abs, "eye": np.eye,
-}
-
-
-def eval_host(st: Statement, arrays: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Evaluate a host step on dense ``arrays`` (names checked by the parser)."""
-    tree = ast.parse(st.host_expr, mode="eval")
-    code = compile(tree, f"<line {st.line}>", "eval")
-    env = {**_HOST_NS, **{n: np.asarray(a, dtype=float) for n, a in arrays.items()}}
-    try:
-        value = eval(code, {"__builtins__": {}}, env)  # noqa: S307 - a checked expression
-    except (ValueError, np.linalg.LinAlgError, TypeError) as err:
-        raise SimulationError(f"line {st.line}: host step {st.text}: {err}") from None
-    return np.atleast_1d(np.asarray(value, dtype=float)) if np.ndim(value) == 0 else \
-        np.asarray(value, dtype=float)
 
 
 @dataclass

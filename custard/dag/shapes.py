@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from custard.dag.program import DagProgram, Statement
+from formats.format import Format
 from sam.errors import CompileError
 from sam.notation.expr import Access, Add, Neg, Node
 
@@ -41,8 +42,8 @@ class TensorInfo:
 
 def info_of(tensor, fmt: str | None = None) -> TensorInfo:
     """The :class:`TensorInfo` of a :class:`formats.tensor.Tensor` (``fmt``: its program
-    format; compressed when it has an ``s`` level)."""
-    sparse = fmt is not None and "s" in fmt.split(":")[0]
+    format; compressed when a level is not full)."""
+    sparse = fmt is not None and not all(t.full for t in Format.parse(fmt).level_types)
     return TensorInfo(tuple(int(s) for s in tensor.shape), int(tensor.nnz), sparse)
 
 
@@ -104,7 +105,7 @@ def multiplications(st: Statement, infos: Mapping[str, TensorInfo],
 def host_shape(st: Statement, infos: Mapping[str, TensorInfo]) -> tuple[int, ...]:
     """The shape a host step produces, found by evaluating it on random arrays of its inputs'
     shapes (host steps are small)."""
-    from custard.dag.run import eval_host
+    from custard.dag.host import eval_host
 
     rng = np.random.default_rng(0)
     arrays = {}
