@@ -429,3 +429,15 @@ def test_cli_dag_errors(argv, message) -> None:
     code, out, err = _cli(*argv)
     assert code == 1 and err.count("\n") == 1 and err.startswith("custard: error:")
     assert message in err
+
+
+def test_cli_dag_cg_binds_and_runs() -> None:
+    code, out, err = _cli("dag", f"{EXAMPLES}/cg.dag", "-t", "A=LFAT5", "-t",
+                          "P=random:1:0:14x2", "-t", "R=P", "-t", "X=random:1:1:14x2",
+                          "-t", "Gamma=random:1:2:2x2", "--run", "--iterations", "2",
+                          "--engine", "reference")
+    assert code == 0, err
+    assert "[1] -> [5] S: pipeline_with_writeback transitive" in out
+    assert "[3] -> [4] Lambda: parallel_multicast (sequential)" in out
+    total = next(line for line in out.splitlines() if line.strip().startswith("total"))
+    assert int(total.split()[1]) > 0

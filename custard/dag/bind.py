@@ -30,6 +30,27 @@ def _host_input(name: str, spec: str, seed: int) -> Tensor:
                         ) from None
 
 
+def _stand_ins(graph, have: Mapping[str, Tensor]) -> dict[str, Tensor]:
+    """Empty tensors of the shapes ``graph`` writes (its temporaries, for the next phase)."""
+    from sam.bind import index_modes
+    from sam.graph.validate import output_tensors
+
+    modes = index_modes(graph)
+    sizes: dict[str, int] = {}
+    for name, tensor in have.items():
+        for mode, var in modes.get(name, {}).items():
+            if mode < tensor.order:
+                sizes.setdefault(var, tensor.shape[mode])
+    out: dict[str, Tensor] = {}
+    for name in output_tensors(graph):
+        mine = modes.get(name, {})
+        shape = tuple(sizes.get(mine.get(m, ""), -1) for m in range(len(mine)))
+        if -1 not in shape:
+            out[name] = Tensor.from_coo(np.zeros((0, len(shape)), np.int64), np.zeros(0),
+                                        shape, graph.formats.get(name))
+    return out
+
+
 def bind_inputs(prog: DagProgram, specs: Mapping[str, str], *, seed: int = 0
                 ) -> dict[str, Tensor]:
     """The program's inputs (by name) from ``specs``."""
@@ -57,12 +78,14 @@ def bind_inputs(prog: DagProgram, specs: Mapping[str, str], *, seed: int = 0
                 if n in specs and n not in bound:
                     bound[n] = _host_input(n, specs[n], seed)
         else:
+            temps: dict[str, Tensor] = {}
             for graph in graphs_of(compile_statement(st.expression,
                                                      statement_formats(prog, st))):
                 names = input_tensors(graph)
                 mine = {n: specs[n] for n in names if n in specs and n not in bound}
-                known = {**stand, **bound}
+                known = {**stand, **temps, **bound}
                 bound.update(bind_tensors(graph, mine, seed=seed, known=known))
+                temps.update(_stand_ins(graph, {**known, **bound}))
         for n in st.reads:
             if n in bound and n not in infos:
                 infos[n] = info_of(bound[n], prog.formats.get(n))
