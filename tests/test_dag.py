@@ -423,7 +423,9 @@ def test_cli_dag_run(tmp_path) -> None:
     (("dag", f"{EXAMPLES}/gcn.dag"), "bind the program's inputs"),
     (("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate"), "not bound"),
     (("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate", "-t", "X0=random:1:0:34x6",
-      "-t", "W0=random:1:1:7x4", "-t", "W1=random:1:2:4x3"), ""),
+      "-t", "W0=random:1:1:7x4", "-t", "W1=random:1:2:4x3"), "gcn.dag line 5"),
+    (("dag", f"{EXAMPLES}/gcn.dag", "--sram", "-1", "-t", "A=karate"), "--sram"),
+    (("dag", f"{EXAMPLES}/gcn.dag", "--iterations", "0", "-t", "A=karate"), "--iterations"),
 ])
 def test_cli_dag_errors(argv, message) -> None:
     code, out, err = _cli(*argv)

@@ -54,11 +54,7 @@ def _stand_ins(graph, have: Mapping[str, Tensor]) -> dict[str, Tensor]:
 def bind_inputs(prog: DagProgram, specs: Mapping[str, str], *, seed: int = 0
                 ) -> dict[str, Tensor]:
     """The program's inputs (by name) from ``specs``."""
-    from custard.api import compile as compile_statement
-    from custard.api import graphs_of
-    from custard.dag.run import statement_formats
-    from sam.bind import BindError, bind_tensors
-    from sam.graph.validate import input_tensors
+    from sam.bind import BindError
 
     needed = prog.inputs()
     extra = [n for n in specs if n not in needed]
@@ -73,32 +69,51 @@ def bind_inputs(prog: DagProgram, specs: Mapping[str, str], *, seed: int = 0
     stand: dict[str, Tensor] = {}
     infos: dict[str, TensorInfo] = {}
     for st in prog.statements:
-        if st.host:
-            for n in st.reads:
-                if n in specs and n not in bound:
-                    bound[n] = _host_input(n, specs[n], seed)
-        else:
-            temps: dict[str, Tensor] = {}
-            for graph in graphs_of(compile_statement(st.expression,
-                                                     statement_formats(prog, st))):
-                names = input_tensors(graph)
-                mine = {n: specs[n] for n in names if n in specs and n not in bound}
-                known = {**stand, **temps, **bound}
-                bound.update(bind_tensors(graph, mine, seed=seed, known=known))
-                temps.update(_stand_ins(graph, {**known, **bound}))
-        for n in st.reads:
-            if n in bound and n not in infos:
-                infos[n] = info_of(bound[n], prog.formats.get(n))
-        if st.host:
-            shape = host_shape(st, infos)
-        else:
-            sizes = variable_sizes(st, infos)
-            shape = tuple(sizes[v] for v in st.indices)
-        infos[st.target] = TensorInfo.dense(*shape)
-        empty = np.zeros((0, len(shape)), np.int64)
-        stand[st.target] = Tensor.from_coo(empty, np.zeros(0), shape,
-                                           prog.format_of(st.target, len(shape)))
+        try:
+            _bind_statement(prog, st, specs, seed, bound, stand, infos)
+        except ToolkitError as err:
+            text = str(err)
+            if " line " not in text.split(":")[0] and not text.startswith("line "):
+                text = f"{prog.source} line {st.line}: {text}"
+            raise type(err)(text) from None
     return {n: bound[n] for n in needed}
+
+
+def _bind_statement(prog: DagProgram, st, specs: Mapping[str, str], seed: int,
+                    bound: dict[str, Tensor], stand: dict[str, Tensor],
+                    infos: dict[str, TensorInfo]) -> None:
+    """Bind the inputs ``st`` reads first; record the shape it produces."""
+    from custard.api import compile as compile_statement
+    from custard.api import graphs_of
+    from custard.dag.run import statement_formats
+    from sam.bind import bind_tensors
+    from sam.graph.validate import input_tensors
+
+    if st.host:
+        for n in st.reads:
+            if n in specs and n not in bound:
+                bound[n] = _host_input(n, specs[n], seed)
+    else:
+        temps: dict[str, Tensor] = {}
+        for graph in graphs_of(compile_statement(st.expression,
+                                                 statement_formats(prog, st))):
+            names = input_tensors(graph)
+            mine = {n: specs[n] for n in names if n in specs and n not in bound}
+            known = {**stand, **temps, **bound}
+            bound.update(bind_tensors(graph, mine, seed=seed, known=known))
+            temps.update(_stand_ins(graph, {**known, **bound}))
+    for n in st.reads:
+        if n in bound and n not in infos:
+            infos[n] = info_of(bound[n], prog.formats.get(n))
+    if st.host:
+        shape = host_shape(st, infos)
+    else:
+        sizes = variable_sizes(st, infos)
+        shape = tuple(sizes[v] for v in st.indices)
+    infos[st.target] = TensorInfo.dense(*shape)
+    empty = np.zeros((0, len(shape)), np.int64)
+    stand[st.target] = Tensor.from_coo(empty, np.zeros(0), shape,
+                                       prog.format_of(st.target, len(shape)))
 
 
 def input_infos(prog: DagProgram, tensors: Mapping[str, Tensor]) -> dict[str, TensorInfo]:

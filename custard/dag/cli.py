@@ -100,6 +100,8 @@ def cmd_dag(args: argparse.Namespace) -> int:
 
     if args.iterations < 1:
         raise CompileError(f"--iterations must be at least 1, got {args.iterations}")
+    if any(mb < 0 for mb in args.sram or []):
+        raise CompileError("--sram takes a size in MB, at least 0")
     prog = load_program(args.file)
     specs = parse_bindings(args.tensor)
     if not specs and prog.inputs():
