@@ -235,3 +235,48 @@ def all_configs(dag: Dag, capacity_words: int) -> dict[str, Traffic]:
     return {"seq_flex": seq_flex(dag), "seq_overflow": seq_overflow(dag, capacity_words),
             "gogeta": gogeta(dag, capacity_words), "ideal": ideal(dag)}
 
+
+
+@dataclass
+class PairNoc:
+    """Inter-cluster link traversals (words) of one streamed producer -> consumer pair."""
+
+    src: int
+    dst: int
+    tensor: str
+    df: int  #: GOGETA-df: the streamed tensor crosses between two clusters
+    mapped: int  #: GOGETA-map: only the tensors without the split rank cross
+
+
+def noc_traversals(dag: Dag, clusters: int = 16) -> list[PairNoc]:
+    """Sec. 5.2 and 6.2.3, per streamed edge. GOGETA-df gives producer and consumer clusters of
+    their own, so the streamed tensor crosses the inter-cluster network once. GOGETA-map splits
+    each operation's dominant rank (else its outermost loop) across ``clusters`` clusters and
+    pipelines inside each: an operand without the split rank is broadcast and a result without
+    it is reduced, each over ``clusters - 1`` links (ops 4 and 5 of CG: ``2 N^2 (clusters-1)``
+    against ``M N``). An operand indexed by another rank of the split size (the SpMM's P) is
+    counted as local: its exchange depends on the sparsity pattern, which the paper leaves out.
+    """
+    out: list[PairNoc] = []
+    links = clusters - 1
+    for e in dag.edges:
+        if not streamed(dag, e):
+            continue
+        mapped = 0
+        for k in (e.src, e.dst):
+            node = dag.nodes[k]
+            st = node.statement
+            split = node.dominant_rank or (node.order[0] if node.order else None)
+            sizes = dag.sizes[k]
+            big = sizes.variables.get(split, 0) if split else 0
+            if split not in st.indices:  # a contracted split rank: the result is reduced
+                mapped += sizes.writes.words * links
+            for t in st.reads:
+                idx = st.access(t)
+                if split in idx or any(sizes.variables.get(v) == big for v in idx):
+                    continue
+                if k == e.dst and t == e.tensor:
+                    continue
+                mapped += sizes.reads[t].words * links
+        out.append(PairNoc(e.src, e.dst, e.tensor, dag.sizes[e.src].writes.words, mapped))
+    return out

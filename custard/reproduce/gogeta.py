@@ -104,6 +104,7 @@ def run(sweeper: Any, *, quick: bool = False, **_: Any) -> Outcome:  # noqa: ARG
                          "dataset": name, "source": source, "M": m, "nnz": nnz, "N": n,
                          "sram_mb": 1, "words": c[k].total, "megabytes": _mb(c[k].total)})
     claims = _claims(results, gcn, quick)
+    claims.append(_noc_claim())
     notes = [
         f"CG: Alg. 1 as custard/dag/examples/cg.dag, {iterations} iterations unrolled (Table 4: "
         "10), the inverses as host steps; words are 4 bytes (Table 4). Table 2's data sets are "
@@ -120,6 +121,21 @@ def run(sweeper: Any, *, quick: bool = False, **_: Any) -> Outcome:  # noqa: ARG
     return Outcome(TITLE, rows, claims, lambda path: _draw(path, rows), notes,
                    ("workload", "dataset", "source", "M", "nnz", "N", "sram_mb", "iterations",
                     "words", "megabytes"))
+
+
+def _noc_claim() -> Claim:
+    """Sec. 6.2.3: ops 4 and 5 of CG at N=8 on 16 clusters."""
+    from custard.dag.traffic import noc_traversals
+
+    m, nnz = PAPER_CG["ecology1"]
+    dag = _cg(m, nnz, 8, 1)
+    pair = next(p for p in noc_traversals(dag, 16) if p.tensor == "R")
+    return Claim.check(
+        "6.2.3", "ops 4 and 5 of CG: GOGETA-df moves sizeof(R) = M x N over the inter-cluster "
+        "network, GOGETA-map 2 x N x N x 15 (16 clusters)",
+        f"ecology1, N=8: GOGETA-df {pair.df} words, GOGETA-map {pair.mapped} words "
+        f"(M x N = {m * 8}, 2 x N x N x 15 = {2 * 64 * 15})",
+        pair.df == m * 8 and pair.mapped == 2 * 64 * 15)
 
 
 def _claims(cg: dict, gcn: dict, quick: bool) -> list[Claim]:
