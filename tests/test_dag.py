@@ -157,6 +157,20 @@ def test_hold_when_path_pipelines() -> None:
     assert lab == {(0, 1): PIPELINEABLE, (1, 2): PIPELINEABLE, (0, 2): HOLD}
 
 
+def test_hold_needs_every_path_edge_pipelineable() -> None:
+    # T -> U is sequential (U's dominant rank i is not a rank of T(k,n)), so T -> V writes back
+    prog = parse_program("""
+    T(i,n) = A(i,k)*B(k,n)
+    U(i,n) = C(i,k)*T(k,n)    -f=C:ds
+    V(i,n) = U(i,j)*W(j,n) + T(i,n)
+    """)
+    d = TensorInfo.dense
+    dag = build_dag(prog, {"A": d(5000, 8), "B": d(8, 8), "C": TensorInfo((5000, 5000), 9000, True),
+                           "W": d(8, 8)})
+    lab = {(e.src, e.dst): e.label for e in dag.edges}
+    assert lab == {(0, 1): SEQUENTIAL, (1, 2): PIPELINEABLE, (0, 2): WRITEBACK}
+
+
 def test_swizzled_consumer_is_sequential() -> None:
     text = """
     Z(i,n) = A(i,k)*X(k,n)    -f=A:ds
@@ -390,7 +404,7 @@ def test_reproduce_gogeta_quick(tmp_path) -> None:
     assert rows[0].startswith("series,x,cycles")
     # ecology1's 18-30% gain at 1 MB is the one claim we miss (reported as measured)
     assert (done[0].passed, done[0].failed) == (6, 1)
-    assert "geomean 6.35x" in claims
+    assert "geomean 6.28x" in claims
 
 
 def _cli(*argv: str) -> tuple[int, str, str]:

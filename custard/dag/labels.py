@@ -13,8 +13,10 @@ Nodes are statements; an edge ``src -> dst`` carries a tensor ``src`` writes and
 pipeline_with_hold; multicast as a node attribute), read in the order its lines are written,
 with two readings made explicit: the transitive rule applies to a source that is a tensor MAC
 and not contracted-dominant (the text: "a transitive edge with uncontracted dominant source
-node"), and it never lifts an edge the destination rule made sequential; ``longestpath`` breaks
-the hold when a node on it is contracted-dominant or a host step (both need the whole tensor).
+node"), and it never lifts an edge the destination rule made sequential; the edge holds when
+no node on its ``longestpath`` is contracted-dominant or a host step (both need the whole
+tensor: the pseudo-code's test) and every edge along it is pipelineable (the text's test), else
+it is written back.
 
 :func:`assign_orders` is Alg. 3: every node gets a loop order (given with ``-s`` or chosen: the
 first candidate, Custard's default order first, with the fewest pipelining violations, then
@@ -169,13 +171,20 @@ def label_edges(dag: Dag) -> None:
                 label = SEQUENTIAL
             if (node.dominance != "C" and node.op == "tensor_mac" and edge.transitive
                     and not dest_blocks):
-                path = longest_path(dag, edge.src, edge.dst)[1:-1]
-                breaks = any(dag.nodes[p].dominance == "C" or dag.nodes[p].op != "tensor_mac"
-                             for p in path)
-                label = WRITEBACK if breaks else HOLD
+                label = WRITEBACK  # HOLD is decided below, once the path's edges are labelled
             edge.label = label
         for edge in outs:
             edge.multicast = node.parallel_multicast and not edge.transitive
+    for edge in dag.edges:
+        if edge.label == WRITEBACK:
+            path = longest_path(dag, edge.src, edge.dst)
+            inner = path[1:-1]
+            breaks = any(dag.nodes[p].dominance == "C" or dag.nodes[p].op != "tensor_mac"
+                         for p in inner)
+            piped = all(any(e.src == a and e.dst == b and e.label == PIPELINEABLE
+                            for e in dag.edges) for a, b in zip(path, path[1:], strict=False))
+            if not breaks and piped:
+                edge.label = HOLD
 
 
 # ------------------------------------------------------------------------------ Alg. 3
