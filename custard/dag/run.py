@@ -19,6 +19,7 @@ from custard.dag.host import eval_host
 from custard.dag.labels import PIPELINEABLE, Dag
 from custard.dag.program import DagProgram, Statement
 from custard.dag.traffic import next_statement
+from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.errors import CompileError, SimulationError
 from sam.graph.model import Graph
@@ -103,7 +104,7 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
                 try:
                     graph = fuse_edge(st.expression, cons.statement.expression, tensor, formats,
                                       scheds)
-                except CompileError as err:
+                except ToolkitError as err:  # fusion's conditions (one line each)
                     note = f"not fused: {err}"
                 else:
                     graph.name = f"{st.target}_{cons.name}"
