@@ -474,3 +474,15 @@ def test_tiling_across_clusters_ops_4_and_5() -> None:
     r = next(p for (t, _), p in pairs.items() if t == "R")
     assert r.df == m * n  # sizeof(R) crosses between clusters
     assert r.mapped == 2 * n * n * 15  # Lambda broadcast + Gamma reduced over 15 links
+
+
+def test_streams_override_counts_unfused_edges_through_memory() -> None:
+    from custard.reproduce.gogeta import _gcn
+
+    dag = _gcn(2708, 9464, 1433, 7)  # Table 2's Cora: Z does not fit 1 MB
+    cap = words_of_mb(1)
+    labelled, none = gogeta(dag, cap), gogeta(dag, cap, streams=set())
+    fused = gogeta(dag, cap, streams={(0, 1, "Z")})
+    assert labelled.total == fused.total == all_configs(dag, cap)["ideal"].total
+    z = 2708 * 1433
+    assert none.total > labelled.total + z  # Z written (overflowing the SRAM) and read back

@@ -169,9 +169,11 @@ class _Sram:
                 v.resident = v.dirty = 0
 
 
-def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True) -> Traffic:
+def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True,
+              streams: set[tuple[int, int, str]] | None = None) -> Traffic:
     """``gogeta`` (``reuse``) or ``seq_overflow`` (not ``reuse``) traffic for an SRAM of
-    ``capacity_words`` (see module docstring)."""
+    ``capacity_words`` (see module docstring). ``streams`` (src, dst, tensor) replaces the
+    edges the labels stream, e.g. by those a SAM program actually fused."""
     prog = dag.program
     sram = _Sram(capacity_words, evict=reuse)
     # versions: ("A", -1) an input, ("S", k) the result of statement k
@@ -181,7 +183,8 @@ def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True) -> Traffic:
         sram.versions[(n, -1)] = _Version(dag.sizes[k].reads[n].words)
     stream_in: dict[int, set[str]] = {k: set() for k in range(len(dag.nodes))}
     for e in dag.edges:
-        if reuse and streamed(dag, e):
+        on = streamed(dag, e) if streams is None else (e.src, e.dst, e.tensor) in streams
+        if reuse and on:
             stream_in[e.dst].add(e.tensor)
     # who reads each version through memory
     writer: dict[str, tuple[str, int]] = dict(current)
@@ -221,8 +224,9 @@ def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True) -> Traffic:
     return out
 
 
-def gogeta(dag: Dag, capacity_words: int) -> Traffic:
-    return with_sram(dag, capacity_words, reuse=True)
+def gogeta(dag: Dag, capacity_words: int,
+           streams: set[tuple[int, int, str]] | None = None) -> Traffic:
+    return with_sram(dag, capacity_words, reuse=True, streams=streams)
 
 
 def seq_overflow(dag: Dag, capacity_words: int) -> Traffic:
