@@ -410,7 +410,7 @@ def test_reproduce_gogeta_quick(tmp_path) -> None:
     rows = (tmp_path / "gogeta.csv").read_text().splitlines()
     assert rows[0].startswith("series,x,cycles")
     # ecology1's 18-30% gain at 1 MB is the one claim we miss (reported as measured)
-    assert (done[0].passed, done[0].failed) == (6, 1)
+    assert (done[0].passed, done[0].failed) == (8, 1)
     assert "geomean 6.28x" in claims
 
 

@@ -103,7 +103,7 @@ def run(sweeper: Any, *, quick: bool = False, **_: Any) -> Outcome:  # noqa: ARG
             rows.append({"series": k, "x": f"gcn {name} 1MB", "cycles": None, "workload": "gcn",
                          "dataset": name, "source": source, "M": m, "nnz": nnz, "N": n,
                          "sram_mb": 1, "words": c[k].total, "megabytes": _mb(c[k].total)})
-    claims = _claims(results, gcn, quick)
+    claims = _intensity_claims() + _claims(results, gcn, quick)
     claims.append(_noc_claim())
     notes = [
         f"CG: Alg. 1 as custard/dag/examples/cg.dag, {iterations} iterations unrolled (Table 4: "
@@ -121,6 +121,46 @@ def run(sweeper: Any, *, quick: bool = False, **_: Any) -> Outcome:  # noqa: ARG
     return Outcome(TITLE, rows, claims, lambda path: _draw(path, rows), notes,
                    ("workload", "dataset", "source", "M", "nnz", "N", "sram_mb", "iterations",
                     "words", "megabytes"))
+
+
+def _intensity_claims() -> list[Claim]:
+    """Sec. 3's closed forms, and Table 1's chains computed from programs."""
+    from custard.dag.intensity import chain_intensity, gemm_intensity, table1_hpc, table1_nn
+    from custard.dag.program import parse_program
+    from custard.dag.shapes import TensorInfo
+
+    out = [Claim.check("3.1, Eq. 6", "a 1000^3 GEMM has AI_best 333.33; a skewed (10^6, 8, 8) "
+                       "GEMM 3.999984", f"{gemm_intensity(1000, 1000, 1000):.2f}, "
+                       f"{gemm_intensity(10**6, 8, 8):.6f}",
+                       round(gemm_intensity(1000, 1000, 1000), 2) == 333.33
+                       and round(gemm_intensity(10**6, 8, 8), 6) == 3.999984)]
+    d = TensorInfo.dense(64, 64)
+    nn = chain_intensity(parse_program(_NN, "NN-like"), dict.fromkeys("ABCDEF", d))
+    hpc = chain_intensity(parse_program(_HPC, "HPC-like"), dict.fromkeys("ABC", d))
+    big = 10**12
+    gains = [w / o for o, w in (table1_nn(8, big, 8, 8, 8, 8, 8), table1_hpc(8, big, 8, 8))]
+    out.append(Claim.check(
+        "3.3, Table 1", "for similar sized tensors inter-operation reuse improves AI_best by "
+        "2.14x (NN-like) and 3.75x (HPC-like); 5x when only N is large",
+        f"{nn[1] / nn[0]:.2f}x and {hpc[1] / hpc[0]:.2f}x (five-statement programs, 64x64 "
+        f"tensors); N = 10^12: {gains[0]:.3f}x and {gains[1]:.3f}x",
+        round(nn[1] / nn[0], 2) == 2.14 and round(hpc[1] / hpc[0], 2) == 3.75
+        and all(abs(g - 5) < 1e-6 for g in gains)))
+    return out
+
+
+_NN = """Z(m,n) = A(m,k)*B(k,n)
+Y(o,n) = C(o,j)*Z(j,n)
+X(p,n) = D(p,i)*Y(i,n)
+W(q,n) = E(q,h)*X(h,n)
+V(r,n) = F(r,g)*W(g,n)
+"""
+_HPC = """Z(m,n) = A(m,k)*B(k,n)
+Y(o,n) = C(o,j)*Z(j,n)
+X(m,n) = Z(m,i)*Y(i,n)
+W(o,n) = Y(o,h)*X(h,n)
+V(m,n) = X(m,g)*W(g,n)
+"""
 
 
 def _noc_claim() -> Claim:
