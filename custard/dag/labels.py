@@ -20,7 +20,8 @@ it is written back.
 
 :func:`assign_orders` is Alg. 3: every node gets a loop order (given with ``-s`` or chosen: the
 first candidate, Custard's default order first, with the fewest pipelining violations, then
-operands read against their formats, then swizzled incoming tensors); then a pipelineable or
+operands read against their formats, then swizzled incoming tensors: consumers of a multicast
+tensor thus share its order whenever that order avoids swizzling, as in CG); then a pipelineable or
 hold edge whose orders do not allow pipelining (the producer's outermost loop contracted, the
 consumer's outermost loop not a rank of the tensor, or the tensor **swizzled**: its ranks
 visited in another relative order by the consumer than written by the producer) is labelled
