@@ -141,6 +141,10 @@ def test_cg_labels_as_figure7() -> None:
     assert labels[("R", "P", "R")] == (WRITEBACK, False)
     assert labels[("Lambda", "X", "Lambda")] == (SEQUENTIAL, True)  # multicast, host source
     assert labels[("Lambda", "R", "Lambda")] == (SEQUENTIAL, True)
+    assert labels[("Delta", "Lambda", "Delta")] == (SEQUENTIAL, False)
+    # at a small size every node is 'small'; an edge into a host step stays sequential
+    small = _cg_dag(m=14, n=1, nnz=46)
+    assert all(e.label == SEQUENTIAL for e in small.edges if small.nodes[e.dst].op == "host")
     assert dag.swizzle_penalty == 0
     assert next(n for n in dag.nodes if n.name == "Lambda").parallel_multicast
 

@@ -16,7 +16,8 @@ and not contracted-dominant (the text: "a transitive edge with uncontracted domi
 node"), and it never lifts an edge the destination rule made sequential; the edge holds when
 no node on its ``longestpath`` is contracted-dominant or a host step (both need the whole
 tensor: the pseudo-code's test) and every edge along it is pipelineable (the text's test), else
-it is written back.
+it is written back. An edge into a host step is sequential too (Sec. 2.2.1: the inverses
+"require the complete tensor to be produced").
 
 :func:`assign_orders` is Alg. 3: every node gets a loop order (given with ``-s`` or chosen: the
 first candidate, Custard's default order first, with the fewest pipelining violations, then
@@ -164,8 +165,8 @@ def label_edges(dag: Dag) -> None:
             label = SEQUENTIAL
             if node.dominance != "C" and not edge.transitive:
                 label = PIPELINEABLE
-            if node.dominance == "C" or node.op != "tensor_mac":
-                label = SEQUENTIAL
+            if node.dominance == "C" or node.op != "tensor_mac" or dest.op != "tensor_mac":
+                label = SEQUENTIAL  # a host step takes whole tensors (Sec. 2.2.1, inverses)
             ranks = dest.statement.access(edge.tensor)
             dest_blocks = dest.dominant_rank is not None and dest.dominant_rank not in ranks
             if dest_blocks:
