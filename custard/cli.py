@@ -195,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
     from custard.tile_cli import register as register_tile
 
     register_tile(sub)
+
+    from custard.dag.cli import register as register_dag
+
+    register_dag(sub)
     return parser
 
 
