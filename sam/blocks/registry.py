@@ -25,7 +25,7 @@ from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
-from sam.blocks.splits import ChunkSelector, Flatten, Split
+from sam.blocks.splits import ChunkSelector, Flatten, Split, StopFlattener
 from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
 
@@ -52,7 +52,7 @@ BLOCK_TYPES.update({
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector)},
+        ChunkSelector, StopFlattener)},
     **ALU_TYPES,
 })
 
