@@ -6,23 +6,28 @@ read (``online``); :func:`compile_split` selects.
 chunk ids ``i0 = i // s`` and offsets ``i1 = i % s`` as a program (:mod:`sam.program`):
 
 1. one *reformat* phase per operand indexed by ``i`` (its cycles are the offline reformatting
-   cost, reported per phase): the operand's level scanners, a ``split`` block
-   (``orig_crd=false``) on the level storing ``i`` and level writers storing ``T__split`` with
-   that level replaced by two compressed levels (chunk ids, offsets), values copied;
+   cost, reported per phase): the identity ``T__split(..,i0,i1,..) = T(..,i,..)`` whose levels
+   of ``i0, i1`` are read online (below), every level written: ``T__split`` has the level of
+   ``i`` replaced by two compressed levels (chunk ids, offsets), the levels below it regrouped
+   by chunk, values copied;
 2. the *compute* phase: the expression over the split tensors with ``i`` replaced by ``i0, i1``
-   (``i0`` directly outside ``i1`` in the loop order), compiled as usual, whose result levels
-   ``i0, i1`` are joined back by a ``flatten`` block into the result's level ``i``.
+   (``i0`` directly outside ``i1`` in the loop order), compiled as usual. If the result is
+   indexed by ``i``, its levels ``i0, i1`` are joined back by a ``flatten`` block into the
+   result's level ``i``, and each result level ``d`` levels below them gets a ``flattenstops``
+   block (stops ``Sk``, k >= d, become ``S(k-1)``: a chunk's end is one more fiber end of the
+   flattened level). A reduced ``i`` (SpMV's ``j``, matmul's ``k``) needs no flatten.
 
 :func:`compile_online_split` compiles the same computation as one graph over the unsplit
 tensors: each operand's scanner of ``i`` feeds a ``split`` block (with references), whose chunk
 ids and ordinals take the place of the ``i0`` scanner, and a ``chunkselect`` block picks the
 inner fibers of the chunks the ``i0`` merge keeps out of the split's inner stream, in place of
-the ``i1`` scanner. Nothing is stored; every operand is read whole (the selector skips the
-unchosen chunks token by token), so the online split costs at least a full scan.
+the ``i1`` scanner; its references are those into the level of ``i``, so the levels below read
+the unsplit tensor unchanged. Nothing is stored; every operand is read whole (the selector skips
+the unchosen chunks token by token), so the online split costs at least a full scan.
 
-``i`` must be stored at the last level of every tensor it indexes (the levels below a split
-level would need their stops renumbered at chunk boundaries, not done here), and its size must be
-given (``dims={"i": N}``, TACO's ``-d=i:N``), since the split levels' sizes follow from it. Every
+``i`` may be stored at any level of the tensors it indexes (outer, middle, last); a tensor the
+compiler re-stores in the loop order is split in that order. The size of ``i`` must be given
+(``dims={"i": N}``, TACO's ``-d=i:N``), since the split levels' sizes follow from it. Every
 refusal is a one-line :class:`~sam.errors.CompileError`.
 """
 
