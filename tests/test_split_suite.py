@@ -12,6 +12,8 @@ import zlib
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_dot_graphs import SUITE, expected, operands
 
 from custard.cli import graph_from_command_line
@@ -146,3 +148,45 @@ def test_real_matrix_split_at_every_level(mode: str, engine: str) -> None:
                           {k: v for k, v in tensors.items() if k in names}, engine=engine)
         np.testing.assert_allclose(res.outputs[assign.lhs.name].to_dense(), want(),
                                    rtol=1e-12, atol=1e-12, err_msg=f"{line} split on {var}")
+
+
+OUTER_CASES = [
+    # i at the outer level of B, C and X (stored i-major: mode order 1,0)
+    ("X(j,i)=B(j,i)*C(j,i)", {"X": "ss:1,0", "B": "ss:1,0", "C": "sb3:1,0"}, "i,j",
+     lambda a: a["B"] * a["C"]),
+    ("X(j,i)=B(j,i)+C(j,i)", {"X": "ss:1,0", "B": "ds:1,0", "C": "ss:1,0"}, "i,j",
+     lambda a: a["B"] + a["C"]),
+    # i reduced, at B's last level
+    ("x(j)=B(j,i)*c(i)", {"x": "s", "B": "ss", "c": "s"}, "j,i", lambda a: a["B"] @ a["c"]),
+    # i the result's only index, B's outer level
+    ("x(i)=B(j,i)*c(i)", {"x": "s", "B": "ss:1,0", "c": "b4"}, "i,j",
+     lambda a: (a["B"] * a["c"]).sum(0)),
+]
+
+
+@pytest.mark.parametrize("mode", ["stored", "online"])
+@pytest.mark.parametrize("expr, fmts, order, want", OUTER_CASES)
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 30), s=st.integers(1, 9), seed=st.integers(0, 99))
+def test_split_outer_and_reduced_levels_random(expr, fmts, order, want, mode, n, s,
+                                               seed) -> None:
+    """Random sizes, factors and operands: a split of i at an outer or reduced level equals
+    numpy on both engines."""
+    from custard.splitting import SUFFIX, compile_split
+
+    rng = np.random.default_rng(seed)
+
+    def sparse(*shape: int) -> np.ndarray:
+        return np.where(rng.random(shape) < 0.3, rng.integers(1, 9, shape), 0).astype(float)
+
+    arrays = {"B": sparse(4, n), "C": sparse(4, n), "c": sparse(n)}
+    compiled = compile_split(expr, fmts, order, ("i", "i0", "i1", s), dims={"i": n}, mode=mode)
+    graphs = loads_all(dumps_all([compiled] if mode == "online" else
+                                 [p.graph for p in compiled.phases]))
+    names = {t for g in graphs for t in g.formats if not t.endswith(SUFFIX)}
+    result = expr.split("(")[0]
+    tensors = {k: Tensor.from_dense(v, fmts[k]) for k, v in arrays.items()
+               if k in names and k != result}
+    for engine in ("reference", "fast"):
+        res = run_program(graphs, tensors, engine=engine)
+        np.testing.assert_array_equal(res.outputs[result].to_dense(), want(arrays))
