@@ -93,8 +93,7 @@ def reformat_graph(name: str, fmt: Format, indices: tuple[str, ...], var: str, o
     access = ",".join(new_idx)
     order = [new_idx[m] for m in new_fmt.mode_order]
     graph = compile_expr(f"{out}({access})={target}({access})", {out: new_fmt, target: new_fmt},
-                         order, dims={k: v for k, v in _dims_of(sizes, outer, inner, var, s)
-                                      .items() if k != var})
+                         order)
     if not isinstance(graph, Graph):
         raise CompileError(f"the reformatting of {name} into {target} needs more than one graph; "
                            f"store {name} in its loop order")
@@ -108,12 +107,6 @@ def reformat_graph(name: str, fmt: Format, indices: tuple[str, ...], var: str, o
     graph.attrs[DIMS_ATTR] = _dims(sizes, outer, inner, var, s)
     graph.name = graph.dot_id = target
     return use_bitvector_blocks(graph)
-
-
-def _dims_of(sizes: Mapping[str, int], outer: str, inner: str, var: str, s: int
-             ) -> dict[str, int]:
-    n = sizes[var]
-    return {**sizes, outer: -(-n // s), inner: s}
 
 
 def _dims(sizes: Mapping[str, int], outer: str, inner: str, var: str, s: int) -> str:
