@@ -49,10 +49,11 @@ BLOCK_TYPES.update({
     "vectorreducer": VectorReducer,
     "tmu": Tmu,
     "execute": Execute,
+    "flattenstops": StopFlattener,
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector, StopFlattener)},
+        ChunkSelector)},
     **ALU_TYPES,
 })
 
