@@ -26,7 +26,7 @@ from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
-from sam.blocks.splits import ChunkSelector, Flatten, Split
+from sam.blocks.splits import ChunkSelector, Flatten, Split, StopFlattener
 from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
 
@@ -50,6 +50,7 @@ BLOCK_TYPES.update({
     "vectorreducer": VectorReducer,
     "tmu": Tmu,
     "execute": Execute,
+    "flattenstops": StopFlattener,
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
