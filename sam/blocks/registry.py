@@ -24,6 +24,7 @@ from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
+from sam.blocks.retype import Retype
 from sam.blocks.scanners import LevelScanner
 from sam.blocks.splits import ChunkSelector, Flatten, Split
 from sam.blocks.tmu import Tmu
@@ -52,7 +53,7 @@ BLOCK_TYPES.update({
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector)},
+        ChunkSelector, Retype)},
     **ALU_TYPES,
 })
 
