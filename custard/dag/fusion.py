@@ -53,7 +53,7 @@ from sam.errors import CompileError
 from sam.graph.builder import GraphBuilder
 from sam.graph.implicit import CONSTANTS, COPIES, OUTPUT_FORMATS
 from sam.graph.model import Graph
-from sam.notation.expr import Assignment
+from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, replace
 from sam.notation.parse import parse_expression
 from sam.program import Program
 
@@ -375,6 +375,8 @@ def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
             graph.attrs[key] = merged
     if OUTPUT_FORMATS in out:
         graph.attrs[OUTPUT_FORMATS] = out[OUTPUT_FORMATS]
+    graph.attrs["expression"] = composed_expression(_parse("producer", producer),
+                                                    _parse("consumer", consumer), tensor)
     graph.attrs[FUSED_ATTR] = f"{''.join(producer.split())};{''.join(consumer.split())}"
     graph.attrs[FUSED_TENSOR_ATTR] = tensor
     graph.attrs[FUSED_ORDERS_ATTR] = f"{pgraph.attrs.get('order', '')};{out.get('order', '')}"
@@ -395,3 +397,35 @@ def _merge_pairs(first: str, second: str, key: str, tensor: str) -> str:
                                    f"{key} differently; rename a tensor")
             pairs[name] = value
     return ",".join(f"{n}={v}" for n, v in pairs.items())
+
+
+def composed_expression(prod: Assignment, cons: Assignment, tensor: str) -> str:
+    """The consumer with its read of ``tensor`` replaced by the producer's right-hand side
+    (its variables renamed: ``tensor``'s to the consumer's, the summed ones to fresh names): one
+    statement computing what the fused graph computes (its ``expression`` attribute, which
+    ``sam-sim --check`` evaluates)."""
+    read = next(a for a in cons.rhs.accesses() if a.name == tensor)
+    names = dict(zip(prod.lhs.indices, read.indices, strict=True))
+    taken = {v for a in [cons.lhs, *cons.rhs.accesses()] for v in a.indices}
+    for v in sorted(prod.rhs.vars() - set(prod.lhs.indices)):
+        fresh, k = v, 1
+        while fresh in taken:
+            k += 1
+            fresh = f"{v}{k}"
+        names[v] = fresh
+        taken.add(fresh)
+    rhs = replace(cons.rhs, read, _renamed(prod.rhs, names))
+    return "".join(f"{cons.lhs}={rhs}".split())
+
+
+def _renamed(node: Node, names: Mapping[str, str]) -> Node:
+    """``node`` with its index variables renamed by ``names``."""
+    if isinstance(node, Access):
+        return Access(node.name, tuple(names.get(v, v) for v in node.indices))
+    if isinstance(node, Mul):  # a Div too
+        return type(node)(_renamed(node.left, names), _renamed(node.right, names))
+    if isinstance(node, Add):
+        return Add(_renamed(node.left, names), _renamed(node.right, names), node.sub)
+    if isinstance(node, Neg):
+        return Neg(_renamed(node.child, names))
+    return node

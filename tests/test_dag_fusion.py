@@ -1,0 +1,241 @@
+"""Fusion of a pipelineable producer -> consumer edge (``custard.dag.fusion``, GOGETA Sec. 5):
+the fused graph, simulated on both engines after a DOT round trip, equals numpy's result of the
+two statements composed (random inputs and shipped matrices); it has no level writer, level
+scanner or value load of the intermediate; discordant orders are refused in one line; the GCN
+chain's cycles fused vs as a program of two graphs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import custard
+from custard.dag.fusion import FUSED_TENSOR_ATTR, fuse_edge
+from formats.data import names
+from formats.io import load_tensor
+from formats.tensor import Tensor
+from sam.errors import CompileError, GraphError
+from sam.graph.dot import dumps, loads
+from sam.graph.model import Graph
+from sam.graph.validate import input_tensors, output_tensors
+from sam.program import Program
+from sam.sim.engine import simulate
+
+ENGINES = ["reference", "fast"]
+
+
+@dataclass
+class Pair:
+    """A supported producer -> consumer pair, its operands' orders and numpy's composition."""
+
+    producer: str
+    consumer: str
+    tensor: str
+    operands: dict[str, int]  # name -> number of modes
+    gold: Callable[[dict[str, np.ndarray]], np.ndarray]
+    formats: dict[str, str] = field(default_factory=dict)
+    schedules: dict[str, list[str]] | None = None
+
+    def fuse(self) -> Graph:
+        return fused(self.producer, self.consumer)
+
+
+@cache
+def fused(producer: str, consumer: str) -> Graph:
+    """The fused graph of a pair of :data:`PAIRS` (compiled once; simulations do not change
+    it)."""
+    pair = next(p for p in PAIRS.values() if (p.producer, p.consumer) == (producer, consumer))
+    return fuse_edge(pair.producer, pair.consumer, pair.tensor, pair.formats, pair.schedules)
+
+
+PAIRS = {
+    "gustavson-chain": Pair(
+        "T(i,k)=A(i,j)*B(j,k)", "Y(i,l)=T(i,k)*C(k,l)", "T", {"A": 2, "B": 2, "C": 2},
+        lambda d: d["A"] @ d["B"] @ d["C"]),
+    "spmv-chain": Pair(
+        "t(i)=A(i,j)*x(j)", "y(i)=t(i)*d(i)", "t", {"A": 2, "x": 1, "d": 1},
+        lambda d: (d["A"] @ d["x"]) * d["d"]),
+    "elementwise": Pair(
+        "T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", {"A": 2, "B": 2, "C": 2},
+        lambda d: (d["A"] @ d["B"]) * d["C"], formats={"C": "ds"}),
+    "gcn-xw-first": Pair(
+        "XW(n,h)=X(n,f)*W(f,h)", "Y(i,h)=A(i,n)*XW(n,h)", "XW", {"X": 2, "W": 2, "A": 2},
+        lambda d: d["A"] @ (d["X"] @ d["W"]), formats={"A": "ds:1,0"},
+        schedules={"consumer": ["reorder(n,h,i)"]}),
+    "gcn-ax-first": Pair(
+        "AX(i,f)=A(i,n)*X(n,f)", "Y(i,h)=AX(i,f)*W(f,h)", "AX", {"A": 2, "X": 2, "W": 2},
+        lambda d: d["A"] @ d["X"] @ d["W"]),
+}
+
+
+def shapes(pair: Pair, sizes: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """Operand shapes from the statements' index variables and ``sizes`` (per variable)."""
+    out = {}
+    for text in (pair.producer, pair.consumer):
+        for acc in custard.api.parse_expression(text).rhs.accesses():
+            if acc.name in pair.operands:
+                out[acc.name] = tuple(sizes[v] for v in acc.indices)
+    return out
+
+
+def bind(graph: Graph, dense: dict[str, np.ndarray]) -> dict[str, Tensor]:
+    return {n: Tensor.from_dense(dense[n], graph.formats.get(n)) for n in input_tensors(graph)}
+
+
+def run_fused(graph: Graph, dense: dict[str, np.ndarray], engine: str):
+    again = loads(dumps(graph))  # through DOT text: what sam-sim runs
+    assert again.signature() == graph.signature()
+    return simulate(again, bind(again, dense), engine=engine)
+
+
+def random_dense(shape: tuple[int, ...], density: float, rng: np.random.Generator
+                 ) -> np.ndarray:
+    return np.where(rng.random(shape) < density, rng.integers(1, 9, shape), 0).astype(float)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", list(PAIRS))
+@settings(max_examples=12, deadline=None, database=None)
+@given(sizes=st.lists(st.integers(1, 5), min_size=4, max_size=4),
+       density=st.sampled_from([0.0, 0.3, 0.7, 1.0]), seed=st.integers(0, 2**16))
+def test_fused_equals_numpy_on_random_inputs(name, engine, sizes, density, seed):
+    pair = PAIRS[name]
+    graph = pair.fuse()
+    variables = sorted({v for t in (pair.producer, pair.consumer)
+                        for a in custard.api.parse_expression(t).rhs.accesses()
+                        for v in a.indices})
+    size = dict(zip(variables, sizes * 2, strict=False))
+    rng = np.random.default_rng(seed)
+    dense = {n: random_dense(s, density, rng) for n, s in shapes(pair, size).items()}
+    result = run_fused(graph, dense, engine)
+    (out,) = result.outputs.values()
+    assert np.allclose(out.to_dense(), pair.gold(dense))
+
+
+@pytest.mark.parametrize("name", list(PAIRS))
+def test_no_writer_scanner_or_load_of_the_intermediate(name):
+    pair = PAIRS[name]
+    graph = pair.fuse()
+    t = pair.tensor
+    assert not [b for b in graph.blocks.values() if b.tensor == t]
+    assert t not in input_tensors(graph) and t not in graph.formats
+    consumer = custard.compile(pair.consumer, {k: v for k, v in pair.formats.items()
+                                               if k in pair.consumer},
+                               schedule=(pair.schedules or {}).get("consumer"))
+    assert output_tensors(graph) == [consumer.attrs["expression"].split("(")[0]]
+    counts = graph.count()
+    assert counts["retype"] == 2 and graph.attrs[FUSED_TENSOR_ATTR] == t
+    # the unfused graphs do have T's writers, scanners and load: fusion removed exactly those
+    producer = custard.compile(pair.producer, {k: v for k, v in pair.formats.items()
+                                               if k in pair.producer})
+    written = [b for b in producer.blocks.values() if b.tensor == t]
+    read = [b for b in consumer.blocks.values()
+            if b.tensor == t and b.dot_type in ("fiberlookup", "arrayvals")]
+    assert {b.dot_type for b in written} == {"fiberwrite"} and len(written) == len(read)
+    assert sum(producer.count().values()) + sum(consumer.count().values()) \
+        - len(written) - len(read) + 2 \
+        == sum(n for k, n in counts.items() if k != "broadcast") \
+        + producer.count().get("broadcast", 0) + consumer.count().get("broadcast", 0)
+
+
+def test_shipped_matrices():
+    """Gustavson chain and SpMV chain on west0067, GCN (both associations) on karate."""
+    assert {"west0067", "karate"} <= set(names())
+    rng = np.random.default_rng(7)
+    west = load_tensor("west0067", "ss").to_dense()
+    karate = load_tensor("karate", "ss").to_dense()
+    n = karate.shape[0]
+    cases = {
+        "gustavson-chain": {"A": west, "B": west.T.copy(), "C": random_dense((67, 3), .5, rng)},
+        "spmv-chain": {"A": west, "x": random_dense((67,), .8, rng),
+                       "d": random_dense((67,), .8, rng)},
+        "elementwise": {"A": west, "B": west, "C": west.T.copy()},
+        "gcn-xw-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
+                         "W": random_dense((6, 4), .8, rng)},
+        "gcn-ax-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
+                         "W": random_dense((6, 4), .8, rng)},
+    }
+    for name, dense in cases.items():
+        pair = PAIRS[name]
+        for engine in ENGINES:
+            (out,) = run_fused(pair.fuse(), dense, engine).outputs.values()
+            assert np.allclose(out.to_dense(), pair.gold(dense)), (name, engine)
+
+
+REFUSED = [
+    (("T(i,k)=A(i,j)*B(j,k)", "Y(i,l)=T(i,k)*C(k,l)", "T", None,
+      {"consumer": ["reorder(k,i,l)"]}),
+     "cannot fuse T: consumer iterates k before i (swizzle); run it sequentially through "
+     "memory"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", {"T": "ss:1,0"}, None),
+     "cannot fuse T: consumer iterates i before j (swizzle); run it sequentially through "
+     "memory"),
+    (("XW(n,h)=X(n,f)*W(f,h)", "Y(i,h)=A(i,n)*XW(n,h)", "XW", None, None),
+     "cannot fuse XW: the consumer's loop i (not an index of XW) encloses XW's loops, so XW "
+     "would be read again for each i; put n,h outermost or run it sequentially through memory"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", None, None),
+     "cannot fuse T: the consumer intersects T with other operands at i, not at T's last "
+     "level, which would drop or add whole fibers of the stream; give the other operands a "
+     "dense level there (iterate-locate) or run it sequentially through memory"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", {"T": "ds"}, None),
+     "cannot fuse T: its level 0 (ds:0,1) is dense, whose scan visits every coordinate while "
+     "the producer streams only those it computes; give T compressed levels (-f=T:ss)"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*T(i,j)", "T", None, None),
+     "cannot fuse T: the consumer reads it 2 times; one stream feeds one read, run it "
+     "sequentially through memory"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=U(i,j)*C(i,j)", "T", None, None),
+     "cannot fuse T: the consumer Y does not read T"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", None, ["reorder(i,j)"]),
+     "schedules must map 'producer' and/or 'consumer' to -s commands, e.g. "
+     "{'consumer': ['reorder(n,h,i)']}"),
+    (("t=A(i)*x(i)", "y(i)=t*d(i)", "t", None, None),
+     "cannot fuse t: it is a scalar (no index variables); run it sequentially through memory"),
+]
+
+
+@pytest.mark.parametrize(("args", "reason"), REFUSED)
+def test_refusals_are_one_line(args, reason):
+    with pytest.raises(CompileError) as info:
+        fuse_edge(*args)
+    assert str(info.value) == reason and "\n" not in reason
+
+
+def test_retype_rejects_unknown_kinds():
+    with pytest.raises(GraphError, match="is not a stream kind"):
+        loads('digraph SAM { 0 [type="retype" from="val" to="foo"] }')
+
+
+def gcn_cycles(engine: str) -> tuple[int, int, int]:
+    """Cycles of the GCN layer Y = A (X W) on karate: fused, and as a program of two graphs
+    (the producer's phase, the consumer's phase)."""
+    pair = PAIRS["gcn-xw-first"]
+    rng = np.random.default_rng(3)
+    karate = load_tensor("karate", "ss").to_dense()
+    dense = {"A": karate, "X": random_dense((karate.shape[0], 8), .25, rng),
+             "W": random_dense((8, 4), .8, rng)}
+    fused = run_fused(pair.fuse(), dense, engine)
+    first = custard.compile(pair.producer)
+    second = custard.compile(pair.consumer, pair.formats, schedule=pair.schedules["consumer"])
+    first.name, second.name = "XW", "Y"
+    program = Program([first, second])
+    tensors = {n: Tensor.from_dense(dense[n], g.formats.get(n))
+               for g in (first, second) for n in input_tensors(g) if n in dense}
+    seq = program.run(tensors, engine=engine)
+    gold = pair.gold(dense)
+    assert np.allclose(fused.outputs["Y"].to_dense(), gold)
+    assert np.allclose(seq.outputs["Y"].to_dense(), gold)
+    return fused.cycles, seq.phase_cycles[0], seq.phase_cycles[1]
+
+
+def test_gcn_cycles_fused_vs_unfused():
+    fused, producer, consumer = gcn_cycles("fast")
+    assert gcn_cycles("reference") == (fused, producer, consumer)
+    # the fused graph overlaps the two operations: fewer cycles than running them in turn,
+    # and at least as many as the longer of the two
+    assert max(producer, consumer) <= fused < producer + consumer
