@@ -64,6 +64,18 @@ PAIRS = {
     "elementwise": Pair(
         "T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", {"A": 2, "B": 2, "C": 2},
         lambda d: (d["A"] @ d["B"]) * d["C"], formats={"C": "ds"}),
+    "spmv-plus": Pair(
+        "t(i)=A(i,j)*x(j)", "y(i)=t(i)+d(i)", "t", {"A": 2, "x": 1, "d": 1},
+        lambda d: d["A"] @ d["x"] + d["d"]),
+    "bias-chain": Pair(
+        "t(i)=A(i,j)*x(j)+b(i)", "y(i)=t(i)*d(i)", "t", {"A": 2, "x": 1, "b": 1, "d": 1},
+        lambda d: (d["A"] @ d["x"] + d["b"]) * d["d"]),
+    "ttv-chain": Pair(
+        "T(i,j,k)=A(i,j,k)*B(i,j,k)", "Y(i,j)=T(i,j,k)*c(k)", "T", {"A": 3, "B": 3, "c": 1},
+        lambda d: np.einsum("ijk,k->ij", d["A"] * d["B"], d["c"])),
+    "elementwise-located": Pair(
+        "T(i,j)=A(i,j)*B(i,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", {"A": 2, "B": 2, "C": 2},
+        lambda d: d["A"] * d["B"] * d["C"], formats={"C": "dd"}),
     "gcn-xw-first": Pair(
         "XW(n,h)=X(n,f)*W(f,h)", "Y(i,h)=A(i,n)*XW(n,h)", "XW", {"X": 2, "W": 2, "A": 2},
         lambda d: d["A"] @ (d["X"] @ d["W"]), formats={"A": "ds:1,0"},
@@ -130,37 +142,53 @@ def test_no_writer_scanner_or_load_of_the_intermediate(name):
                                schedule=(pair.schedules or {}).get("consumer"))
     assert output_tensors(graph) == [consumer.attrs["expression"].split("(")[0]]
     counts = graph.count()
-    assert counts["retype"] == 2 and graph.attrs[FUSED_TENSOR_ATTR] == t
+    order = len(custard.api.parse_expression(pair.producer).lhs.indices)
+    assert counts["retype"] == 2 and counts.get("fiberalign", 0) == order - 1
+    assert graph.attrs[FUSED_TENSOR_ATTR] == t
     # the unfused graphs do have T's writers, scanners and load: fusion removed exactly those
+    # and added the two retype nodes and an aligner per level below the root
     producer = custard.compile(pair.producer, {k: v for k, v in pair.formats.items()
                                                if k in pair.producer})
     written = [b for b in producer.blocks.values() if b.tensor == t]
     read = [b for b in consumer.blocks.values()
             if b.tensor == t and b.dot_type in ("fiberlookup", "arrayvals")]
     assert {b.dot_type for b in written} == {"fiberwrite"} and len(written) == len(read)
-    assert sum(producer.count().values()) + sum(consumer.count().values()) \
-        - len(written) - len(read) + 2 \
-        == sum(n for k, n in counts.items() if k != "broadcast") \
-        + producer.count().get("broadcast", 0) + consumer.count().get("broadcast", 0)
+
+    def blocks(g: Graph) -> int:
+        return sum(n for k, n in g.count().items() if k != "broadcast")
+
+    assert blocks(graph) == blocks(producer) + blocks(consumer) - len(written) - len(read) \
+        + 2 + order - 1
 
 
 def test_shipped_matrices():
-    """Gustavson chain and SpMV chain on west0067, GCN (both associations) on karate."""
-    assert {"west0067", "karate"} <= set(names())
+    """west0067 for the matrix chains, karate for GCN (both associations), the order-4
+    sttid-Rnd1 (its first three modes summed over the fourth) for the order-3 chain."""
+    assert {"west0067", "karate", "sttid-Rnd1-zerobased"} <= set(names())
     rng = np.random.default_rng(7)
     west = load_tensor("west0067", "ss").to_dense()
     karate = load_tensor("karate", "ss").to_dense()
     n = karate.shape[0]
+    rnd4 = load_tensor("sttid-Rnd1-zerobased", "ssss").to_dense().sum(axis=3)
     cases = {
         "gustavson-chain": {"A": west, "B": west.T.copy(), "C": random_dense((67, 3), .5, rng)},
         "spmv-chain": {"A": west, "x": random_dense((67,), .8, rng),
                        "d": random_dense((67,), .8, rng)},
         "elementwise": {"A": west, "B": west, "C": west.T.copy()},
+        "spmv-plus": {"A": west, "x": random_dense((67,), .8, rng),
+                      "d": random_dense((67,), .5, rng)},
+        "bias-chain": {"A": west, "x": random_dense((67,), .8, rng),
+                       "b": random_dense((67,), .5, rng), "d": random_dense((67,), .5, rng)},
+        "elementwise-located": {"A": west, "B": west.T.copy(), "C": random_dense(west.shape, .5,
+                                                                                  rng)},
+        "ttv-chain": {"A": rnd4, "B": np.where(rnd4 != 0, rnd4 + 1, 0),
+                      "c": random_dense((10,), .6, rng)},
         "gcn-xw-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
                          "W": random_dense((6, 4), .8, rng)},
         "gcn-ax-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
                          "W": random_dense((6, 4), .8, rng)},
     }
+    assert set(cases) == set(PAIRS)
     for name, dense in cases.items():
         pair = PAIRS[name]
         for engine in ENGINES:
@@ -189,6 +217,13 @@ REFUSED = [
     (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*T(i,j)", "T", None, None),
      "cannot fuse T: the consumer reads it 2 times; one stream feeds one read, run it "
      "sequentially through memory"),
+    (("T(i,j)=2*A(i,j)", "Y(i,j)=T(i,j)*C(i,j)+3", "T", {"C": "ds"}, None),
+     "cannot fuse T: the consumer reads T's level at i twice (its streams feed two merges); "
+     "one stream feeds one read, run it sequentially through memory"),
+    (("T(i,j)=A(i,j)+B(i,j)", "Y(i,j)=T(i,j)-C(i,j)", "T", {"C": "dd"}, None),
+     "cannot fuse T: the consumer unites T with other operands at i, not at T's last level, "
+     "which would drop or add whole fibers of the stream; give the other operands a dense "
+     "level there (iterate-locate) or run it sequentially through memory"),
     (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=U(i,j)*C(i,j)", "T", None, None),
      "cannot fuse T: the consumer Y does not read T"),
     (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", None, ["reorder(i,j)"]),

@@ -278,6 +278,12 @@ class _Join:
                 scanners[b.attrs["mode"]] = bid
             elif b.dot_type == "arrayvals" and not loads:
                 loads.append(bid)
+            elif b.dot_type in ("fiberlookup", "arrayvals"):
+                what = "values" if b.dot_type == "arrayvals" else "level " + _at(b)
+                raise CompileError(
+                    f"cannot fuse {tensor}: the consumer reads {tensor}'s {what} twice (its "
+                    "streams feed two merges); one stream feeds one read, run it sequentially "
+                    "through memory")
             else:
                 raise CompileError(
                     f"cannot fuse {tensor}: the consumer reads it with a {b.dot_type} block "
@@ -338,7 +344,16 @@ class _Join:
         for (s, sp), (d, dp) in self.plinks:
             if d not in dropped_p:
                 b.link((ids["p", s], sp), ids["p", d], dp)
+        # each level below the root in scanner form, aligned to the (aligned) level above
+        crd = [(ids["p", self.crd_src[0][0]], self.crd_src[0][1])]
+        for m in range(1, last + 1):
+            aligner = b.block("fiberalign", {"index": self.c.blocks[self.scanners[m]]
+                                             .attrs.get("index", ""), "stream": self.tensor})
+            b.link(crd[-1], aligner, "crd:outer")
+            b.link((ids["p", self.crd_src[m][0]], self.crd_src[m][1]), aligner, "crd:inner")
+            crd.append((aligner.id, "crd"))
         b.link((ids["p", self.val_src[0]], self.val_src[1]), into_ref, "val")
+        b.link(crd[-1], into_ref, "crd")
         for (s, sp), (d, dp) in self.clinks:
             if d in level:
                 if level[d] == 0 or s != self.scanners[level[d] - 1]:
@@ -351,7 +366,7 @@ class _Join:
             if s in level:
                 m = level[s]
                 if sp == "crd":
-                    src = (ids["p", self.crd_src[m][0]], self.crd_src[m][1])
+                    src = crd[m]
                 elif m < last:
                     raise _filtered(self.tensor, self.c.blocks[d])
                 else:

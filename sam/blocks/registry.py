@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sam.blocks.aligners import FiberAligner
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.blocks.base import BLOCK_TYPES, make_block
@@ -53,7 +54,7 @@ BLOCK_TYPES.update({
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector, Retype)},
+        ChunkSelector, Retype, FiberAligner)},
     **ALU_TYPES,
 })
 
