@@ -20,12 +20,16 @@ from custard.dag.fusion import FUSED_TENSOR_ATTR, fuse_edge
 from formats.data import names
 from formats.io import load_tensor
 from formats.tensor import Tensor
-from sam.errors import CompileError, GraphError
+from sam.blocks.aligners import FiberAligner
+from sam.blocks.retype import Retype
+from sam.errors import CompileError, GraphError, SimulationError
 from sam.graph.dot import dumps, loads
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors, output_tensors
 from sam.program import Program
 from sam.sim.engine import simulate
+from sam.sim.harness import run_block
+from sam.sim.tokens import format_stream
 
 ENGINES = ["reference", "fast"]
 
@@ -274,3 +278,60 @@ def test_gcn_cycles_fused_vs_unfused():
     # the fused graph overlaps the two operations: fewer cycles than running them in turn,
     # and at least as many as the longer of the two
     assert max(producer, consumer) <= fused < producer + consumer
+
+
+# ------------------------------------------------------------------ the two blocks fusion adds
+ALIGNED = [
+    # (level above in scanner form, the stream to align, the stream a scanner would give)
+    ("0, 1, S0, D", "3, 4, S0, 5, S1, D", "3, 4, S0, 5, S1, D"),
+    ("0, S0, 2, S1, D", "5, S1, S2, 6, S2, D", "5, S1, 6, S2, D"),  # a lone mark skipped
+    ("0, S0, S1, D", "4, S1, D", "4, S1, S2, D"),  # an empty fiber above: a lone S2
+    ("S0, D", "S1, D", "S1, D"),  # nothing at all
+    ("S0, D", "D", "S1, D"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("outer", "inner", "want"), ALIGNED)
+def test_aligner_gives_scanner_form(outer, inner, want, engine):
+    block = FiberAligner("0", {})
+    out = run_block(block, {"crd:outer": outer, "crd:inner": inner}, engine=engine)
+    assert out["crd"] == want
+
+
+@pytest.mark.parametrize(("outer", "inner"), [("0, 1, S0, D", "3, S0, D"),
+                                              ("0, S0, D", "3, S0, 4, S0, D")])
+def test_aligner_refuses_misaligned_streams(outer, inner):
+    with pytest.raises(SimulationError, match="fewer fibers than the level above"):
+        run_block(FiberAligner("0", {}), {"crd:outer": outer, "crd:inner": inner})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_retype_shaped_and_plain(engine):
+    shaped = run_block(Retype("0", {"from": "val", "to": "ref"}),
+                       {"val": "1.5, S0, S0, 2.5, -3.0, S1, D", "crd": "3, S0, 4, 7, S1, D"},
+                       engine=engine)
+    words = [t for t in shaped.tokens["ref"] if isinstance(t, int)]
+    assert np.array(words, np.int64).view(np.float64).tolist() == [1.5, 2.5, -3.0]
+    shape = [0 if isinstance(t, int) else t for t in shaped.tokens["ref"]]
+    assert format_stream(shape) == "0, S0, 0, 0, S1, D"  # the coordinates' stops, not the values'
+    back = run_block(Retype("1", {"from": "ref", "to": "val"}), {"ref": shaped.tokens["ref"]},
+                     engine=engine)
+    assert back["val"] == "1.5, S0, 2.5, -3, S1, D"
+    with pytest.raises(SimulationError, match="one value per coordinate"):
+        run_block(Retype("2", {"from": "val", "to": "ref"}),
+                  {"val": "1.5, D", "crd": "3, 4, S0, D"})
+
+
+def test_sam_sim_checks_a_fused_graph(tmp_path, capsys):
+    """The fused graph's ``expression`` is the composed statement: ``sam-sim run --check``
+    computes it with numpy and compares."""
+    from sam.cli import main
+
+    path = tmp_path / "fused.gv"
+    path.write_text(dumps(PAIRS["gustavson-chain"].fuse()))
+    assert PAIRS["gustavson-chain"].fuse().attrs["expression"] == "Y(i,l)=A(i,j)*B(j,k)*C(k,l)"
+    code = main(["run", str(path), "-t", "A=west0067", "-t", "B=A^T", "-t",
+                 "C=random:0.5:1:67x5", "--check", "--engine", "reference", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0 and "PASS" in out
