@@ -344,39 +344,75 @@ class _Join:
         for (s, sp), (d, dp) in self.plinks:
             if d not in dropped_p:
                 b.link((ids["p", s], sp), ids["p", d], dp)
-        # each level below the root in scanner form, aligned to the (aligned) level above
-        crd = [(ids["p", self.crd_src[0][0]], self.crd_src[0][1])]
-        for m in range(1, last + 1):
-            aligner = b.block("fiberalign", {"index": self.c.blocks[self.scanners[m]]
-                                             .attrs.get("index", ""), "stream": self.tensor})
-            b.link(crd[-1], aligner, "crd:outer")
+        # each level in scanner form, aligned to the (aligned) level above, the root's to the
+        # root stream
+        crd: list[tuple[str, str]] = []
+        for m in range(last + 1):
+            index = self.c.blocks[self.scanners[m]].attrs.get("index", "")
+            root = {"root": "true"} if m == 0 else {}
+            aligner = b.block("fiberalign", {"index": index, **root, "stream": self.tensor})
+            if m:
+                b.link(crd[-1], aligner, "crd:outer")
             b.link((ids["p", self.crd_src[m][0]], self.crd_src[m][1]), aligner, "crd:inner")
             crd.append((aligner.id, "crd"))
         b.link((ids["p", self.val_src[0]], self.val_src[1]), into_ref, "val")
         b.link(crd[-1], into_ref, "crd")
+        if self.streamed():
+            self._stream_scanners(b, ids, crd, into_ref.id, into_val.id)
+        else:
+            self._direct(b, ids, crd, into_ref.id, into_val.id)
+        return b.finish()
+
+    def streamed(self) -> bool:
+        """Whether the consumer merges ``T`` with other operands above its last level: then
+        every level is read by a stream scanner, which skips the fibers not asked for."""
+        level = {bid: m for m, bid in enumerate(self.scanners)}
+        for (s, sp), (d, _) in self.clinks:
+            if d in level and level[d] > 0 and s != self.scanners[level[d] - 1]:
+                return True
+            if s in level and sp == "ref" and level[s] < len(self.scanners) - 1 \
+                    and d != self.scanners[level[s] + 1]:
+                return True
+        return False
+
+    def _direct(self, b: GraphBuilder, ids: dict[tuple[str, str], str],
+                crd: list[tuple[str, str]], into_ref: str, into_val: str) -> None:
+        """Every fiber of ``T`` is read: the aligned streams replace the scanners' coordinates,
+        the outer references disappear, the values replace the last references."""
+        last = len(self.scanners) - 1
+        level = {bid: m for m, bid in enumerate(self.scanners)}
         for (s, sp), (d, dp) in self.clinks:
             if d in level:
-                if level[d] == 0 or s != self.scanners[level[d] - 1]:
-                    raise _filtered(self.tensor, self.c.blocks[s])
-                continue  # a scanner's reference input: the stream replaces the scanner
-            if d == self.load:
-                dst = (into_val.id, "ref")
-            else:
-                dst = (ids["c", d], dp)
+                continue  # a scanner's reference input (from the scanner above)
+            dst = (into_val, "ref") if d == self.load else (ids["c", d], dp)
             if s in level:
-                m = level[s]
-                if sp == "crd":
-                    src = crd[m]
-                elif m < last:
-                    raise _filtered(self.tensor, self.c.blocks[d])
-                else:
-                    src = (into_ref.id, "ref")
+                src = crd[level[s]] if sp == "crd" else (into_ref, "ref")
+                assert sp == "crd" or level[s] == last
             elif s == self.load:
-                src = (into_val.id, "val")
+                src = (into_val, "val")
             else:
                 src = (ids["c", s], sp)
             b.link(src, dst[0], dst[1])
-        return b.finish()
+
+    def _stream_scanners(self, b: GraphBuilder, ids: dict[tuple[str, str], str],
+                         crd: list[tuple[str, str]], into_ref: str, into_val: str) -> None:
+        """Each scanner of ``T`` becomes a stream scanner of the aligned level (the last one
+        emitting the values as its references)."""
+        last = len(self.scanners) - 1
+        for m, bid in enumerate(self.scanners):
+            old = self.c.blocks[bid]
+            attrs = {k: old.attrs[k] for k in ("index", "root") if k in old.attrs}
+            scanner = b.block("fiberstream", {**attrs, "stream": self.tensor})
+            if m == last:
+                scanner.declare_port("in", "ref", "words")
+            ids["c", bid] = scanner.id
+            b.link(crd[m], scanner, "crd")
+            if m == last:
+                b.link((into_ref, "ref"), scanner, "ref:words")
+        for (s, sp), (d, dp) in self.clinks:
+            dst = (into_val, "ref") if d == self.load else (ids["c", d], dp)
+            src = (into_val, "val") if s == self.load else (ids["c", s], sp)
+            b.link(src, dst[0], dst[1])
 
 
 def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,

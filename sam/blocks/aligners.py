@@ -14,7 +14,10 @@ its coordinates it skips the lone stops of the inner stream, copies one fiber (i
 up to the next stop) and closes it by the level above's next token; each stop of the level above
 not taken so becomes a lone stop one level higher; at the done token it drains the inner stream.
 It assumes no fiber of the inner stream is empty (result streams are cleaned by droppers);
-a done token where a fiber should be is reported as a malformed stream.
+a done token where a fiber should be is reported as a malformed stream. With ``root=true`` the
+level above is the root stream ``0, D`` (a ``ref`` input the simulator provides): the root's
+one fiber is closed by its first stop even when empty, or by the done token when the stream
+holds nothing else (``D`` alone becomes ``S0, D``).
 
 Timing: one firing per cycle; a firing takes at most one token of each input and emits at most
 one token (a skipped lone stop takes a firing of its own).
@@ -29,8 +32,8 @@ from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: Phase: between fibers (reading the level above), before a fiber's first coordinate, inside
 #: a fiber, draining the inner stream after the done token of the level above.
-ALIGN = State(phase=0)
-(PHASE,) = ALIGN.slots
+ALIGN = State(phase=0, root=0)
+PHASE, ROOT = ALIGN.slots
 BETWEEN, START, INSIDE, DRAIN = 0, 1, 2, 3
 ERR_SHAPE = 1
 
@@ -47,7 +50,11 @@ def align(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_in == NOT_YET:
                 return RC_IN
             k = hkind(w, co)
-            if k == DATA:  # a fiber begins: its first inner token in the same firing
+            if k == DATA and st[ROOT] == 1:  # the root's one fiber (may be empty)
+                fire(st, t_in, t_in)
+                pop(w, co, t_in)
+                st[PHASE] = START
+            elif k == DATA:  # a fiber begins: its first inner token in the same firing
                 t_in = arrive(w, st, ci, t_in)
                 if t_in == NOT_YET:
                     return RC_IN
@@ -93,7 +100,14 @@ def align(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 push(w, optr, ochan, 0, DATA, hdata(w, ci), a)
                 pop(w, ci, t_out)
                 st[PHASE] = INSIDE
-            elif k == STOP and phase == START:  # a lone stop: the mark of a fiber above
+            elif k == DONE and phase == START and st[ROOT] == 1:  # no root fiber: empty
+                t_out = reserve_all(w, st, optr, ochan, t_in)
+                if t_out < 0:
+                    return blocked(t_out)
+                a = fire(st, t_in, t_out)
+                push(w, optr, ochan, 0, STOP, 0, a)
+                st[PHASE] = BETWEEN
+            elif k == STOP and phase == START and st[ROOT] == 0:  # a lone stop: a mark
                 fire(st, t_in, t_in)
                 pop(w, ci, t_in)
             elif k == STOP:  # the fiber ends: its stop follows the level above
@@ -146,8 +160,17 @@ class FiberAligner(Block):
     errors = {ERR_SHAPE: "the stream has fewer fibers than the level above has coordinates "
                          "(or a coordinate after the level above ended)"}
 
+    #: ``root=true``: the stream is a root level, aligned to the root stream ``0, D`` (its one
+    #: fiber, possibly empty, closed by its first stop or by the done token).
+    reads_root = True
+
     def inputs(self) -> list[Port]:
+        if self.is_root:
+            return [Port("ref", optional=True), Port("crd", "inner")]
         return [Port("crd", "outer"), Port("crd", "inner")]
+
+    def params(self, tensors) -> dict[str, int]:
+        return {"root": int(self.is_root)}
 
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True)]

@@ -28,6 +28,7 @@ from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.retype import Retype
 from sam.blocks.scanners import LevelScanner
 from sam.blocks.splits import ChunkSelector, Flatten, Split
+from sam.blocks.streamscan import StreamScanner
 from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
 
@@ -54,7 +55,7 @@ BLOCK_TYPES.update({
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector, Retype, FiberAligner)},
+        ChunkSelector, Retype, FiberAligner, StreamScanner)},
     **ALU_TYPES,
 })
 
