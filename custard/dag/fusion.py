@@ -8,19 +8,25 @@ coordinate stream per level and the value stream, which would have gone to its l
 its values (Def. 3.5). The fused graph has no writer and no scanner of ``T``; ``T`` never
 exists in memory.
 
-**How the consumer's reads are replaced.** A level scanner gives two streams: coordinates and
-references. The producer's coordinate stream of a level is exactly what scanning the stored
-level would give (Sec. 3.1: the writer stores it fiber by fiber, the scanner reads it back the
-same way), so it replaces the scanner's coordinates. Its references are positions:
+**How the consumer's reads are replaced** (docs/dag-fusion.md). A level scanner gives
+coordinates and references (positions); the array load turns the last level's references into
+values.
 
-* those of an outer level of ``T`` only drive the scanner of the next level, which the
-  producer's next coordinate stream replaces: they are not needed;
-* those of ``T``'s last level address ``T``'s values. The producer's value stream has the same
-  shape (one value per last-level coordinate, the same stop tokens), so it travels in their
-  place - through the consumer's intersecters, unioners and repeaters (Defs. 3.2-3.4), which
-  move references without reading them - and reaches the consumer's ALUs where the array load
-  of ``T`` was. Two ``retype`` nodes (:mod:`sam.blocks.retype`) carry the value words into and
-  out of the reference streams.
+* Each level's coordinate stream is first put in the form a scan of the stored level would
+  have (:mod:`sam.blocks.aligners`: result streams may carry lone stops that the writers settle
+  only when the output is assembled).
+* The producer's value stream has one value per last-level coordinate, so it travels where the
+  last level's references would - through the consumer's intersecters, unioners and repeaters
+  (Defs. 3.2-3.4), which move references without reading them - and reaches the consumer's ALUs
+  where the array load of ``T`` was. Two ``retype`` nodes (:mod:`sam.blocks.retype`) carry the
+  value words into the reference streams (shaped like the last coordinate stream) and out.
+* If the consumer reads every fiber of ``T`` (it merges ``T`` with other operands only at
+  ``T``'s last level, or locates into them), the aligned streams simply replace the scanners'
+  coordinates, and the references of the outer levels, which only drove the next scanner,
+  disappear. Otherwise (an intersection above the last level drops whole fibers of ``T``, a
+  union adds empty ones) every scanner of ``T`` becomes a stream scanner
+  (:mod:`sam.blocks.streamscan`) that reads its level from the stream once, in order, skipping
+  the fibers not asked for; the last one emits the values as its references.
 
 **When fusion is legal** (else :class:`~sam.errors.CompileError`, one line with the reason):
 
@@ -28,13 +34,11 @@ same way), so it replaces the scanner's coordinates. Its references are position
   variables, in the order the producer emits ``T`` (its loop order restricted to them, which
   must be ``T``'s format's mode order); a consumer that visits them in another order reads
   ``T`` *swizzled*, and one whose outer loop is not an index of ``T`` would read ``T`` again
-  for each of its coordinates;
-* the consumer filters ``T`` only at its last level: an intersection (or union) of ``T`` with
-  another operand at an outer level would drop (or add) whole fibers of the stream, which needs
-  a buffer; locate into the other operand instead (a dense level, ``-f=C:ds``);
+  for each of its coordinates (the stream is read once);
 * ``T``'s levels are compressed (a dense level's scanner would emit every coordinate, the
-  producer only those it computes), ``T`` has at least one index, appears once in the consumer
-  and not in the producer's right-hand side, and each statement compiles to one graph.
+  producer only those it computes), ``T`` has at least one index, is read once by the consumer
+  (by level scans and a value load only) and not by the producer, and each statement compiles
+  to one graph.
 
 ``schedules`` is ``{"producer": [...], "consumer": [...]}``, each a list of ``-s`` commands
 (a string is one command); ``formats`` maps tensor names of either statement (``T``'s format
@@ -230,18 +234,11 @@ def _at(block: Block) -> str:
     return f"at {index}" if index else f"(node {block.id}, {block.dot_type})"
 
 
-def _filtered(tensor: str, block: Block) -> CompileError:
-    verb = {"intersect": "intersects", "union": "unites"}.get(block.dot_type)
-    if verb is None:
-        return CompileError(
-            f"cannot fuse {tensor}: the consumer passes {tensor}'s references to a "
-            f"{block.dot_type} block {_at(block)}, which a stream cannot feed; run it "
-            "sequentially through memory")
+def _misused(tensor: str, block: Block) -> CompileError:
     return CompileError(
-        f"cannot fuse {tensor}: the consumer {verb} {tensor} with other operands {_at(block)}, "
-        f"not at {tensor}'s last level, which would drop or add whole fibers of the stream; "
-        "give the other operands a dense level there (iterate-locate) or run it sequentially "
-        "through memory")
+        f"cannot fuse {tensor}: the consumer passes {tensor}'s values (its last references) to "
+        f"a {block.dot_type} block {_at(block)}, which a stream cannot feed; run it "
+        "sequentially through memory")
 
 
 def _copy(builder: GraphBuilder, block: Block, attrs: Mapping[str, str]) -> str:
@@ -319,7 +316,7 @@ class _Join:
                 elif block.dot_type == "repeat" and port == "ref":
                     todo.append((dst, "ref"))
                 else:
-                    raise _filtered(self.tensor, block)
+                    raise _misused(self.tensor, block)
 
     def graph(self) -> Graph:
         last = len(self.scanners) - 1
