@@ -261,6 +261,18 @@ REFUSED = [
     (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", None, ["reorder(i,j)"]),
      "schedules must map 'producer' and/or 'consumer' to -s commands, e.g. "
      "{'consumer': ['reorder(n,h,i)']}"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", None, {"consumer": ["skip()"]}),
+     "cannot fuse T: the consumer's intersecters skip ahead in T's levels (-s skip), which a "
+     "stream cannot do; leave T out of skip(...) or run it sequentially through memory"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", {"Z": "ss"}, None),
+     "format given for Z, which is in neither statement (tensors: A, B, C, T, Y)"),
+    (("T(i,j)=A(i,k)*B(k,j", "Y(i,j)=T(i,j)*C(i,j)", "T", None, None),
+     "producer T(i,j)=A(i,k)*B(k,j: column 20: expected ')' after index 'j' of B, found the "
+     "end in 'T(i,j)=A(i,k)*B(k,j'"),
+    (("T(i,j)=A(i,k)*B(k,j)", "Y(i,j)=T(i,j)*C(i,j)", "T", None, {"producer": "bogus(i)"}),
+     "producer T(i,j)=A(i,k)*B(k,j): bogus(i): unknown scheduling command 'bogus'; TACO's are "
+     "reorder, split, divide, fuse, pos, parallelize, precompute, bound, unroll, assemble, "
+     "mergeby, skip"),
     (("t=A(i)*x(i)", "y(i)=t*d(i)", "t", None, None),
      "cannot fuse t: it is a scalar (no index variables); run it sequentially through memory"),
 ]

@@ -79,6 +79,11 @@ def fuse_edge(producer: str, consumer: str, tensor: str,
     prod = _parse("producer", producer)
     cons = _parse("consumer", consumer)
     _check_statements(prod, cons, tensor)
+    known = {a.name for s in (prod, cons) for a in [s.lhs, *s.rhs.accesses()]}
+    stray = next((n for n in formats or {} if n not in known), None)
+    if stray is not None:
+        raise CompileError(f"format given for {stray}, which is in neither statement (tensors: "
+                           f"{', '.join(sorted(known))})")
     fmt = _tensor_format(formats, tensor, len(prod.lhs.indices))
     scheds = _schedules(schedules)
     pgraph = _one_graph("producer", producer, tensor,
@@ -290,6 +295,10 @@ class _Join:
             raise CompileError(f"cannot fuse {tensor}: the consumer does not scan every level "
                                f"of {tensor} and load its values")
         self.scanners = [scanners[m] for m in modes]
+        if any(getattr(cgraph.blocks[bid], "skipping", False) for bid in self.scanners):
+            raise CompileError(f"cannot fuse {tensor}: the consumer's intersecters skip ahead in "
+                               f"{tensor}'s levels (-s skip), which a stream cannot do; leave "
+                               f"{tensor} out of skip(...) or run it sequentially through memory")
         self.load = loads[0]
         if cgraph.blocks[self.scanners[0]].attrs.get("root") != "true":
             raise CompileError(f"cannot fuse {tensor}: the consumer scans {tensor} under an "
