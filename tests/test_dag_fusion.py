@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import custard
-from custard.dag.fusion import FUSED_TENSOR_ATTR, fuse_edge
+from custard.dag.fusion import FUSED_TENSOR_ATTR, fuse_edge, fusion_refusal
 from formats.data import names
 from formats.io import load_tensor
 from formats.tensor import Tensor
@@ -104,6 +104,9 @@ PAIRS = {
         "XW(n,h)=X(n,f)*W(f,h)", "Y(i,h)=A(i,n)*XW(n,h)", "XW", {"X": 2, "W": 2, "A": 2},
         lambda d: d["A"] @ (d["X"] @ d["W"]), formats={"A": "ss:1,0"},
         schedules={"consumer": ["reorder(n,h,i)"]}),
+    "ata-chain": Pair(  # y = A^T (A x): the consumer reads A too
+        "t(i)=A(i,j)*x(j)", "y(j)=t(i)*A(i,j)", "t", {"A": 2, "x": 1},
+        lambda d: d["A"].T @ (d["A"] @ d["x"])),
     "gcn-ax-first": Pair(
         "AX(i,f)=A(i,n)*X(n,f)", "Y(i,h)=AX(i,f)*W(f,h)", "AX", {"A": 2, "X": 2, "W": 2},
         lambda d: d["A"] @ d["X"] @ d["W"]),
@@ -223,6 +226,7 @@ def test_shipped_matrices():
         "order3-streamed": {"A": rnd4, "B": np.where(rnd4 > 1, rnd4, 0), "C": rnd4.T.copy()},
         "gcn-xw-first-csc": {"A": karate, "X": random_dense((n, 6), .3, rng),
                              "W": random_dense((6, 4), .8, rng)},
+        "ata-chain": {"A": west, "x": random_dense((67,), .7, rng)},
         "gcn-xw-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
                          "W": random_dense((6, 4), .8, rng)},
         "gcn-ax-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
@@ -283,6 +287,13 @@ def test_refusals_are_one_line(args, reason):
     with pytest.raises(CompileError) as info:
         fuse_edge(*args)
     assert str(info.value) == reason and "\n" not in reason
+    assert fusion_refusal(*args) == reason
+
+
+def test_fusion_refusal_is_none_for_supported_pairs():
+    for pair in PAIRS.values():
+        assert fusion_refusal(pair.producer, pair.consumer, pair.tensor, pair.formats,
+                              pair.schedules) is None
 
 
 def test_retype_rejects_unknown_kinds():

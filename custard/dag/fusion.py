@@ -95,6 +95,18 @@ def fuse_edge(producer: str, consumer: str, tensor: str,
     return _join(pgraph, cgraph, tensor, fmt, producer, consumer)
 
 
+def fusion_refusal(producer: str, consumer: str, tensor: str,
+                   formats: Mapping[str, str | Format] | None = None,
+                   schedules: Mapping[str, Sequence[str] | str] | None = None) -> str | None:
+    """Why the edge cannot be fused (the one-line reason :func:`fuse_edge` would raise), or
+    None when it can."""
+    try:
+        fuse_edge(producer, consumer, tensor, formats, schedules)
+    except CompileError as err:
+        return str(err)
+    return None
+
+
 # ------------------------------------------------------------------ statements and options
 def _parse(role: str, text: str) -> Assignment:
     try:
@@ -425,7 +437,16 @@ def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
           consumer: str) -> Graph:
     graph = _Join(pgraph, cgraph, tensor, fmt).graph()
     out = cgraph.attrs
-    graph.formats = {n: f for g in (cgraph, pgraph) for n, f in g.formats.items() if n != tensor}
+    graph.formats = {n: f for n, f in cgraph.formats.items() if n != tensor}
+    for name, fmt in pgraph.formats.items():
+        if name != tensor and str(graph.formats.get(name, fmt)) != str(fmt):
+            raise CompileError(
+                f"cannot fuse {tensor}: both statements read {name}, the producer as "
+                f"{fmt.taco()}, the consumer as {graph.formats[name].taco()}; one graph reads "
+                f"a tensor in one format, so give {name} one format (-f) that both loop orders "
+                "follow, or run them sequentially through memory")
+        if name != tensor:
+            graph.formats.setdefault(name, fmt)
     for key in (CONSTANTS, COPIES):
         merged = _merge_pairs(pgraph.attrs.get(key, ""), cgraph.attrs.get(key, ""), key, tensor)
         if merged:
