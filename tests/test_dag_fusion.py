@@ -107,6 +107,9 @@ PAIRS = {
     "ata-chain": Pair(  # y = A^T (A x): the consumer reads A too
         "t(i)=A(i,j)*x(j)", "y(j)=t(i)*A(i,j)", "t", {"A": 2, "x": 1},
         lambda d: d["A"].T @ (d["A"] @ d["x"])),
+    "constants": Pair(  # both statements name their constant const0: renamed apart
+        "T(i,j)=2*A(i,j)", "Y(i,j)=T(i,j)*3*C(i,j)", "T", {"A": 2, "C": 2},
+        lambda d: 6 * d["A"] * d["C"]),
     "gcn-ax-first": Pair(
         "AX(i,f)=A(i,n)*X(n,f)", "Y(i,h)=AX(i,f)*W(f,h)", "AX", {"A": 2, "X": 2, "W": 2},
         lambda d: d["A"] @ d["X"] @ d["W"]),
@@ -114,7 +117,7 @@ PAIRS = {
 
 
 #: pairs whose consumer merges the intermediate above its last level (besides ``*-streamed``)
-STREAMED = {"transposed-product", "outer-product-producer", "gcn-xw-first-csc"}
+STREAMED = {"transposed-product", "outer-product-producer", "gcn-xw-first-csc", "constants"}
 
 
 def shapes(pair: Pair, sizes: dict[str, int]) -> dict[str, tuple[int, ...]]:
@@ -226,6 +229,7 @@ def test_shipped_matrices():
         "order3-streamed": {"A": rnd4, "B": np.where(rnd4 > 1, rnd4, 0), "C": rnd4.T.copy()},
         "gcn-xw-first-csc": {"A": karate, "X": random_dense((n, 6), .3, rng),
                              "W": random_dense((6, 4), .8, rng)},
+        "constants": {"A": west, "C": west.T.copy()},
         "ata-chain": {"A": west, "x": random_dense((67,), .7, rng)},
         "gcn-xw-first": {"A": karate, "X": random_dense((n, 6), .3, rng),
                          "W": random_dense((6, 4), .8, rng)},
@@ -437,3 +441,11 @@ def test_stream_scanner_refuses_going_back_or_past_the_end():
         run_block(StreamScanner("0", {}), {"ref": "1, 0, S0, D", "crd": "4, S0, 5, S0, 6, S1, D"})
     with pytest.raises(SimulationError, match="past the end of the stream"):
         run_block(StreamScanner("0", {}), {"ref": "3, S0, D", "crd": "4, S0, 5, S1, D"})
+
+
+def test_implicit_inputs_renamed_apart():
+    """Each statement names its constants const0, const1, ...: the consumer's that clash with
+    the producer's (another value) are renamed; equal ones are shared."""
+    assert PAIRS["constants"].fuse().attrs["constants"] == "const0=2.0,const0_c=3.0"
+    same = fuse_edge("T(i,j)=2*A(i,j)", "Y(i,j)=T(i,j)*2*C(i,j)", "T")
+    assert same.attrs["constants"] == "const0=2.0"

@@ -55,7 +55,7 @@ from formats.format import Format
 from sam.blocks.base import Block
 from sam.errors import CompileError
 from sam.graph.builder import GraphBuilder
-from sam.graph.implicit import CONSTANTS, COPIES, OUTPUT_FORMATS
+from sam.graph.implicit import CONSTANTS, COPIES, OUTPUT_FORMATS, RANGES, implicit_names
 from sam.graph.model import Graph
 from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, replace
 from sam.notation.parse import parse_expression
@@ -433,8 +433,40 @@ class _Join:
             b.link(src, dst[0], dst[1])
 
 
+def _rename_implicit(pgraph: Graph, cgraph: Graph) -> None:
+    """Give the consumer's implicit inputs (constants, ranges, copies: named by each
+    compilation on its own) that the producer uses for something else fresh names."""
+    ptensors = set(pgraph.tensors()) | set(implicit_names(pgraph))
+    taken = ptensors | set(cgraph.tensors()) | set(implicit_names(cgraph))
+    for key in (CONSTANTS, RANGES, COPIES):
+        pairs = dict(_attr_pairs(cgraph.attrs.get(key, "")))
+        mine = dict(_attr_pairs(pgraph.attrs.get(key, "")))
+        renamed: dict[str, str] = {}
+        for name, value in pairs.items():
+            if name in ptensors and mine.get(name) != value:
+                fresh, k = f"{name}_c", 1
+                while fresh in taken:
+                    k += 1
+                    fresh = f"{name}_c{k}"
+                taken.add(fresh)
+                renamed[name] = fresh
+        if not renamed:
+            continue
+        for block in cgraph.blocks.values():
+            if block.attrs.get("tensor") in renamed:
+                block.attrs["tensor"] = renamed[block.attrs["tensor"]]
+        cgraph.formats = {renamed.get(n, n): f for n, f in cgraph.formats.items()}
+        cgraph.attrs[key] = ",".join(f"{renamed.get(n, n)}={v}" for n, v in pairs.items())
+
+
+def _attr_pairs(text: str) -> list[tuple[str, str]]:
+    return [tuple(x.strip() for x in part.partition("=")[::2])  # type: ignore[misc]
+            for part in text.split(",") if part.strip()]
+
+
 def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
           consumer: str) -> Graph:
+    _rename_implicit(pgraph, cgraph)
     graph = _Join(pgraph, cgraph, tensor, fmt).graph()
     out = cgraph.attrs
     graph.formats = {n: f for n, f in cgraph.formats.items() if n != tensor}
@@ -447,7 +479,7 @@ def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
                 "follow, or run them sequentially through memory")
         if name != tensor:
             graph.formats.setdefault(name, fmt)
-    for key in (CONSTANTS, COPIES):
+    for key in (CONSTANTS, RANGES, COPIES):
         merged = _merge_pairs(pgraph.attrs.get(key, ""), cgraph.attrs.get(key, ""), key, tensor)
         if merged:
             graph.attrs[key] = merged
