@@ -20,7 +20,8 @@ each naming the paper's sentence it follows. ``scripts/build_backends.py`` write
   (:mod:`sam.sim.widths`).
 
 Gamma (Gustavson's order with a parallelizer and a multi-input reducer) is built with the
-parallel lanes (another module).
+parallel lanes (:func:`custard.gamma.gamma`; its counts in docs/lanes.md) and listed here too, so
+the script writes every file of ``dot_graphs/backends/``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from custard.api import compile as compile_expr
+from custard.gamma import gamma
 from sam.graph.model import Graph
 from sam.program import Program
 
@@ -72,6 +74,7 @@ BACKENDS: dict[str, Callable[[], Graph | Program]] = {
     "extensor": build_extensor,
     "capstan_and": lambda: build_capstan("and"),
     "capstan_or": lambda: build_capstan("or"),
+    "gamma": gamma,
 }
 
 

@@ -71,7 +71,7 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
         except ValueError:
             raise ToolkitError(f"--shape {args.shape!r}: write the size of every mode, e.g. "
                                "10x20x30") from None
-    fmt = _format_option(args.format)
+    fmt = _format_option(args.format, args.bv_width)
     if args.source.startswith("random:"):
         from sam.bind import synthetic_tensor
 
@@ -83,22 +83,21 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
     return 0
 
 
-def _format_option(text: str | None) -> str | None:
-    """``-f ss:1,0``, or Custard's spelling with the tensor's name, ``-f=B:ss:1,0``."""
+def _format_option(text: str | None, bv_width: int | None = None) -> Format | None:
+    """``-f ss:1,0``, or Custard's spelling with the tensor's name, ``-f=B:ss:1,0``: the format
+    (a bitvector level ``b`` of word width ``bv_width``, ``--bv-width``; default 64)."""
     if text is None:
         return None
     from formats.errors import FormatError
     from formats.format import Format
 
     try:
-        Format.parse(text)
-        return text
+        return Format.parse(text, bv_width=bv_width)
     except FormatError:
         name, sep, rest = text.partition(":")
         if sep and name.isidentifier():
             try:
-                Format.parse(rest)
-                return rest
+                return Format.parse(rest, bv_width=bv_width)
             except FormatError:
                 pass
         raise
@@ -606,7 +605,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "random:DENSITY[:SEED]:SHAPE")
     p.add_argument("-f", "--format", default=None,
                    help="level formats and mode order, e.g. ss01 (DCSR, default), ds (CSR), "
-                   "ss:1,0 (DCSC)")
+                   "ss:1,0 (DCSC), db16 (rows as 16-bit bitvector words)")
+    p.add_argument("--bv-width", type=int, metavar="N",
+                   help="word width of bitvector levels written b without a width: -f b "
+                   "--bv-width 16 is -f b16 (default 64)")
     p.add_argument("--zero-based", action="store_true", help=".tns file with 0-based indices")
     p.add_argument("--shape", help="shape of a .tns tensor, e.g. 10x20x30")
     p.set_defaults(func=_cmd_tensor)

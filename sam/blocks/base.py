@@ -213,6 +213,11 @@ class Block:
         """Input ports whose tokens the block discards (the engine never bounds them)."""
         return []
 
+    def unbounded_inputs(self) -> list[str]:
+        """Input ports the engine never bounds with ``--fifo-depth``: the discarded ones, and
+        a block's own buffers (a serializer's reorder queues, docs/lanes.md)."""
+        return self.ignored_inputs()
+
     def error_text(self, code: int, st: np.ndarray) -> str:
         """What the kernel's error ``code`` means (``st``: its state, for details)."""
         return self.errors.get(code, f"error {code}")

@@ -301,7 +301,7 @@ class Simulation:
         for c in self.roots:
             depths[c] = 0
         for ch in self.channels:  # streams a block discards are never a source of backpressure
-            if ch.dst_port.name in self.graph.blocks[ch.dst].ignored_inputs():
+            if ch.dst_port.name in self.graph.blocks[ch.dst].unbounded_inputs():
                 depths[ch.index] = 0
         for c in self.feedback:  # nor are skip streams (a skip only saves work)
             depths[c] = 0
