@@ -280,3 +280,19 @@ def test_widths_survive_dot():
     back = loads(dumps(g))
     assert back.attrs["width"] == "4" and back.blocks["2"].attrs["stream_width"] == "2"
     assert block_widths(back, back) == {"0": 4, "1": 4, "2": 2, "3": 4}
+
+
+def test_wide_array_store():
+    """A dense result scattered by an accumulating ``arraystore`` (Sec. 4.2) at widths 1, 4."""
+    from custard.api import compile as compile_expr
+
+    g = compile_expr("x(i)=B(i,j)*c(j)", {"x": "d", "B": "ss", "c": "d"}, "ij",
+                     schedule=["locate(x)"])
+    assert "arraystore" in g.count()
+    b = real_matrix("bcspwr01")
+    c = np.arange(1.0, b.shape[1] + 1)
+    tensors = {"B": Tensor.from_scipy(b), "c": Tensor.from_dense(c, "d")}
+    for engine in ("reference", "fast"):
+        for n in (1, 4):
+            r = simulate(widened(g, n), tensors, engine=engine)
+            np.testing.assert_allclose(r.outputs["x"].to_dense(), b @ c, rtol=1e-12)
