@@ -30,6 +30,7 @@ from itertools import pairwise
 
 from custard.bitvectors import use_bitvector_blocks
 from custard.concordance import concordant_storage
+from custard.depths import set_min_depths
 from custard.lanes import parallelize as parallelize_lanes
 from custard.locate import take_directives
 from custard.lower import lower
@@ -455,6 +456,7 @@ class _Compilation:
         graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges,
                                            groups_in(self.shared, placed), self.locate))
         _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
+        set_min_depths(graph)  # FIFOs a depth of 1 would deadlock (custard.depths)
         text = self.text if assign is self.assign else (assign.text or str(assign))
         graph.attrs["expression"] = text.replace(" ", "")
         graph.attrs["order"] = ",".join(seq)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from custard.depths import SKIP_SCANNER_DEPTH, bound_skipped_scanner
 from formats.levels import level_named
 from sam.blocks.merges import SKIP_PREFIX, Intersecter
 from sam.blocks.scanners import DEFAULT_FORMAT, LevelScanner
@@ -26,11 +27,13 @@ def _skippable(scanner: LevelScanner) -> bool:
     return not level.full
 
 
-def add_skip_edges(graph: Graph, tensors: Collection[str] | None = None) -> int:
+def add_skip_edges(graph: Graph, tensors: Collection[str] | None = None,
+                   depth: int | None = SKIP_SCANNER_DEPTH) -> int:
     """Add skip edges to ``graph`` (see module docstring); ``tensors=None`` means every operand
     of every intersecter, else only intersecters merging all the named tensors (at least two),
-    and only to those tensors' scanners. Returns the number of edges added; names that no
-    intersecter merges are a :class:`CompileError`."""
+    and only to those tensors' scanners. A skipping scanner's output streams get
+    ``maxdepth=depth`` (None: left unbounded; :mod:`custard.depths`). Returns the number of
+    edges added; names that no intersecter merges are a :class:`CompileError`."""
     wanted = None if tensors is None else set(tensors)
     added = 0
     matched = False
@@ -59,6 +62,8 @@ def add_skip_edges(graph: Graph, tensors: Collection[str] | None = None) -> int:
             block.declare_port("out", "crd", comment)
             scanner.declare_port("in", "crd", comment)
             graph.connect(block, f"crd:{comment}", scanner, f"crd:{LevelScanner.SKIP_PREFIX}")
+            if depth is not None:
+                bound_skipped_scanner(graph, scanner.id, depth)
             added += 1
     if wanted is not None and not matched:
         raise CompileError(f"skip({','.join(sorted(wanted))}): no intersecter merges all of "

@@ -24,7 +24,7 @@ from formats.format import Format
 from formats.io import load_tensor
 from sam.bind import bind_tensors
 from sam.check import compare, expected
-from sam.errors import CompileError, Deadlock
+from sam.errors import CompileError
 from sam.graph.implicit import index_sizes
 from sam.notation.parse import parse_expression
 from sam.notation.reference import evaluate
@@ -169,30 +169,8 @@ def test_locating_never_changes_a_result(case):
     want = evaluate(expr, {n: t.to_dense() for n, t in tensors.items()})
     base = through_dot(custard.compile(expr, fmts, order, locate=False))
     for g in (graph, base):
-        res = run(g, tensors, engine, depth, base)
-        if res is not None:
-            np.testing.assert_array_equal(res.outputs[graph_output(expr)].to_dense(), want)
-
-
-#: (depth, graph kind) of the runs that deadlocked, for the record
-DEADLOCKS: Counter = Counter()
-
-
-def run(graph, tensors, engine, depth, base):
-    """Simulate ``graph``; None if it deadlocks with bounded FIFOs. From depth 2 on, only a
-    graph whose coiterated version ``base`` deadlocks too may (locating adds no deadlock). At
-    depth 1 a located graph may deadlock where coiteration runs (docs/locate.md: a follower's
-    parent reference is repeated over the leader's coordinates, and the leader's scanner needs
-    one token of lookahead to close a fiber, which a FIFO of one token cannot give)."""
-    try:
-        return simulate(graph, tensors, engine=engine, fifo_depth=depth)
-    except Deadlock:
-        assert depth is not None
-        DEADLOCKS[(depth, graph is base)] += 1
-        if depth >= 2:
-            with pytest.raises(Deadlock):
-                simulate(base, tensors, engine=engine, fifo_depth=depth)
-        return None
+        res = simulate(g, tensors, engine=engine, fifo_depth=depth)
+        np.testing.assert_array_equal(res.outputs[graph_output(expr)].to_dense(), want)
 
 
 def graph_output(expr: str) -> str:
@@ -224,13 +202,11 @@ def test_kernel_suite_located_everywhere(k, name, line):
     for graph, label in ((located, "located"), (base, "coiterated")):
         for engine in ("reference", "fast"):
             for fifo in (None, depth):
-                res = run(graph, tensors, engine, fifo, base)
-                if res is not None:
-                    assert compare(res.outputs[out], gold).passed, (label, engine, fifo)
-                    runs[(label, engine, fifo)] = res.cycles
+                res = simulate(graph, tensors, engine=engine, fifo_depth=fifo)
+                assert compare(res.outputs[out], gold).passed, (label, engine, fifo)
+                runs[(label, engine, fifo)] = res.cycles
     for fifo in (None, depth):  # the engines agree cycle for cycle
-        assert runs.get(("located", "reference", fifo)) == runs.get(("located", "fast", fifo))
-    assert ("located", "reference", None) in runs
+        assert runs[("located", "reference", fifo)] == runs[("located", "fast", fifo)]
 
 
 def test_sddmm_on_a_real_matrix_both_engines():
@@ -315,10 +291,9 @@ def test_scattered_results_equal_numpy(case, ni, nj, nk, density, seed, engine, 
     want = evaluate(expr, {n: t.to_dense() for n, t in tensors.items()})
     base = through_dot(custard.compile(expr, fmts, order, locate=False))
     for g in (graph, base):
-        res = run(g, tensors, engine, depth, base)
-        if res is not None:
-            np.testing.assert_array_equal(res.outputs[out].to_dense(), want)
-            assert res.outputs[out].format == graph.formats[out]
+        res = simulate(g, tensors, engine=engine, fifo_depth=depth)
+        np.testing.assert_array_equal(res.outputs[out].to_dense(), want)
+        assert res.outputs[out].format == graph.formats[out]
 
 
 def test_follower_below_a_union_may_miss():
@@ -340,3 +315,4 @@ def test_bitvector_levels_are_not_located():
                             schedule="locate(c)")
     assert types_at(graph, "locate") == Counter()
     assert any("locate(c)" in n for n in graph.notices)
+

@@ -209,6 +209,13 @@ class Block:
     def declare_port(self, direction: str, kind: str, comment: str) -> None:
         """Hook: a block whose ports depend on its edges learns them here (DOT reader)."""
 
+    def min_input_depths(self) -> dict[str, int]:
+        """Input ports whose FIFO must hold more than one token when FIFOs are bounded (the
+        block holds a token there until one that depends on the next token of a sibling
+        stream arrives); Custard writes them as ``mindepth`` edge attributes
+        (:mod:`sam.graph.fifos`)."""
+        return {}
+
     def ignored_inputs(self) -> list[str]:
         """Input ports whose tokens the block discards (the engine never bounds them)."""
         return []

@@ -252,6 +252,11 @@ class CoordinateDropper(Block):
         inner = "val" if self.on_values else "crd"
         return [Port("crd", self.outer), Port(inner, f"in-{self.inner}")]
 
+    def min_input_depths(self) -> dict[str, int]:
+        """On values, a coordinate is held until its value, which a reducer emits only when
+        the fiber below ends, i.e. when its scanner has the next reference: a second slot."""
+        return {self.inputs()[0].name: 2} if self.on_values else {}
+
     def outputs(self) -> list[Port]:
         inner = "val" if self.on_values else "crd"
         return [Port("crd", f"outer-{self.outer}", optional=True),

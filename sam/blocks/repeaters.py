@@ -183,6 +183,12 @@ class Repeater(Block):
     def inputs(self) -> list[Port]:
         return [Port("ref", optional=self.is_root), Port("repsig")]
 
+    def min_input_depths(self) -> dict[str, int]:
+        """A reference is held until its signal's stop, which the leader's scanner emits only
+        when it has the next reference: in a graph whose repeated reference and leader come
+        from one stream, that next reference needs a second slot (docs/locate.md)."""
+        return {"ref": 2}
+
     def outputs(self) -> list[Port]:
         return [Port("ref")]
 

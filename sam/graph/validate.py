@@ -23,6 +23,7 @@ from formats.errors import FormatError
 from formats.levels import LEVEL_NAMES
 from formats.tensor import Tensor
 from sam.errors import GraphError
+from sam.graph.fifos import check_depths
 from sam.graph.implicit import copies, implicit_names, implicit_tensors, output_formats
 from sam.graph.model import Graph
 from sam.graph.scatter import bind_outputs, scattered_outputs
@@ -58,6 +59,7 @@ def check_structure(graph: Graph) -> None:
                     "input takes exactly one stream (use a broadcast to copy a stream)"
                 )
     _check_modes(graph)
+    check_depths(graph)
     _check_shape_attrs(graph)
     implicit_tensors(graph)  # the constants/ranges attributes are well formed
     copies(graph)

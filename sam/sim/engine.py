@@ -23,6 +23,7 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import Block, Memories, Port
 from sam.errors import Deadlock, GraphError, SimulationError
+from sam.graph.fifos import input_bounds, stream_depth
 from sam.graph.model import Graph
 from sam.sim import wires as W
 from sam.sim.tokens import DATA, DONE, KIND_NAMES, describe_token
@@ -298,6 +299,8 @@ class Simulation:
         self.by_input, self.by_output = by_input, by_output
 
         depths = np.full(len(self.channels), fifo_depth or 0, np.int64)
+        for (dst, dport), bounds in input_bounds(self.graph).items():  # per-edge depths
+            depths[by_input[(dst, dport)]] = stream_depth(fifo_depth, bounds)
         for c in self.roots:
             depths[c] = 0
         for ch in self.channels:  # streams a block discards are never a source of backpressure
