@@ -450,21 +450,23 @@ class Simulation:
         w = self.wires
         if run.done:
             h = W.NEVER
-        else:
-            lb = int(st[W.T])
+        else:  # ndarray.item: a Python int without a numpy scalar (this runs once per call)
+            lb = st.item(W.T)
             if rc == W.RC_IN:
-                x = int(st[W.WAIT])
+                x = st.item(W.WAIT)
                 if 0 <= x < len(self.channels) and not self.channels[x].dst_port.feedback:
-                    if w.head[x] < w.tail[x]:
-                        arrival = int(w.time[x, w.head[x] & (w.time.shape[1] - 1)])
+                    head = w.head.item(x)
+                    if head < w.tail.item(x):
+                        arrival = w.time.item(x, head & (w.time.shape[1] - 1))
                     else:
-                        arrival = int(w.horizon[x])
+                        arrival = w.horizon.item(x)
                     lb = max(lb, arrival)
-            h = min(lb + int(st[W.LAT]), W.NEVER)
+            h = min(lb + st.item(W.LAT), W.NEVER)
         moved = False
-        for c in run.ochan:
-            if w.horizon[c] < h:
-                w.horizon[c] = h
+        horizon = w.horizon
+        for c in run.ochan.tolist():
+            if horizon.item(c) < h:
+                horizon[c] = h
                 moved = True
         return moved
 
