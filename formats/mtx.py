@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
-import scipy.io
 
 from formats.atomic import atomic_write
 from formats.errors import FormatError, ReadError
@@ -81,6 +80,8 @@ def read_mtx(
         rows = [r[:2] for r in rows]  # extra fields of a pattern entry are ignored
     body = "\n".join(" ".join(r) for r in rows)
     text = f"{header}\n{' '.join(str(s) for s in size)}\n{body}\n"
+    import scipy.io  # lazily (start-up time)
+
     try:
         matrix = scipy.io.mmread(io.BytesIO(text.encode("latin-1")))
     except Exception as err:  # the contract: no scipy exception escapes
