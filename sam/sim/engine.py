@@ -228,14 +228,19 @@ def _cycles(order: list[str], links: list[tuple[str, Port, str, Port]]) -> list[
 TIMINGS = ("sam", "original")
 
 
+#: Inputs with more stored values than this run compiled from the start (they will not finish
+#: within the interpreting budget; the budget would only add to their simulation time).
+INTERPRET_MAX_VALUES = 20_000
+
+
 def interpret_seconds() -> float:
-    """How long the fast engine runs the kernels as Python before it loads the compiled ones
-    (``SAM_INTERPRET_SECONDS``, default 0.03): a graph that finishes within that time never
-    loads numba (about 0.7 s in a cold process). Both forms of a kernel compute the same thing
-    on the same state, so switching between kernel calls changes no token, cycle or statistic;
-    0 compiles before the first call."""
+    """How much CPU time the fast engine spends running the kernels as Python before it loads
+    the compiled ones (``SAM_INTERPRET_SECONDS``, default 0.05): a graph that finishes within
+    it never loads numba (about 0.7 s in a cold process). Both forms of a kernel compute the
+    same thing on the same state, so switching between kernel calls changes no token, cycle or
+    statistic; 0 compiles before the first call."""
     try:
-        return float(os.environ.get("SAM_INTERPRET_SECONDS", "0.03"))
+        return float(os.environ.get("SAM_INTERPRET_SECONDS", "0.05"))
     except ValueError:
         raise SimulationError("SAM_INTERPRET_SECONDS must be a number of seconds, got "
                               f"{os.environ['SAM_INTERPRET_SECONDS']!r}") from None
@@ -256,7 +261,7 @@ class Simulation:
         *,
         fifo_depth: int | None = None,
         latencies: Mapping[str, int] | None = None,
-        capacity: int = 1 << 12,
+        capacity: int = 1 << 14,
         timing: str = "sam",
     ) -> None:
         from sam.graph.expand import expand
@@ -389,9 +394,10 @@ class Simulation:
         self.jit_time = 0.0
         self._fns = {bid: r.block.kernel.py for bid, r in self.runs.items()}
         # The fast engine interprets until this clock reading, then loads the compiled kernels.
-        self._tier_at = (time.perf_counter() + interpret_seconds() if engine == "fast"
+        self._tier_at = (time.process_time() + interpret_seconds() if engine == "fast"
                          else float("inf"))
-        if self._tier_at <= time.perf_counter() or self._compiled_loaded():
+        large = sum(len(t.vals) for t in self.tensors.values()) > INTERPRET_MAX_VALUES
+        if self._tier_at <= time.process_time() or large or self._compiled_loaded():
             self._use_compiled()
         start = time.perf_counter()
         jit0 = self.jit_time  # compile time after the clock started is not simulation time
@@ -449,7 +455,7 @@ class Simulation:
         run = self.runs[bid]
         if run.done:
             return False, False
-        if time.perf_counter() >= self._tier_at:
+        if time.process_time() >= self._tier_at:
             self._use_compiled()
         fn = self._fns[bid]
         busy = run.st[W.BUSY]
