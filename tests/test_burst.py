@@ -71,7 +71,7 @@ def test_feedback_and_bounded_fifos() -> None:
     _both(graph, {"B": B, "c": c}, "ttv --skip, depth 2", fifo_depth=2)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_random_expressions(data) -> None:
     graph, tensors, case = _random_case(data)

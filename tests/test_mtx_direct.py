@@ -44,7 +44,7 @@ def test_shipped_matrices_as_scipy_reads_them(name: str) -> None:
     assert got.to_scipy().nnz > 0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 9), m=st.integers(1, 9), seed=st.integers(0, 2**31),
        field=st.sampled_from(["real", "integer", "pattern"]),
        symmetry=st.sampled_from(["general", "symmetric", "skew-symmetric"]),
