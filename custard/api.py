@@ -30,6 +30,7 @@ from itertools import pairwise
 
 from custard.bitvectors import use_bitvector_blocks
 from custard.concordance import concordant_storage
+from custard.lanes import parallelize as parallelize_lanes
 from custard.locate import take_directives
 from custard.lower import lower
 from custard.ragged import groups_in, shared_groups
@@ -477,6 +478,9 @@ class _Compilation:
                 name for name, vs in schedule.loop_nest if set(vs) & variables)
         if not last:
             graph.name = graph.dot_id = assign.lhs.name
+        for var, n, mode in schedule.lanes:
+            if var in variables:
+                graph = parallelize_lanes(graph, var, n, mode)
         return [graph]
 
     def _hoist_sum(self, assign: Assignment, late: tuple[Sum, list[str]], seq: list[str],

@@ -60,6 +60,7 @@ schedule (-s / --schedule, repeatable; TACO's scheduling commands, applied in or
   -s=split(i,i0,i1,32)  -s=divide(i,i0,i1,4)   tiling included: i is iterated whole (the
                               result is the same) and the splits recorded (split=...), a notice
   -s=parallelize(i,CPUThread,NoRaces)  recorded in the graph (parallelize=...), a notice
+  -s=parallelize(i,4[,range])  SAM lanes (Sec. 4.4): the sub-graph below i over 4 lanes
   -s=precompute(B(i,k)*C(k,j),j,j[,ws])  ws computed first by a graph of its own (a program)
   -s=bound(...) -s=unroll(...) -s=assemble(...) -s=mergeby(...)  ignored, with a notice
   -s=locate(c)  -s=coiterate(c)   iterate-locate (Sec. 4.2): locate c into the leader's
@@ -111,6 +112,10 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-f", "--format", action="append", default=[], metavar="NAME:LEVELS[:ORDER]",
                    help="format of one tensor, e.g. -f=B:ss:1,0 (repeatable; default: all "
                    "levels compressed, in mode order)")
+    p.add_argument("--bv-width", type=int, metavar="N",
+                   help="word width of the bitvector levels written b without a width: "
+                   "-f=x:b --bv-width 16 is -f=x:b16 (default 64; b4 keeps its 4; "
+                   "docs/bitvectors.md)")
     p.add_argument("-s", "--schedule", action="append", default=[], metavar="COMMANDS",
                    help="TACO scheduling commands, e.g. -s=reorder(k,i,j) or -s kij "
                    "(repeatable; default loop order: first appearance, adjusted to the formats)")
@@ -199,19 +204,24 @@ def build_parser(ember: bool = True) -> argparse.ArgumentParser:
     from custard.tile_cli import register as register_tile
 
     register_tile(sub)
+
+    from custard.dag.cli import register as register_dag
+
+    register_dag(sub)
     return parser
 
 
 # ---------------------------------------------------------------------------- compiling
-def formats_from_options(options: Sequence[str]) -> dict[str, Format]:
-    """``["B:ss:1,0", "-f=C:ss"]`` -> formats by tensor name; a tensor given twice is an
-    error."""
+def formats_from_options(options: Sequence[str], bv_width: int | None = None
+                         ) -> dict[str, Format]:
+    """``["B:ss:1,0", "-f=C:ss"]`` -> formats by tensor name (a bitvector level ``b`` of word
+    width ``bv_width``, default 64); a tensor given twice is an error."""
     from custard.parser import parse_format_option
 
     out: dict[str, Format] = {}
     given: dict[str, str] = {}
     for text in options:
-        name, fmt = parse_format_option(text)
+        name, fmt = parse_format_option(text, bv_width)
         if name in out:
             raise CompileError(
                 f"format of {name} given twice (-f={given[name]} and -f={text}); give one"
@@ -265,7 +275,7 @@ def result_from_args(args: argparse.Namespace):
     from custard.api import compile as compile_expr
 
     expression = " ".join(args.expression)
-    formats = formats_from_options(args.format)
+    formats = formats_from_options(args.format, getattr(args, "bv_width", None))
     dims = dims_from_options(args.dims, expression) if args.dims else None
     if getattr(args, "split_mode", None):  # split(i,i0,i1,s) stored or online (Sec. 4.1)
         from custard.splitting import compile_with_split_mode

@@ -17,8 +17,9 @@ from formats.format import Format
 from sam.errors import CompileError
 
 
-def parse_format_option(text: str) -> tuple[str, Format]:
-    """``B:ss:1,0`` (also ``-f=B:ss:1,0``) -> ("B", Format)."""
+def parse_format_option(text: str, bv_width: int | None = None) -> tuple[str, Format]:
+    """``B:ss:1,0`` (also ``-f=B:ss:1,0``) -> ("B", Format); ``bv_width`` is the word width of
+    a bitvector level written ``b`` (``--bv-width``; default 64)."""
     spec = text.strip()
     if spec.startswith("-f="):
         spec = spec[3:]
@@ -30,9 +31,9 @@ def parse_format_option(text: str) -> tuple[str, Format]:
     levels, sep2, order = rest.partition(":")
     try:
         if sep2:
-            fmt = Format.parse(f"{levels}:{order}")
+            fmt = Format.parse(f"{levels}:{order}", bv_width=bv_width)
         else:
-            fmt = Format.parse(levels)
+            fmt = Format.parse(levels, bv_width=bv_width)
     except FormatError as err:
         raise CompileError(f"format {text!r}: {err}") from None
     return name, fmt

@@ -25,8 +25,9 @@ variables, and yields that order plus what the graph should record:
                 attributes ``split`` and ``split_loops`` with a notice, for the tiling issue
                 to emit the split levels. Fusing or ``pos`` of a part works on the whole.
 ``parallelize`` ``parallelize(i,CPUThread,NoRaces)``: recorded in the graph attribute
-                ``parallelize="i:CPUThread:NoRaces"`` (lanes, Sec. 4.4, are a later issue)
-                with a notice.
+                ``parallelize="i:CPUThread:NoRaces"`` with a notice. ``parallelize(i,4)``
+                (``parallelize(i,4,range)``): SAM lanes (Sec. 4.4): the sub-graph below i
+                replicated over 4 lanes (:mod:`custard.lanes`, docs/lanes.md).
 ``precompute``  ``precompute(expr,i,iw[,name])``: expr is computed into a temporary (TACO's
                 workspace) by a graph of its own that runs first (a program of graphs,
                 :mod:`sam.program`); :mod:`custard.api` does that.
@@ -197,6 +198,8 @@ class Schedule:
     #: ``parallelize`` entries ``VARS:UNIT:RACES`` (VARS = the graph's index variables)
     parallel: list[str] = field(default_factory=list)
     precomputes: list[Precompute] = field(default_factory=list)
+    #: ``parallelize(i, n[, mode])`` lanes: (variable, lanes, mode), see custard.lanes
+    lanes: list[tuple[str, int, str]] = field(default_factory=list)
     #: ``pos`` commands to check once the merges are known: (directive, tensor, variable)
     positions: list[tuple[Directive, str, str]] = field(default_factory=list)
     #: ``skip`` commands: the tensors named (empty: every intersecter), see custard.skipping
@@ -348,7 +351,10 @@ class _Interpreter:
             f"{var} level; the graph is the coordinate one")
 
     def cmd_parallelize(self, d: Directive) -> None:
-        self.arity(d, 3, usage="parallelize(i, unit, race_strategy)")
+        if len(d.args) in (2, 3) and d.args[1].isdigit():
+            self.lanes_command(d)
+            return
+        self.arity(d, 3, usage="parallelize(i, unit, race_strategy) or parallelize(i, lanes)")
         k = self.find_loop_or_none(d, d.args[0])
         unit, races = d.args[1], d.args[2]
         if unit not in PARALLEL_UNITS:
@@ -368,6 +374,23 @@ class _Interpreter:
             f"{d}: recorded in the graph ({PARALLELIZE_ATTR}={variables}:{unit}:{races}); "
             "SAM lanes (parallelizer/serializer blocks, paper Sec. 4.4) are not compiled yet, "
             "and the thread kind and race strategy are C-code notions")
+
+    def lanes_command(self, d: Directive) -> None:
+        """``parallelize(i, n[, rr|range])``: SAM lanes (Sec. 4.4), carried out by
+        :mod:`custard.lanes` on the compiled graph."""
+        n = self.integer(d, d.args[1], "number of lanes")
+        mode = d.args[2] if len(d.args) == 3 else "rr"
+        if mode not in ("rr", "range"):
+            raise CompileError(f"{d}: lanes are dealt 'rr' (round robin) or 'range' (by "
+                               f"coordinate range), not {mode!r}")
+        k = self.find(d, d.args[0])
+        if len(self.loops[k].variables) != 1:
+            raise CompileError(f"{d}: {d.args[0]} is a fused loop; parallelize one of its "
+                               "variables")
+        if self.out.lanes:
+            raise CompileError(f"{d}: the graph already has lanes "
+                               f"(parallelize({self.out.lanes[0][0]},...)); give one")
+        self.out.lanes.append((self.loops[k].variables[0], n, mode))
 
     def cmd_bound(self, d: Directive) -> None:
         self.arity(d, 4, usage="bound(i, i_bound, bound, bound_type)")

@@ -6,23 +6,28 @@ read (``online``); :func:`compile_split` selects.
 chunk ids ``i0 = i // s`` and offsets ``i1 = i % s`` as a program (:mod:`sam.program`):
 
 1. one *reformat* phase per operand indexed by ``i`` (its cycles are the offline reformatting
-   cost, reported per phase): the operand's level scanners, a ``split`` block
-   (``orig_crd=false``) on the level storing ``i`` and level writers storing ``T__split`` with
-   that level replaced by two compressed levels (chunk ids, offsets), values copied;
+   cost, reported per phase): the identity ``T__split(..,i0,i1,..) = T(..,i,..)`` whose levels
+   of ``i0, i1`` are read online (below), every level written: ``T__split`` has the level of
+   ``i`` replaced by two compressed levels (chunk ids, offsets), the levels below it regrouped
+   by chunk, values copied;
 2. the *compute* phase: the expression over the split tensors with ``i`` replaced by ``i0, i1``
-   (``i0`` directly outside ``i1`` in the loop order), compiled as usual, whose result levels
-   ``i0, i1`` are joined back by a ``flatten`` block into the result's level ``i``.
+   (``i0`` directly outside ``i1`` in the loop order), compiled as usual. If the result is
+   indexed by ``i``, its levels ``i0, i1`` are joined back by a ``flatten`` block into the
+   result's level ``i``, and each result level ``d`` levels below them gets a ``flattenstops``
+   block (stops ``Sk``, k >= d, become ``S(k-1)``: a chunk's end is one more fiber end of the
+   flattened level). A reduced ``i`` (SpMV's ``j``, matmul's ``k``) needs no flatten.
 
 :func:`compile_online_split` compiles the same computation as one graph over the unsplit
 tensors: each operand's scanner of ``i`` feeds a ``split`` block (with references), whose chunk
 ids and ordinals take the place of the ``i0`` scanner, and a ``chunkselect`` block picks the
 inner fibers of the chunks the ``i0`` merge keeps out of the split's inner stream, in place of
-the ``i1`` scanner. Nothing is stored; every operand is read whole (the selector skips the
-unchosen chunks token by token), so the online split costs at least a full scan.
+the ``i1`` scanner; its references are those into the level of ``i``, so the levels below read
+the unsplit tensor unchanged. Nothing is stored; every operand is read whole (the selector skips
+the unchosen chunks token by token), so the online split costs at least a full scan.
 
-``i`` must be stored at the last level of every tensor it indexes (the levels below a split
-level would need their stops renumbered at chunk boundaries, not done here), and its size must be
-given (``dims={"i": N}``, TACO's ``-d=i:N``), since the split levels' sizes follow from it. Every
+``i`` may be stored at any level of the tensors it indexes (outer, middle, last); a tensor the
+compiler re-stores in the loop order is split in that order. The size of ``i`` must be given
+(``dims={"i": N}``, TACO's ``-d=i:N``), since the split levels' sizes follow from it. Every
 refusal is a one-line :class:`~sam.errors.CompileError`.
 """
 
@@ -33,9 +38,9 @@ from collections.abc import Mapping
 
 from custard.bitvectors import repoint, use_bitvector_blocks
 from formats.format import Format
+from sam.blocks.base import make_block
 from sam.errors import CompileError
-from sam.graph.builder import GraphBuilder
-from sam.graph.implicit import DIMS
+from sam.graph.implicit import DIMS, OUTPUT_FORMATS, output_formats
 from sam.graph.model import Graph
 from sam.notation.parse import parse_expression
 from sam.program import Program
@@ -53,46 +58,55 @@ def _format(spec: Format | str | None, order: int) -> Format:
 
 
 def _split_format(fmt: Format, mode: int) -> Format:
-    """``fmt`` with the (last) level storing ``mode`` replaced by two compressed levels storing
-    modes ``mode`` and ``mode + 1`` (later modes renumbered)."""
-    shifted = tuple(m + 1 if m > mode else m for m in fmt.mode_order[:-1])
-    return Format((*fmt.levels[:-1], "s", "s"), (*shifted, mode, mode + 1))
+    """``fmt`` with the level storing ``mode`` replaced by two compressed levels storing modes
+    ``mode`` and ``mode + 1`` (later modes renumbered), wherever that level is."""
+    p = fmt.level_of_mode(mode)
+
+    def shift(ms):
+        return tuple(m + 1 if m > mode else m for m in ms)
+
+    return Format((*fmt.levels[:p], "s", "s", *fmt.levels[p + 1:]),
+                  (*shift(fmt.mode_order[:p]), mode, mode + 1, *shift(fmt.mode_order[p + 1:])))
+
+
+def _split_indices(indices: tuple[str, ...], var: str, outer: str, inner: str) -> list[str]:
+    k = indices.index(var)
+    return [*indices[:k], outer, inner, *indices[k + 1:]]
 
 
 def reformat_graph(name: str, fmt: Format, indices: tuple[str, ...], var: str, outer: str,
-                   inner: str, s: int, sizes: Mapping[str, int]) -> Graph:
+                   inner: str, s: int, sizes: Mapping[str, int],
+                   split_fmt: Format | None = None) -> Graph:
     """The graph storing tensor ``name`` (format ``fmt``, accessed as ``name(indices)``) split
-    at ``var`` into ``name + SUFFIX``."""
+    at ``var`` into ``name + SUFFIX`` (format ``split_fmt``, by default ``fmt`` with the level of
+    ``var`` made two compressed levels): the identity ``name__split(..,i0,i1,..) = name(..,i,..)``
+    read through the online split (:func:`_split_operand`: scanner of i -> ``split`` -> chunk
+    ids, ``chunkselect`` -> offsets and the references the levels below continue from), every
+    level written; so the levels below ``i`` get their fibers regrouped by chunk."""
+    from custard.api import compile as compile_expr
+
     mode = indices.index(var)
-    b = GraphBuilder()
-    ref = None
-    last = fmt.order - 1
     target = name + SUFFIX
-    for lvl, (cls, m) in enumerate(zip(fmt.level_types, fmt.mode_order, strict=True)):
-        scan = b.block("fiberlookup", index=indices[m], tensor=name, mode=str(m),
-                       format=cls.name, root="true" if lvl == 0 else "false", src="true")
-        if ref is not None:
-            b.link(ref, scan, "ref")
-        ref = (scan, "ref")
-        if lvl < last:
-            b.link((scan, "crd"), b.block("fiberwrite", index=indices[m], tensor=target,
-                                          mode=str(m + 1 if m > mode else m),
-                                          format="compressed", sink="true"), "crd")
-            continue
-        split = b.block("split", split=str(s), orig_crd="false")
-        b.link((scan, "crd"), split, "crd")
-        for port, v, k in (("crd:outer", outer, mode), ("crd:inner", inner, mode + 1)):
-            b.link((split, port), b.block("fiberwrite", index=v, tensor=target, mode=str(k),
-                                          format="compressed", sink="true"), "crd")
-    arr = b.block("arrayvals", tensor=name)
-    b.link(ref, arr, "ref")
-    b.link((arr, "val"), b.block("fiberwrite", tensor=target, mode="vals", sink="true"), "val")
-    graph = b.finish()
-    graph.formats.update({name: fmt, target: _split_format(fmt, mode)})
-    use_bitvector_blocks(graph)
+    new_fmt = split_fmt or _split_format(fmt, mode)
+    new_idx = _split_indices(indices, var, outer, inner)
+    out = "R__" + target
+    access = ",".join(new_idx)
+    order = [new_idx[m] for m in new_fmt.mode_order]
+    graph = compile_expr(f"{out}({access})={target}({access})", {out: new_fmt, target: new_fmt},
+                         order)
+    if not isinstance(graph, Graph):
+        raise CompileError(f"the reformatting of {name} into {target} needs more than one graph; "
+                           f"store {name} in its loop order")
+    _split_operand(graph, name, fmt, mode, var, inner, s)
+    for b in graph.blocks.values():
+        if b.tensor == out:
+            b.attrs["tensor"] = target
+    graph.formats.pop(out, None)
+    graph.formats[target] = new_fmt  # name's: as _split_operand reads it
+    graph.attrs.pop("expression", None)
     graph.attrs[DIMS_ATTR] = _dims(sizes, outer, inner, var, s)
     graph.name = graph.dot_id = target
-    return graph
+    return use_bitvector_blocks(graph)
 
 
 def _dims(sizes: Mapping[str, int], outer: str, inner: str, var: str, s: int) -> str:
@@ -122,7 +136,8 @@ def compile_stored_split(expression: str, formats: Mapping[str, Format | str] | 
     var, outer, inner, s = split
     compiled, split_tensors, sizes = _compute_graph(expression, formats, order, split, dims)
     result = parse_expression(expression).lhs.name
-    phases = [reformat_graph(t, *split_tensors[t], var, outer, inner, s, sizes)
+    phases = [reformat_graph(t, *split_tensors[t], var, outer, inner, s, sizes,
+                             compiled.formats.get(t + SUFFIX))
               for t in split_tensors if t != result]
     return Program([*phases, compiled])
 
@@ -151,26 +166,26 @@ def _compute_graph(expression: str, formats: Mapping[str, Format | str] | None,
             raise CompileError(f"format {fmt} of {acc.name} has {fmt.order} level(s) but "
                                f"{acc.name} has order {len(acc.indices)}; give one level letter "
                                "per index")
-        if fmt.mode_order[-1] != acc.indices.index(var):
-            raise CompileError(f"a split of {var} needs {var} at the last level of "
-                               f"{acc.name} (format {fmt}); store {acc.name} with {var} last")
         split_tensors[acc.name] = (fmt, tuple(acc.indices))
+    if not split_tensors:
+        raise CompileError(f"split({var},{outer},{inner},{s}): {var} is not an index variable "
+                           f"of {expression.strip()}; split one of its index variables")
     result = assign.lhs.name
-    if result not in split_tensors:
-        raise CompileError(f"a split of {var} needs {var} among the result's indices")
     new_formats = {**formats}
     for t, (fmt, idx) in split_tensors.items():
         new_formats.pop(t, None)
         new_formats[t + SUFFIX] = _split_format(fmt, idx.index(var))
-    seq = _order(order, assign, var, outer, inner)
+    seq = _order(order, assign, var, outer, inner, formats)
     compiled = compile_expr(_rewrite(expression, var, outer, inner, set(split_tensors)),
                             new_formats, seq,
                             dims={k: v for k, v in sizes.items() if k != var})
     if not isinstance(compiled, Graph):
-        raise CompileError("a split of an expression that needs temporaries is not "
-                           "supported; compute the temporary first")
-    fmt_x, idx_x = split_tensors[result]
-    _flatten_result(compiled, result, fmt_x, idx_x.index(var), var, s)
+        raise CompileError("a split of an expression that needs temporaries or re-stored "
+                           "operands is not supported; compute the temporary first, or store "
+                           "the operands in the loop order")
+    if result in split_tensors:
+        fmt_x, idx_x = split_tensors[result]
+        _flatten_result(compiled, result, fmt_x, idx_x.index(var), var, s)
     compiled.attrs[DIMS_ATTR] = _dims(sizes, outer, inner, var, s)
     compiled.attrs.pop("expression", None)  # it names the split tensors, not the program's
     return compiled, split_tensors, sizes
@@ -181,50 +196,64 @@ def compile_online_split(expression: str, formats: Mapping[str, Format | str] | 
                          dims: Mapping[str, int] | None = None) -> Graph:
     """Compile ``expression`` with ``split = (i, i0, i1, s)`` done online by split and chunk
     selector blocks (module docstring): one graph over the unsplit tensors."""
-    from sam.blocks.base import make_block
-
     var, outer, inner, s = split
     graph, split_tensors, _ = _compute_graph(expression, formats, order, split, dims)
     graph.attrs["expression"] = "".join(expression.split())  # it reads the unsplit tensors
     result = parse_expression(expression).lhs.name
     for name, (fmt, idx) in split_tensors.items():
-        if name == result:
-            continue
-        mode = idx.index(var)
-        target = name + SUFFIX
-        scans = {b.attrs.get("mode"): b for b in graph.blocks.values()
-                 if b.dot_type == "fiberlookup" and b.tensor == target}
-        s0, s1 = scans.pop(str(mode)), scans.pop(str(mode + 1))
-        fresh = max((int(b) for b in graph.blocks if b.isdigit()), default=-1) + 1
-        scan = graph.add(make_block(str(fresh), "fiberlookup", {
-            "index": var, "tensor": name, "mode": str(mode), "src": "true",
-            "format": fmt.level_types[-1].name, "root": s0.attrs.get("root", "false")}))
-        cut = graph.add(make_block(str(fresh + 1), "split",
-                                   {"split": str(s), "orig_crd": "false"}))
-        pick = graph.add(make_block(str(fresh + 2), "chunkselect", {"index": inner}))
-        for e in list(graph.edges):
-            if e.dst == s0.id:
-                repoint(e, graph, dst=scan.id)
-            elif e.dst == s1.id:
-                repoint(e, graph, dst=pick.id, dst_port="ref")
-            elif e.src == s0.id:
-                repoint(e, graph, src=cut.id, src_port=f"{e.src_port.kind}:outer")
-            elif e.src == s1.id:
-                repoint(e, graph, src=pick.id)
-        graph.connect(scan.id, "crd", cut.id, "crd")
-        graph.connect(scan.id, "ref", cut.id, "ref")
-        graph.connect(cut.id, "crd:inner", pick.id, "crd:inner")
-        graph.connect(cut.id, "ref:inner", pick.id, "ref:inner")
-        del graph.blocks[s0.id], graph.blocks[s1.id]
-        for b in graph.blocks.values():  # the levels above i, and the values
-            if b.tensor == target:
-                b.attrs["tensor"] = name
-                m = b.attrs.get("mode", "")
-                if m.isdigit() and int(m) > mode + 1:
-                    b.attrs["mode"] = str(int(m) - 1)
-        graph.formats.pop(target, None)
-        graph.formats[name] = fmt
+        if name != result:
+            _split_operand(graph, name, fmt, idx.index(var), var, inner, s)
     return use_bitvector_blocks(graph)
+
+
+def _split_operand(graph: Graph, name: str, fmt: Format, mode: int, var: str, inner: str,
+                   s: int) -> None:
+    """Read ``name + SUFFIX``'s split levels (modes ``mode``, ``mode + 1``) from the unsplit
+    ``name`` online: its scanner of ``var`` feeds a ``split`` standing for the outer scanner
+    and a ``chunkselect`` standing for the inner one; the blocks of the other levels read
+    ``name`` with their modes renumbered (the references into the level of ``var`` are the
+    same as into the inner split level)."""
+    target = name + SUFFIX
+    if target in graph.formats:  # as the compiled graph reads it (perhaps re-stored)
+        fmt = _merge_format(graph.formats[target], mode, fmt.levels[fmt.level_of_mode(mode)])
+    scans = {b.attrs.get("mode"): b for b in graph.blocks.values()
+             if b.dot_type == "fiberlookup" and b.tensor == target}
+    s0, s1 = scans.pop(str(mode)), scans.pop(str(mode + 1))
+    fresh = max((int(b) for b in graph.blocks if b.isdigit()), default=-1) + 1
+    scan = graph.add(make_block(str(fresh), "fiberlookup", {
+        "index": var, "tensor": name, "mode": str(mode), "src": "true",
+        "format": fmt.level_type_of_mode(mode).name, "root": s0.attrs.get("root", "false")}))
+    cut = graph.add(make_block(str(fresh + 1), "split", {"split": str(s), "orig_crd": "false"}))
+    pick = graph.add(make_block(str(fresh + 2), "chunkselect", {"index": inner}))
+    for e in list(graph.edges):  # both ends: the outer scanner may feed the inner directly
+        if e.src == s0.id:
+            repoint(e, graph, src=cut.id, src_port=f"{e.src_port.kind}:outer")
+        elif e.src == s1.id:
+            repoint(e, graph, src=pick.id)
+        if e.dst == s0.id:
+            repoint(e, graph, dst=scan.id)
+        elif e.dst == s1.id:
+            repoint(e, graph, dst=pick.id, dst_port="ref")
+    graph.connect(scan.id, "crd", cut.id, "crd")
+    graph.connect(scan.id, "ref", cut.id, "ref")
+    graph.connect(cut.id, "crd:inner", pick.id, "crd:inner")
+    graph.connect(cut.id, "ref:inner", pick.id, "ref:inner")
+    del graph.blocks[s0.id], graph.blocks[s1.id]
+    renamed = set()
+    for b in graph.blocks.values():  # the other levels, and the values
+        if b.tensor == target:
+            b.attrs["tensor"] = name
+            renamed.add(b.id)
+            m = b.attrs.get("mode", "")
+            if m.isdigit() and int(m) > mode + 1:
+                b.attrs["mode"] = str(int(m) - 1)
+    for e in graph.edges:  # ports named after the tensor (a locator's ref:out-T)
+        if e.src in renamed and target in e.src_port.name:
+            repoint(e, graph, src=e.src, src_port=e.src_port.name.replace(target, name))
+        if e.dst in renamed and target in e.dst_port.name:
+            repoint(e, graph, dst=e.dst, dst_port=e.dst_port.name.replace(target, name))
+    graph.formats.pop(target, None)
+    graph.formats[name] = fmt
 
 
 def compile_split(expression: str, formats: Mapping[str, Format | str] | None,
@@ -241,12 +270,13 @@ def compile_split(expression: str, formats: Mapping[str, Format | str] | None,
                        "(split blocks)")
 
 
-def _order(order: str | list[str] | None, assign, var: str, outer: str, inner: str
-           ) -> list[str]:
-    if order is None:
-        seq: list[str] = []
-        for acc in [*assign.rhs.accesses(), assign.lhs]:
-            seq += [v for v in acc.indices if v not in seq]
+def _order(order: str | list[str] | None, assign, var: str, outer: str, inner: str,
+           formats: Mapping[str, Format | str] | None = None) -> list[str]:
+    if order is None:  # Custard's default (first appearance, adjusted to the formats)
+        from custard.api import default_order
+
+        given = {k: _format(v, 0) for k, v in (formats or {}).items()}
+        seq = default_order(assign, given)
     elif isinstance(order, str):
         seq = [v for v in re.split(r"[\s,()]+", order.replace("reorder", "")) if v]
         if all(len(v) == 1 for v in seq) and len(seq) == 1:
@@ -270,8 +300,6 @@ def _flatten_result(graph: Graph, result: str, fmt: Format, mode: int, var: str,
     feeds = {e.dst: e for e in graph.edges if e.dst in (outer_w.id, inner_w.id)}
     numbers = [int(b) for b in graph.blocks if b.isdigit()]
     nxt = max(numbers, default=-1) + 1
-    from sam.blocks.base import make_block
-
     flat = graph.add(make_block(str(nxt), "flatten", {"split": str(s), "orig_crd": "false"}))
     out = graph.add(make_block(str(nxt + 1), "fiberwrite", {
         "index": var, "tensor": result, "mode": str(mode), "format": "compressed",
@@ -289,6 +317,18 @@ def _flatten_result(graph: Graph, result: str, fmt: Format, mode: int, var: str,
         graph.connect(src, src_port, flat.id, port)
         del graph.blocks[w.id]
     graph.connect(flat.id, "crd", out.id, "crd")
+    split_fmt = graph.formats.get(target) or _split_format(fmt, mode)
+    p = split_fmt.level_of_mode(mode)
+    for w in [b for b in graph.blocks.values() if b.dot_type == "fiberwrite"
+              and b.tensor == target and b.attrs.get("mode", "").isdigit()]:
+        depth = split_fmt.level_of_mode(int(w.attrs["mode"])) - (p + 1)
+        if depth < 1:
+            continue
+        e = next(x for x in graph.edges if x.dst == w.id)
+        nxt = max(int(b) for b in graph.blocks if b.isdigit()) + 1
+        low = graph.add(make_block(str(nxt), "flattenstops", {"depth": str(depth)}))
+        repoint(e, graph, dst=low.id)
+        graph.connect(low.id, "crd", w.id, "crd")
     for b in graph.blocks.values():
         if b.dot_type == "fiberwrite" and b.tensor == target:
             b.attrs["tensor"] = result
@@ -296,8 +336,25 @@ def _flatten_result(graph: Graph, result: str, fmt: Format, mode: int, var: str,
             if m.isdigit() and int(m) > mode + 1:
                 b.attrs["mode"] = str(int(m) - 1)
     graph.formats.pop(target, None)
-    graph.formats[result] = fmt
-    graph.formats = {k: v for k, v in graph.formats.items()}
+    written = _merge_format(split_fmt, mode, fmt.levels[fmt.level_of_mode(mode)])
+    graph.formats[result] = written
+    wanted = {k: v for k, v in output_formats(graph).items() if k != target}
+    if written != fmt:  # written in the loop order: converted back as the graph says
+        wanted[result] = fmt
+    graph.attrs.pop(OUTPUT_FORMATS, None)
+    if wanted:
+        graph.attrs[OUTPUT_FORMATS] = ";".join(f"{k}={v.taco()}" for k, v in wanted.items())
+
+
+def _merge_format(split_fmt: Format, mode: int, letter: str) -> Format:
+    """The inverse of :func:`_split_format`: the levels of modes ``mode``, ``mode + 1`` (which
+    must be adjacent) one level ``letter`` of mode ``mode``, later modes renumbered."""
+    p = split_fmt.level_of_mode(mode)
+    if split_fmt.mode_order[p + 1: p + 2] != (mode + 1,):
+        raise CompileError(f"format {split_fmt}: the split levels of modes {mode} and "
+                           f"{mode + 1} are not adjacent; store them one inside the other")
+    order = [m - 1 if m > mode + 1 else m for m in split_fmt.mode_order if m != mode + 1]
+    return Format((*split_fmt.levels[:p], letter, *split_fmt.levels[p + 2:]), tuple(order))
 
 
 def compile_with_split_mode(expression: str, formats: Mapping[str, Format | str] | None,

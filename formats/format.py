@@ -60,8 +60,10 @@ class Format:
         return len(self.levels)
 
     @classmethod
-    def parse(cls, text: str) -> Format:
-        """Parse ``ss01``, ``ss:1,0``, ``ss``, ``none`` (see module docstring)."""
+    def parse(cls, text: str, *, bv_width: int | None = None) -> Format:
+        """Parse ``ss01``, ``ss:1,0``, ``ss``, ``none`` (see module docstring). ``bv_width``
+        is the word width of a level letter that takes one but is given without it (``b`` with
+        ``bv_width=16`` is ``b16``; ``b4`` stays ``b4``; without it ``b`` is ``b64``)."""
         spec = text.strip()
         if spec in ("", "none"):
             return cls((), ())
@@ -75,6 +77,8 @@ class Format:
         letters, taco_order, digits = _level_letters(m.group(1)), m.group(2), m.group(3)
         if taco_order is None and digits and _trailing_width(letters, digits):
             letters, digits = [*letters[:-1], letters[-1] + digits], ""
+        if bv_width is not None:
+            letters = [_with_width(x, bv_width) for x in letters]
         bad = [c[0] for c in letters if c[0] not in LEVEL_TYPES]
         if bad:
             raise FormatError(
@@ -125,6 +129,15 @@ def _level_letters(text: str) -> list[str]:
     """``b4sd`` -> ``["b4", "s", "d"]``: a level letter with the number it takes (the bitvector
     word width)."""
     return re.findall(r"[a-z][0-9]*", text)
+
+
+def _with_width(letter: str, width: int) -> str:
+    """``letter`` given without a width (``b``) as the letter of width ``width`` (``b16``); any
+    other letter unchanged."""
+    cls = LEVEL_TYPES.get(letter)
+    if cls is None or not hasattr(cls, "with_width"):
+        return letter
+    return cls.with_width(width).letter
 
 
 def _trailing_width(letters: list[str], digits: str) -> bool:

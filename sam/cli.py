@@ -71,7 +71,7 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
         except ValueError:
             raise ToolkitError(f"--shape {args.shape!r}: write the size of every mode, e.g. "
                                "10x20x30") from None
-    fmt = _format_option(args.format)
+    fmt = _format_option(args.format, args.bv_width)
     if args.source.startswith("random:"):
         from sam.bind import synthetic_tensor
 
@@ -83,22 +83,21 @@ def _cmd_tensor(args: argparse.Namespace) -> int:
     return 0
 
 
-def _format_option(text: str | None) -> str | None:
-    """``-f ss:1,0``, or Custard's spelling with the tensor's name, ``-f=B:ss:1,0``."""
+def _format_option(text: str | None, bv_width: int | None = None) -> Format | None:
+    """``-f ss:1,0``, or Custard's spelling with the tensor's name, ``-f=B:ss:1,0``: the format
+    (a bitvector level ``b`` of word width ``bv_width``, ``--bv-width``; default 64)."""
     if text is None:
         return None
     from formats.errors import FormatError
     from formats.format import Format
 
     try:
-        Format.parse(text)
-        return text
+        return Format.parse(text, bv_width=bv_width)
     except FormatError:
         name, sep, rest = text.partition(":")
         if sep and name.isidentifier():
             try:
-                Format.parse(rest)
-                return rest
+                return Format.parse(rest, bv_width=bv_width)
             except FormatError:
                 pass
         raise
@@ -180,6 +179,9 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
     p.add_argument("--timing", choices=("sam", "original"), default="sam",
                    help="timing model: sam (ours, default) or original (the original SAM "
                    "simulator's costs where ours differ; docs/timing-model.md)")
+    p.add_argument("--width", type=int, metavar="N",
+                   help="stream width: scanners, arrays, ALUs, repeaters and writers move up to "
+                   "N tokens per cycle (graph attribute width; docs/timing-model.md, rule 13)")
     p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -195,8 +197,10 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     from sam.graph.validate import output_tensors
     from sam.report import build_report
     from sam.sim.engine import simulate
+    from sam.sim.widths import set_width
 
     _check_run_args(args)
+    set_width([graph], getattr(args, "width", None))
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
     latencies = _latencies(args.latency or [])
@@ -244,11 +248,13 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
     from sam.bind import parse_bindings
     from sam.program import Program, bind_program
     from sam.report import build_program_report
+    from sam.sim.widths import set_width
 
     _check_run_args(args)
     if getattr(args, "expr", None):
         raise ToolkitError(f"--expr gives one graph's expression; {graph_path} holds a program "
                            f"of {len(graphs)} graphs, whose phases record their expressions")
+    set_width(graphs, getattr(args, "width", None))
     program = Program(graphs)
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
@@ -603,7 +609,10 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
                    "random:DENSITY[:SEED]:SHAPE")
     p.add_argument("-f", "--format", default=None,
                    help="level formats and mode order, e.g. ss01 (DCSR, default), ds (CSR), "
-                   "ss:1,0 (DCSC)")
+                   "ss:1,0 (DCSC), db16 (rows as 16-bit bitvector words)")
+    p.add_argument("--bv-width", type=int, metavar="N",
+                   help="word width of bitvector levels written b without a width: -f b "
+                   "--bv-width 16 is -f b16 (default 64)")
     p.add_argument("--zero-based", action="store_true", help=".tns file with 0-based indices")
     p.add_argument("--shape", help="shape of a .tns tensor, e.g. 10x20x30")
     p.set_defaults(func=_cmd_tensor)

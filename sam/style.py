@@ -16,6 +16,7 @@ FAMILY_COLORS = {
     "compound": "#f8c4e0",
     "tmu": "#ffb4a2",
     "convert": "#c3f0ca",
+    "lanes": "#caf0f8",
     "wire": "black",
     "misc": "#e9ecef",
 }
@@ -24,5 +25,6 @@ FAMILY_NAMES = {
     "scan": "level scanner", "repeat": "repeater", "merge": "intersect / union / locate",
     "compute": "ALU", "reduce": "reducer", "drop": "coordinate dropper", "write": "level writer",
     "array": "array", "compound": "compound block", "tmu": "TMU (access unit)",
-    "convert": "stream converter (bitvector, split, flatten)", "misc": "other",
+    "convert": "stream converter (bitvector, split, flatten)",
+    "lanes": "parallelizer / serializer (lanes)", "misc": "other",
 }

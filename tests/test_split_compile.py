@@ -66,9 +66,11 @@ def test_split_equals_numpy(expr, fmts, order, want, engine, mode, n, s, seed) -
 def test_refusals() -> None:
     with pytest.raises(CompileError, match="needs its size"):
         compile_stored_split("x(i)=b(i)", {}, "i", ("i", "i0", "i1", 4))
-    with pytest.raises(CompileError, match="at the last level of B"):
-        compile_stored_split("x(i)=B(i,j)*c(j)", {"B": "ss"}, "i,j", ("i", "i0", "i1", 4),
-                             dims={"i": 9})
+    with pytest.raises(CompileError, match="k is not an index variable of x"):
+        compile_stored_split("x(i)=B(i,j)*c(j)", {"B": "ss"}, "i,j", ("k", "k0", "k1", 4),
+                             dims={"k": 9})
+    with pytest.raises(CompileError, match="loop order j does not name i"):
+        compile_split("x(i)=B(i,j)*c(j)", {}, "j", ("i", "i0", "i1", 4), dims={"i": 9})
     with pytest.raises(CompileError, match="positive integer"):
         compile_stored_split("x(i)=b(i)", {}, "i", ("i", "i0", "i1", 0), dims={"i": 9})
     with pytest.raises(CompileError, match="format ds10 of b has 2 level"):

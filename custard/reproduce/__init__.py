@@ -20,7 +20,7 @@ from custard.reproduce.sweep import Sweeper
 
 #: experiment name -> module (``custard.reproduce.NAME``), in the order ``all`` runs them
 EXPERIMENTS = ("table1", "table2", "fig11", "fig12", "fig13", "fig14", "ragged",
-               "ember-opt")
+               "ember-opt", "gogeta", "lanes")
 #: experiments run only by name (long: not part of ``all``)
 BY_NAME = ("fig15",)
 

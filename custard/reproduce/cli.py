@@ -28,6 +28,8 @@ REPRODUCE_EPILOG = """experiments:
   fig14    stream token breakdown of X(i,j)=B(i,j) (Sec. 6.4) and the Sec. 3.8 token bound
   ragged   CoRa's ragged tensors: ragged vs padded dense vs compressed, loop/storage padding
   ember-opt  Ember's emb-opt0..3 on SLS for DLRM RM1-RM3 (Ember paper Sec. 8.1, Table 3)
+  gogeta   GOGETA: DRAM traffic of block CG and GCN, op-by-op vs inter-operation reuse
+  lanes    parallel lanes: Gustavson SpM*SpM (bcsstk13) and SpMV over 1-16 lanes (Sec. 4.4)
   all      every experiment above
   fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4; long,
            not part of all)

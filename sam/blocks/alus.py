@@ -24,7 +24,17 @@ from sam.blocks.base import Block, Port
 from sam.errors import GraphError
 from sam.sim.burst import account, burst_len, commit, putv
 from sam.sim.jit import jitable
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.kernel import (
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    end_cycle,
+    fail,
+    fire,
+    kernel,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
@@ -61,8 +71,8 @@ def binary(op, x, y):
 @jitable(inline=True)
 def values_burst(w, st, optr, ochan, ca, cb, op):
     """Combine a run of value pairs in one loop (:mod:`sam.sim.burst`); the firings made."""
-    n = burst_len(w, ochan, ca)
-    nb = burst_len(w, ochan, cb)
+    n = burst_len(w, st, ochan, ca)
+    nb = burst_len(w, st, ochan, cb)
     if nb < n:
         n = nb
     if n == 0:
@@ -137,7 +147,9 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 pushv(w, optr, ochan, 0, DATA, binary(op, x, y), a)
         else:
             push(w, optr, ochan, 0, ka, hdata(w, ca), a)
-            if ka == DONE:
+            if ka == STOP:
+                end_cycle(st)
+            elif ka == DONE:
                 st[STATUS] = 1
         if value_a or not lone:
             pop(w, ca, t_out)
@@ -173,7 +185,9 @@ def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pushv(w, optr, ochan, 0, DATA, r, a)
         else:
             push(w, optr, ochan, 0, k, hdata(w, c), a)
-            if k == DONE:
+            if k == STOP:
+                end_cycle(st)
+            elif k == DONE:
                 st[STATUS] = 1
         pop(w, c, t_out)
     return RC_DONE
@@ -184,6 +198,7 @@ class BinaryALU(Block):
 
     family = "compute"
     kernel = alu2
+    widenable = True
     state = ALU
     errors = {ERR_ALIGN: "the two value streams are not aligned (different stop/done tokens)"}
 
@@ -217,6 +232,7 @@ class UnaryALU(Block):
 
     family = "compute"
     kernel = alu1
+    widenable = True
     state = ALU
 
     def inputs(self) -> list[Port]:

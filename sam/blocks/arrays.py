@@ -27,6 +27,7 @@ from sam.sim.kernel import (
     State,
     arrive,
     blocked,
+    end_cycle,
     fail,
     fire,
     kernel,
@@ -58,7 +59,7 @@ NMAX, ACC = STORE.slots
 @jitable(inline=True)
 def load_burst(w, st, optr, ochan, c, vals):
     """Load a run of data references in one loop (:mod:`sam.sim.burst`); the firings made."""
-    n = burst_len(w, ochan, c)
+    n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0
     mask = w.kind.shape[1] - 1
@@ -114,7 +115,9 @@ def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
         else:
             a = fire(st, t_in, t_out)
             push(w, optr, ochan, 0, k, hdata(w, c), a)
-            if k == DONE:
+            if k == STOP:
+                end_cycle(st)
+            elif k == DONE:
                 st[STATUS] = 1
         pop(w, c, t_out)
     return RC_DONE
@@ -157,7 +160,9 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
         fire(st, t_in, t_in)
         pop(w, cr, t_in)
         pop(w, cv, t_in)
-        if kr == DONE:
+        if kr == STOP:
+            end_cycle(st)
+        elif kr == DONE:
             st[DONE_T] = t_in
             st[STATUS] = 1
     return RC_DONE
@@ -178,6 +183,7 @@ class ArrayLoad(Block):
 
     #: A scalar's array reads the root reference ``0, D`` (``root=true``, our extension).
     reads_root = True
+    widenable = True
 
     def inputs(self) -> list[Port]:
         return [Port("ref", optional=self.is_root)]
@@ -201,6 +207,7 @@ class ArrayStore(Block):
     dot_type = "arraystore"
     family = "write"
     kernel = store
+    widenable = True
     state = STORE
     required_attrs = ("tensor",)
     errors = {

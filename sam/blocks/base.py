@@ -114,6 +114,8 @@ class Block:
     required_attrs: ClassVar[tuple[str, ...]] = ()
     #: Whether ``root=true`` may replace the ``ref`` input with the root stream ``0, D``.
     reads_root: ClassVar[bool] = False
+    #: Whether the block takes wide streams (``width``/``stream_width``, :mod:`sam.sim.widths`).
+    widenable: ClassVar[bool] = False
 
     def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
         self.id = str(node_id)
@@ -210,6 +212,11 @@ class Block:
     def ignored_inputs(self) -> list[str]:
         """Input ports whose tokens the block discards (the engine never bounds them)."""
         return []
+
+    def unbounded_inputs(self) -> list[str]:
+        """Input ports the engine never bounds with ``--fifo-depth``: the discarded ones, and
+        a block's own buffers (a serializer's reorder queues, docs/lanes.md)."""
+        return self.ignored_inputs()
 
     def error_text(self, code: int, st: np.ndarray) -> str:
         """What the kernel's error ``code`` means (``st``: its state, for details)."""

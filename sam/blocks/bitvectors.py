@@ -49,6 +49,7 @@ from sam.sim.kernel import (
     State,
     arrive,
     blocked,
+    end_cycle,
     fail,
     fire,
     kernel,
@@ -458,6 +459,7 @@ def bvmerge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if k >= width:
                 st[M_PHASE] = NEED_REF
                 st[M_J] += 1
+                end_cycle(st)  # a wide merge takes one word per cycle
                 continue
             t_out = reserve_all(w, st, optr, ochan, t)
             if t_out < 0:
@@ -531,7 +533,9 @@ def bvmerge(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if ins[2 * q + 1] >= 0:
                 pop(w, ins[2 * q + 1], t_out)
         st[M_J] = 0
-        if kind == DONE:
+        if kind == STOP:
+            end_cycle(st)
+        elif kind == DONE:
             st[DONE_T] = t_out
             st[STATUS] = 1
     return RC_DONE
@@ -544,6 +548,8 @@ class _BitvectorMerger(Block):
     kernel = bvmerge
     state = BVMERGE
     op = AND
+    #: wide (SAM Sec. 4.4, Capstan's loop header): up to n set bits of one word per cycle
+    widenable = True
     errors = {
         ERR_STOPS: "inputs reached stop tokens of different levels (misaligned fibers)",
         ERR_DONE: "inputs ended at different points (one has more fibers than another)",

@@ -159,7 +159,7 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
     for k in range(2 * m):
         if ins[k] >= 0 and w.depth[ins[k]] > 0:
             return 0
-    room = burst_room(w, ochan)
+    room = burst_room(w, st, ochan)
     if room == 0:
         return 0
     if m == 2:

@@ -329,7 +329,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
     firings made. Anything else (a stop, a full store, a bounded FIFO) takes the general path."""
     cv = ins[0]
     c = ins[1]
-    if not bursts_on() or w.depth[cv] > 0 or w.depth[c] > 0:
+    if not bursts_on(st) or w.depth[cv] > 0 or w.depth[c] > 0:
         return 0
     n = w.tail[c] - w.head[c]
     if w.tail[cv] - w.head[cv] < n:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sam.blocks.aligners import FiberAligner
 from sam.blocks.alus import ALU_TYPES
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.blocks.base import BLOCK_TYPES, make_block
@@ -19,13 +20,16 @@ from sam.blocks.broadcast import Broadcast
 from sam.blocks.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.execute import Execute
+from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
+from sam.blocks.retype import Retype
 from sam.blocks.scanners import LevelScanner
-from sam.blocks.splits import ChunkSelector, Flatten, Split
+from sam.blocks.splits import ChunkSelector, Flatten, Split, StopFlattener
+from sam.blocks.streamscan import StreamScanner
 from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
 
@@ -49,10 +53,12 @@ BLOCK_TYPES.update({
     "vectorreducer": VectorReducer,
     "tmu": Tmu,
     "execute": Execute,
+    "flattenstops": StopFlattener,
     **{cls.dot_type: cls for cls in (
         BitvectorScanner, BitvectorConverter, BitvectorChunker, BitvectorIntersecter,
         BitvectorUnioner, BitvectorToCrd, BitvectorWriter, BitvectorDropper, Split, Flatten,
-        ChunkSelector)},
+        ChunkSelector, Parallelizer, Serializer, LaneReducer, Retype, FiberAligner,
+        StreamScanner)},
     **ALU_TYPES,
 })
 

@@ -17,7 +17,17 @@ from __future__ import annotations
 from sam.blocks.base import Block, Port
 from sam.sim.burst import account, burst_len, commit, put
 from sam.sim.jit import jitable
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.sim.kernel import (
+    NOT_YET,
+    State,
+    arrive,
+    blocked,
+    end_cycle,
+    fail,
+    fire,
+    kernel,
+    reserve_all,
+)
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
@@ -31,7 +41,7 @@ ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
 def data_burst(w, st, optr, ochan, c, kind, data):
     """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token for each
     (:mod:`sam.sim.burst`); the firings made."""
-    n = burst_len(w, ochan, c)
+    n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0
     mask = w.kind.shape[1] - 1
@@ -80,7 +90,9 @@ def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         a = fire(st, t_in, t_out)
         push(w, optr, ochan, 0, k, hdata(w, c) if k == STOP else 0, a)
         pop(w, c, t_out)
-        if k == DONE:
+        if k == STOP:
+            end_cycle(st)
+        elif k == DONE:
             st[STATUS] = 1
     return RC_DONE
 
@@ -100,6 +112,7 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if hkind(w, cref) != STOP:
                 return fail(st, ERR_STOP, w, cref, 0)
             fire(st, t_in, t_in)
+            end_cycle(st)
             pop(w, cref, t_in)
             st[DROP] = 0
             continue
@@ -156,6 +169,7 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 return fail(st, ERR_DONE, w, cref, 0)
             a = fire(st, t_in, t_out)
             push(w, optr, ochan, 0, STOP, n, a)
+            end_cycle(st)
             pop(w, csig, t_out)
         elif sk == DONE:
             if rk != DONE:
@@ -174,6 +188,7 @@ class RepeatSignalGenerator(Block):
     """Makes repeat signals from a coordinate stream; DOT type ``repsiggen``."""
 
     dot_type = "repsiggen"
+    widenable = True
     family = "repeat"
     kernel = repeat_signals
     errors = {ERR_SIGNAL: "an empty token (N) cannot drive a repeater"}
@@ -192,6 +207,7 @@ class Repeater(Block):
     """Repeats references over a coordinate stream (Def. 3.4); DOT type ``repeat``."""
 
     dot_type = "repeat"
+    widenable = True
     family = "repeat"
     kernel = repeat
     state = REPEAT

@@ -43,6 +43,7 @@ from sam.sim.kernel import (
     State,
     arrive,
     blocked,
+    end_cycle,
     fail,
     fire,
     kernel,
@@ -140,7 +141,7 @@ def coordinate_at(coordinates, crd, q, start):
 def fiber_burst(w, st, optr, ochan, crd):
     """Emit the rest of the current fiber (as far as the outputs take it) in one loop, one
     coordinate and reference per cycle (:mod:`sam.sim.burst`); the firings made."""
-    n = burst_room(w, ochan)
+    n = burst_room(w, st, ochan)
     pos = st[POS]
     left = st[END] - pos
     if left < n:
@@ -248,6 +249,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
                 a = fire(st, t_in, t_out)
                 push(w, optr, ochan, 0, STOP, 0, a)
                 push(w, optr, ochan, 1, STOP, 0, a)
+                end_cycle(st)
                 st[FIB] += 1
                 st[PHASE] = NEED_REF
                 continue
@@ -263,6 +265,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
             pop(w, cin, t_out)
             push(w, optr, ochan, 0, STOP, r + 1, a)
             push(w, optr, ochan, 1, STOP, r + 1, a)
+            end_cycle(st)
             st[FIB] += 1
             st[PHASE] = NEED_REF
         else:
@@ -270,6 +273,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
             a = fire(st, t_in, t_out)
             push(w, optr, ochan, 0, STOP, 0, a)
             push(w, optr, ochan, 1, STOP, 0, a)
+            end_cycle(st)
             st[FIB] += 1
             st[PHASE] = NEED_REF
     return RC_DONE
@@ -283,6 +287,7 @@ class LevelScanner(LevelBlock):
     kernel = scan
     state = SCAN
     reads_root = True
+    widenable = True
     level_verb = "scans"
     errors = {
         ERR_RANGE: "reference out of range for the level being scanned",

@@ -18,12 +18,16 @@ skipped at the end). Split, merge of chunk ids, chunk selector and merge of offs
 *online* split (:mod:`custard.splitting`).
 
 **Flatten** (``flatten``) is its inverse: outer chunk ids and inner fibers back into one
-coordinate stream (``q*s + c`` for offsets, the inner coordinate itself otherwise).
+coordinate stream (``q*s + c`` for offsets, the inner coordinate itself otherwise). The levels
+stored below a flattened pair lose one level of nesting: a **stop flattener** (``flattenstops``,
+attribute ``depth`` = d, the level's distance below the inner one) passes a coordinate stream
+with its stops ``Sk``, k >= d, lowered to ``S(k-1)`` (a chunk's end becomes one more fiber end
+of the flattened level; ``a, S0, b, S1, c, S2`` at d = 1 becomes ``a, S0, b, S0, c, S1``).
 
 Timing. Split: one cycle per input token, plus one for each ``S0`` closing a chunk before the next
 one starts. Flatten: one cycle per inner token, the chunk-closing ``S0`` and the outer chunk id
 taken together; a fiber's closing stop takes the last chunk id in one cycle and emits the stop in
-the next.
+the next. Stop flattener: one cycle per token.
 """
 
 from __future__ import annotations
@@ -370,3 +374,57 @@ class ChunkSelector(Block):
 
     def outputs(self) -> list[Port]:
         return [Port("crd", optional=True), Port("ref", optional=True)]
+
+
+LOWER = State(depth=1)
+(DEPTH,) = LOWER.slots
+
+
+@kernel
+def flattenstops(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Stop flattener: input 0 a coordinate stream, output 0 the same with stops ``Sk``,
+    k >= depth, as ``S(k-1)``."""
+    c = ins[0]
+    while st[STATUS] == 0:
+        t_in = arrive(w, st, c, st[T])
+        if t_in == NOT_YET:
+            return RC_IN
+        t_out = reserve_all(w, st, optr, ochan, t_in)
+        if t_out < 0:
+            return blocked(t_out)
+        a = fire(st, t_in, t_out)
+        k = hkind(w, c)
+        x = hdata(w, c)
+        pop(w, c, t_out)
+        if k == STOP and x >= st[DEPTH]:
+            x -= 1
+        push(w, optr, ochan, 0, k, x, a)
+        if k == DONE:
+            st[DONE_T] = t_out
+            st[STATUS] = 1
+    return RC_DONE
+
+
+class StopFlattener(Block):
+    """The stream of a level ``depth`` levels below a flattened (outer, inner) pair, its stops
+    lowered by one from ``depth`` up (Sec. 4.1); DOT type ``flattenstops``."""
+
+    dot_type = "flattenstops"
+    family = "convert"
+    kernel = flattenstops
+    state = LOWER
+    required_attrs = ("depth",)
+
+    def inputs(self) -> list[Port]:
+        return [Port("crd")]
+
+    def outputs(self) -> list[Port]:
+        return [Port("crd")]
+
+    def params(self, tensors) -> dict[str, int]:
+        raw = self.attrs.get("depth", "")
+        if not raw.isdigit() or int(raw) < 1:
+            raise GraphError(f"node {self.id} (flattenstops): depth={raw!r} must be a positive "
+                             'integer (the level\'s distance below the flattened inner level), '
+                             'e.g. depth="1"')
+        return {"depth": int(raw)}

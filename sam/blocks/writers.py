@@ -19,7 +19,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, LevelBlock, Memories, Port
-from sam.sim.kernel import NOT_YET, State, arrive, fail, fire, kernel, need_memory
+from sam.sim.kernel import NOT_YET, State, arrive, end_cycle, fail, fire, kernel, need_memory
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop
 
@@ -56,7 +56,9 @@ def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1
             return fail(st, ERR_EMPTY, w, c, 0)
         fire(st, t_in, t_in)
         pop(w, c, t_in)
-        if k == DONE:
+        if k == STOP:
+            end_cycle(st)
+        elif k == DONE:
             st[DONE_T] = t_in
             st[STATUS] = 1
     return RC_DONE
@@ -79,7 +81,9 @@ def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
             st[COUNT] = n + 1
         fire(st, t_in, t_in)
         pop(w, c, t_in)
-        if k == DONE:
+        if k == STOP:
+            end_cycle(st)
+        elif k == DONE:
             st[DONE_T] = t_in
             st[STATUS] = 1
     return RC_DONE
@@ -95,6 +99,7 @@ class LevelWriter(LevelBlock):
     """A level writer; DOT type ``fiberwrite`` with ``mode`` a mode number or ``vals``."""
 
     dot_type = "fiberwrite"
+    widenable = True
     family = "write"
     state = WRITE
     mode_hint = "a tensor mode number or vals"

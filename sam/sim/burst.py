@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from sam.sim.jit import jitable
 from sam.sim.tokens import DATA
-from sam.sim.wires import BUSY, FIRST_T, IDLE, T
+from sam.sim.wires import BUSY, FIRST_T, IDLE, WIDTH, T
 
 #: Bursts on. Read by the Python kernels at every call (tests turn it off to compare); numba
 #: freezes it when it compiles a kernel.
@@ -26,15 +26,17 @@ ENABLED = True
 
 
 @jitable
-def bursts_on():
-    """Whether bursts are on (:data:`ENABLED`)."""
-    return ENABLED
+def bursts_on(st):
+    """Whether a block may burst: bursts are on (:data:`ENABLED`) and the block moves one token
+    per cycle (a wide block, ``st[WIDTH] > 1``, fires several per cycle: general path)."""
+    return ENABLED and st[WIDTH] <= 1
 
 
 @jitable
-def burst_room(w, ochan):
-    """How many tokens every output channel can take in a burst (0 with a bounded FIFO)."""
-    if not ENABLED:
+def burst_room(w, st, ochan):
+    """How many tokens every output channel can take in a burst (0 with a bounded FIFO or a
+    wide block)."""
+    if not bursts_on(st):
         return 0
     cap = w.kind.shape[1]
     n = cap
@@ -49,12 +51,12 @@ def burst_room(w, ochan):
 
 
 @jitable
-def burst_len(w, ochan, c):
+def burst_len(w, st, ochan, c):
     """How many tokens of input channel ``c`` a burst may take: those waiting, at most what
     every output can take (0 with a bounded FIFO on ``c`` or an output)."""
     if c < 0 or w.depth[c] > 0:
         return 0
-    n = burst_room(w, ochan)
+    n = burst_room(w, st, ochan)
     k = w.tail[c] - w.head[c]
     return k if k < n else n
 

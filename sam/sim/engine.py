@@ -27,6 +27,7 @@ from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.model import Graph
 from sam.sim import wires as W
 from sam.sim.tokens import DATA, DONE, KIND_NAMES, describe_token
+from sam.sim.widths import block_widths
 
 
 @dataclass
@@ -281,6 +282,8 @@ class Simulation:
         if self.graph is not graph:
             check_structure(self.graph)
         self.tensors = bind(self.graph, tensors)
+        #: blocks of stream width > 1 (SAM Sec. 4.4; sam/sim/widths.py)
+        self.widths = block_widths(graph, self.graph)
         self.fifo_depth = fifo_depth
         self.latencies = dict(latencies or {})
         links = _resolve_broadcasts(self.graph)
@@ -317,7 +320,7 @@ class Simulation:
         for c in self.roots:
             depths[c] = 0
         for ch in self.channels:  # streams a block discards are never a source of backpressure
-            if ch.dst_port.name in self.graph.blocks[ch.dst].ignored_inputs():
+            if ch.dst_port.name in self.graph.blocks[ch.dst].unbounded_inputs():
                 depths[ch.index] = 0
         for c in self.feedback:  # nor are skip streams (a skip only saves work)
             depths[c] = 0
@@ -370,6 +373,7 @@ class Simulation:
                 raise SimulationError(
                     f"latency of {block.dot_type} must be at least 1 cycle, got {st[W.LAT]}"
                 )
+            st[W.WIDTH] = self.widths.get(block.id, 1)
             run.st = st
             run.fst = fst
             run.mem = mem

@@ -46,6 +46,8 @@ from sam.sim.wires import (
     FIRST_T,
     FSTATE_SLOTS,
     IDLE,
+    LANE_T,
+    LANES,
     LAT,
     RC_BUF,
     RC_ERR,
@@ -55,6 +57,7 @@ from sam.sim.wires import (
     STALL,
     STATE_SLOTS,
     WAIT,
+    WIDTH,
     P,
     T,
     hkind,
@@ -271,14 +274,49 @@ def waiting_input():
 
 @jitable
 def fire(st, t_in, t_out):
-    """Account one firing: idle until the inputs came, stalled until the outputs had room."""
+    """Account one firing: idle until the inputs came, stalled until the outputs had room.
+
+    A block of stream width n > 1 (``st[WIDTH]``, SAM Sec. 4.4) fires up to n times in a cycle:
+    its clock stays in the cycle until the n-th firing (or :func:`end_cycle`); ``BUSY`` counts
+    cycles with a firing."""
     if st[BUSY] == 0:
         st[FIRST_T] = t_out
+    if st[WIDTH] > 1:
+        return fire_wide(st, t_in, t_out)
     st[IDLE] += t_in - st[T]
     st[STALL] += t_out - t_in
     st[BUSY] += 1
     st[T] = t_out + 1
     return t_out + st[LAT]
+
+
+@jitable
+def fire_wide(st, t_in, t_out):
+    """:func:`fire` for a block of stream width ``st[WIDTH]`` > 1 (a further firing in the
+    cycle of the last one costs no cycle; idle and stalled count whole cycles)."""
+    if st[LANES] > 0 and st[LANE_T] == t_out:
+        st[LANES] += 1
+    else:
+        base = st[T]
+        if st[LANES] > 0 and base == st[LANE_T]:
+            base += 1  # the last cycle was busy, though not all its lanes were used
+        if t_in < base:
+            t_in = base
+        st[IDLE] += t_in - base
+        st[STALL] += t_out - t_in
+        st[BUSY] += 1
+        st[LANES] = 1
+        st[LANE_T] = t_out
+    st[T] = t_out if st[LANES] < st[WIDTH] else t_out + 1
+    return t_out + st[LAT]
+
+
+@jitable
+def end_cycle(st):
+    """After a wide block's firing that took or emitted a stop token: its cycle is over (a
+    bus cycle never spans a fiber boundary; docs/timing-model.md, rule 13). No-op at width 1."""
+    if st[WIDTH] > 1 and st[LANES] > 0 and st[T] == st[LANE_T]:
+        st[T] = st[LANE_T] + 1
 
 
 @jitable

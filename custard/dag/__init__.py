@@ -1,0 +1,1 @@
+"""DAGs of index-notation statements (GOGETA): fusion of pipelineable edges and more."""
