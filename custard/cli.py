@@ -139,7 +139,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    "docs/ragged.md; repeatable)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Subcommands that need no Ember parser (start-up time, docs/performance.md).
+CORE_COMMANDS = ("compile", "counts", "table1", "tile")
+
+
+def build_parser(ember: bool = True) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="custard",
         description="Compile tensor index notation, with tensor formats and a loop order, to a "
@@ -192,9 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_table1)
 
-    from custard.ember.cli import add_parser as add_ember_parser
+    if ember:  # xDSL takes about 1 s to import: only for `custard ember` (or no command)
+        from custard.ember.cli import add_parser as add_ember_parser
 
-    add_ember_parser(sub)
+        add_ember_parser(sub)
 
     from custard.tile_cli import register as register_tile
 
@@ -476,7 +481,9 @@ def _one_line(err: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    command = next((a for a in words if not a.startswith("-")), None)
+    parser = build_parser(ember=command not in CORE_COMMANDS)
     try:
         args = parser.parse_args(argv)
     except UsageError as err:

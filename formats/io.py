@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from formats import data
 from formats.atomic import atomic_write
@@ -98,6 +97,8 @@ def save_tensor(tensor: Tensor, path: str | Path) -> None:
     elif suffix == ".npz":
         matrix = tensor.to_scipy().tocsr()
         with atomic_write(file) as out:
+            import scipy.sparse as sp
+
             sp.save_npz(out, matrix)
     else:
         raise ToolkitError(

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
-import scipy.io
 
 from formats.atomic import atomic_write
 from formats.errors import FormatError, ReadError
@@ -76,24 +75,51 @@ def read_mtx(
     _check_entries(path, lines, size_index, size, numbers, rows, layout, field, symmetry,
                    sum_duplicates)
 
+    label = name if name is not None else Path(path).stem
+    if layout == "coordinate" and not sum_duplicates:  # no duplicates: build it directly
+        coords, vals = _coordinate_points(rows, field, symmetry)
+        try:
+            return Tensor.from_coo(coords, vals, tuple(size[:2]), fmt, name=label)
+        except FormatError as err:
+            raise ReadError(path, str(err)) from None
     header = f"{BANNER} matrix {layout} {field} {symmetry}"
     if field == "pattern":
         rows = [r[:2] for r in rows]  # extra fields of a pattern entry are ignored
     body = "\n".join(" ".join(r) for r in rows)
     text = f"{header}\n{' '.join(str(s) for s in size)}\n{body}\n"
+    import scipy.io  # lazily (start-up time)
+
     try:
         matrix = scipy.io.mmread(io.BytesIO(text.encode("latin-1")))
     except Exception as err:  # the contract: no scipy exception escapes
         raise ReadError(path, f"scipy.io.mmread refused the checked file: {err}") from None
     if matrix.shape != tuple(size[:2]):
         raise ReadError(path, f"read a {matrix.shape} matrix, the size line says {size[:2]}")
-    label = name if name is not None else Path(path).stem
     try:
         if isinstance(matrix, np.ndarray):
             return Tensor.from_dense(matrix.astype(np.float64), fmt, name=label)
         return Tensor.from_scipy(matrix, fmt, name=label)
     except FormatError as err:
         raise ReadError(path, str(err)) from None
+
+
+def _coordinate_points(rows: list[list[str]], field: str, symmetry: str
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of a checked coordinate file (no duplicates) as 0-based coordinates and
+    values, one triangle mirrored for a symmetric (negated for a skew-symmetric) file: what
+    :func:`scipy.io.mmread` gives, without importing scipy (0.2 s of start-up)."""
+    n = len(rows)
+    coords = np.array([r[:2] for r in rows], dtype=np.int64).reshape(n, 2) - 1
+    if field == "pattern":
+        vals = np.ones(n)
+    else:
+        vals = np.array([r[2] for r in rows], dtype=np.float64).reshape(n)
+    if symmetry in ("symmetric", "skew-symmetric"):
+        off = coords[:, 0] != coords[:, 1]
+        mirror = vals[off] if symmetry == "symmetric" else -vals[off]
+        coords = np.concatenate([coords, coords[off][:, ::-1]])
+        vals = np.concatenate([vals, mirror])
+    return coords, vals
 
 
 def write_mtx(tensor: Tensor, path: str | Path) -> None:

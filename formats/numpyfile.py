@@ -34,7 +34,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from formats import memory
 from formats.errors import FormatError, ReadError
@@ -294,6 +293,8 @@ def _dia(file: str, arrays: Mapping[str, np.ndarray]
     _lengths(file, {"offsets": len(offsets), "rows of 'data'": data.shape[0]})
     if len(np.unique(offsets)) != len(offsets):
         raise ReadError(file, f"'offsets' repeats a diagonal; {RESAVE}")
+    import scipy.sparse as sp  # lazily (start-up time)
+
     coo = sp.dia_matrix((data, offsets), shape=shape).tocoo()
     return np.stack([coo.row, coo.col], 1), coo.data, shape
 

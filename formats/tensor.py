@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from formats import memory
 from formats.errors import FormatError
@@ -20,6 +20,9 @@ from formats.format import Format, as_format
 from formats.levels import IDX, Level, RaggedLevel, walk_levels
 from formats.ragged_build import build_nested, lengths_of_mask, nested_of, stored_mask
 from formats.raggedness import Raggedness
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 VAL = np.float64
 
@@ -143,6 +146,8 @@ class Tensor:
         name: str | None = None,
     ) -> Tensor:
         """Build from any scipy.sparse matrix or array (explicit zeros are kept)."""
+        import scipy.sparse as sp  # lazily: 0.1-0.2 s of start-up
+
         coo = sp.coo_matrix(matrix)
         if np.iscomplexobj(coo.data):
             raise FormatError("complex values are not supported")
@@ -243,6 +248,8 @@ class Tensor:
         if any(lv.full for lv in self.levels):
             keep = vals != 0
             coords, vals = coords[keep], vals[keep]
+        import scipy.sparse as sp
+
         return sp.csr_matrix((vals, (coords[:, 0], coords[:, 1])), shape=self.shape)
 
     def with_format(self, fmt: Format | str) -> Tensor:

@@ -537,7 +537,11 @@ def _plugins() -> list[Callable[[Any], None]]:
     return [ep.load() for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name)]
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Subcommands defined in sam itself: running one of them loads no plugin (start-up time).
+BUILTIN_COMMANDS = ("run", "draw", "plot", "tmu", "tensor", "data")
+
+
+def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     from sam.tmu_cli import add_tmu_command
 
     parser = argparse.ArgumentParser(
@@ -592,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the activity timeline to FILE (default: beside -o)")
     p.set_defaults(func=_cmd_plot)
 
-    for plugin in _plugins():  # subcommands of packages above sam (custard: reproduce)
+    for plugin in _plugins() if plugins else ():  # subcommands of packages above sam
         plugin(sub)
     add_tmu_command(sub)  # sam/tmu_cli.py: Ember's Table 1 operations on a TMU
 
@@ -626,7 +630,9 @@ def _one_line(err: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    command = next((a for a in words if not a.startswith("-")), None)
+    parser = build_parser(plugins=command not in BUILTIN_COMMANDS)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

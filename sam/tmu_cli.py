@@ -14,10 +14,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from formats.errors import ToolkitError
-from sam.tmu_ops import OPS
+
+#: Table 1 operations (``sam.tmu_ops.OPS``; spelled out so that building the ``sam-sim`` parser
+#: does not import the TMU graphs: start-up time, docs/performance.md)
+OPS = ("sls", "spmm", "gather", "mp", "kg")
 
 
 def add_tmu_command(sub: Any) -> None:
@@ -68,6 +69,8 @@ def _index_matrix(spec: str) -> Any:
 
 
 def run_tmu_command(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from formats.tensor import Tensor
     from sam.blocks.tmu import queue_trace
     from sam.errors import GraphError

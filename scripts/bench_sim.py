@@ -9,6 +9,7 @@ separate warm-up step and reported on its own line.
     python scripts/bench_sim.py             # the issue's targets, all shipped matrices, sweep
     python scripts/bench_sim.py --quick     # a short subset
     python scripts/bench_sim.py --engine reference --quick
+    python scripts/bench_sim.py --suite --runs 3   # issue 22: core, features, start-up
 
 Columns: kernel, data, tokens (emitted by all blocks), cycles, wall (whole process: Python
 start-up and imports, loading, JIT cache load, simulating, checking), jit (loading this graph's
@@ -69,8 +70,12 @@ t2 = time.perf_counter()
 out = next(iter(r.outputs.values()))
 ok = compare(out, expected(expr, tensors)).passed
 t3 = time.perf_counter()
+c0 = time.process_time()
+r2 = simulate(graph, tensors, engine=engine)  # again, kernels loaded: CPU time of simulating
+cpu = time.process_time() - c0
+assert (r2.tokens, r2.cycles) == (r.tokens, r.cycles)
 print(json.dumps({"tokens": r.tokens, "cycles": r.cycles, "sim": r.wall_time, "jit": r.jit_time,
-                  "load": t1 - t0, "check": t3 - t2, "passed": ok}))
+                  "load": t1 - t0, "check": t3 - t2, "passed": ok, "cpu": cpu}))
 """
 
 WARMUP = r"""
@@ -91,10 +96,84 @@ print(time.perf_counter() - t0)
 
 FLOOR = "import custard, formats.io, sam.check, sam.sim.engine"
 
+# One graph per new feature, simulated in a cold process (--suite): build it, simulate it
+# (fast engine), print tokens, cycles and times. The "acyclic core" rows run the same data
+# without the feature.
+FEATURE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import custard
+from formats.io import load_tensor
+from formats.synthetic import random_tensor
+from formats.tensor import Tensor
+from sam.sim.engine import simulate
+case = sys.argv[1]
+rng = np.random.default_rng(0)
+if case in ("ttv", "ttv-skip"):
+    B = random_tensor((300, 300, 3000), 3000 / (300 * 300 * 3000), 0)
+    c = random_tensor((3000,), 0.5, 1)
+    graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()" if case == "ttv-skip"
+                            else None)
+    tensors = {"B": B, "c": c}
+elif case == "tmu-sls":
+    from sam.tmu_ops import build_op
+    A = load_tensor("bcsstk13", "ds")
+    tab = np.round(rng.uniform(-1, 1, (A.shape[1], 32)), 6)
+    graph, tensors = build_op("sls", A, Tensor.from_dense(tab, "dd"))
+elif case in ("elemmul-ds", "elemmul-b64"):
+    B = load_tensor("bcsstk13")
+    f = "ds" if case == "elemmul-ds" else "db64"
+    graph = custard.compile("X(i,j)=B(i,j)*C(i,j)", {"B": f, "C": f, "X": "ds"})
+    tensors = {"B": B, "C": B}
+elif case in ("elemmul-ragged", "elemmul-dense-rows"):
+    from custard.ragged_suite import KERNELS, batch
+    lengths = [int(n) for n in rng.integers(0, 512, 2000)]
+    A = batch(lengths, rng)
+    B = batch(lengths, rng, like=A)
+    if case == "elemmul-ragged":
+        graph = KERNELS["ragged_elemmul"].compile()
+    else:
+        A, B = A.with_format("ds"), B.with_format("ds")
+        graph = custard.compile("X(b,i)=A(b,i)*B(b,i)", {"A": "ds", "B": "ds", "X": "ds"})
+    tensors = {"A": A, "B": B}
+else:
+    raise SystemExit(f"unknown case {case}")
+t1 = time.perf_counter()
+r = simulate(graph, tensors, engine="fast")
+c0 = time.process_time()
+r2 = simulate(graph, tensors, engine="fast")  # again, kernels loaded: CPU time of simulating
+cpu = time.process_time() - c0
+assert (r2.tokens, r2.cycles) == (r.tokens, r.cycles)
+print(json.dumps({"tokens": r.tokens, "cycles": r.cycles, "sim": r.wall_time, "jit": r.jit_time,
+                  "load": t1 - t0, "cpu": cpu}))
+"""
+
+#: --suite: (label, child kind, arguments); "core" rows use CHILD, "feature" rows FEATURE,
+#: "cli" rows time a whole command-line process.
+SUITE = [
+    ("Gustavson bcsstk13^2", "core", ["spmspm_ikj", "bcsstk13"]),
+    ("Gustavson pushpull^2", "core", ["spmspm_ikj", "pushpull"]),
+    ("TTV plain (acyclic)", "feature", ["ttv"]),
+    ("TTV --skip (feedback)", "feature", ["ttv-skip"]),
+    ("TMU sls bcsstk13 dim 32", "feature", ["tmu-sls"]),
+    ("elemmul bcsstk13 ds", "feature", ["elemmul-ds"]),
+    ("elemmul bcsstk13 db64", "feature", ["elemmul-b64"]),
+    ("elemmul 2000 rows ds", "feature", ["elemmul-dense-rows"]),
+    ("elemmul 2000 rows dr (ragged)", "feature", ["elemmul-ragged"]),
+    ("sam-sim run spmv LFAT5 (642 tok)", "cli",
+     ["-m", "sam", "run", "{graph}", "-t", "B=LFAT5", "-t", "c=random:0.5", "--no-progress"]),
+    ("custard compile X=B*C (ikj)", "cli",
+     ["-m", "custard", "compile", "X(i,j)=B(i,k)*C(k,j)", "-s", "ikj"]),
+]
+
 
 def run_child(code: str, args: list[str]) -> tuple[str, float, int]:
-    """Run ``code`` in a fresh interpreter; return stdout, wall seconds, peak RSS in bytes."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    """Run ``code`` in a fresh interpreter; return stdout, wall seconds, peak RSS in bytes.
+
+    The fast engine runs compiled from its first kernel call (no interpreting budget,
+    ``SAM_INTERPRET_SECONDS=0``): these rows measure the simulation rate, JIT apart."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SAM_INTERPRET_SECONDS="0")
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, text=True)
@@ -115,12 +194,78 @@ def fmt_row(cells: list[str], widths: list[int]) -> str:
                      enumerate(zip(cells, widths, strict=True)))
 
 
+def _stats(xs: list[float]) -> str:
+    xs = sorted(xs)
+    return f"{xs[0]:.3f}/{xs[len(xs) // 2]:.3f}/{xs[-1]:.3f}"
+
+
+def run_suite(runs: int) -> int:
+    """Issue 22's table: every SUITE row ``runs`` times in cold processes, min/median/max.
+
+    ``sim s`` is the wall time of the first simulation in the process (JIT apart); ``sim CPU
+    s`` the CPU time of a second simulation of the same graph in that process (on a shared
+    machine wall times follow the load); the rate is tokens / the best ``sim CPU s``."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {runs} runs per row, "
+          "min/median/max\n")
+    run_child(WARMUP, [])
+    graph = Path(tempfile.mkdtemp()) / "spmv.gv"
+    out, _, _ = run_child("import custard, sys; from sam.graph.dot import dumps; "
+                          "print(dumps(custard.compile('x(i)=B(i,j)*c(j)')))", [])
+    graph.write_text(out)
+    header = ["case", "tokens", "cycles", "wall s", "jit s", "sim s", "sim CPU s", "M tok/s"]
+    widths = [32, 12, 11, 20, 20, 20, 20, 8]
+    print("  ".join(h.ljust(w) if i == 0 else h.rjust(w)
+                    for i, (h, w) in enumerate(zip(header, widths, strict=True))))
+    for label, kind, args in SUITE:
+        walls, sims, jits, cpus = [], [], [], []
+        res: dict = {}
+        for _ in range(runs):
+            if kind == "cli":
+                argv = [a.replace("{graph}", str(graph)) for a in args]
+                env = dict(os.environ, PYTHONPATH=str(ROOT))
+                start = time.perf_counter()
+                proc = subprocess.run([sys.executable, *argv], capture_output=True, env=env)
+                walls.append(time.perf_counter() - start)
+                if proc.returncode != 0:
+                    raise SystemExit(f"{label} failed:\n{proc.stderr.decode()}")
+                continue
+            if kind == "core":
+                expr, fmts, order = KERNELS[args[0]]
+                out, wall, _ = run_child(CHILD, [args[0], args[1], "fast", "0",
+                                                 json.dumps([expr, fmts, order])])
+            else:
+                out, wall, _ = run_child(FEATURE, args)
+            res = json.loads(out.strip().splitlines()[-1])
+            walls.append(wall)
+            sims.append(res["sim"])
+            jits.append(res["jit"])
+            cpus.append(res["cpu"])
+        if kind == "cli":
+            cells = [label, "", "", _stats(walls), "", "", "", ""]
+        else:
+            cells = [label, f"{res['tokens']:,}", f"{res['cycles']:,}", _stats(walls),
+                     _stats(jits), _stats(sims), _stats(cpus),
+                     f"{res['tokens'] / min(cpus) / 1e6:.1f}"]
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(cells, widths, strict=True))), flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=("fast", "reference"), default="fast")
     parser.add_argument("--quick", action="store_true", help="a short subset")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--suite", action="store_true",
+                        help="issue 22's table: core, new features and start-up, --runs each")
+    parser.add_argument("--runs", type=int, default=3, help="runs per row with --suite")
     args = parser.parse_args()
+    if args.suite:
+        return run_suite(args.runs)
 
     sys.path.insert(0, str(ROOT))
     from formats import data

@@ -75,7 +75,7 @@ from sam.sim import wires as W
 from sam.sim.engine import BlockRun, SimResult, Simulation
 
 ENGINES = ("reference", "fast")
-DEFAULT_CAPACITY = 1 << 12  # Simulation's default ring capacity
+DEFAULT_CAPACITY = 1 << 14  # Simulation's default ring capacity
 
 
 # --------------------------------------------------------------------------- recording

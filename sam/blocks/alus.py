@@ -22,6 +22,8 @@ import math
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
+from sam.sim.burst import account, burst_len, commit, putv
+from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
     State,
@@ -34,7 +36,7 @@ from sam.sim.kernel import (
     reserve_all,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 ADD, SUB, MUL, DIV, MAX, MIN = range(6)
 BINARY_OPS = {"add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "max": MAX, "min": MIN}
@@ -48,6 +50,66 @@ EXP_MAX = 709.782712893384
 ERR_ALIGN = 1
 
 
+@jitable(inline=True)
+def binary(op, x, y):
+    """``x op y`` (a binary operation code)."""
+    if op == ADD:
+        return x + y
+    if op == SUB:
+        return x - y
+    if op == MUL:
+        return x * y
+    if op == DIV:
+        if y != 0.0:
+            return x / y
+        return math.nan if x == 0.0 else math.copysign(math.inf, x)
+    if op == MAX:
+        return max(x, y)
+    return min(x, y)
+
+
+@jitable(inline=True)
+def values_burst(w, st, optr, ochan, ca, cb, op):
+    """Combine a run of value pairs in one loop (:mod:`sam.sim.burst`); the firings made."""
+    n = burst_len(w, st, ochan, ca)
+    nb = burst_len(w, st, ochan, cb)
+    if nb < n:
+        n = nb
+    if n == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    ha = w.head[ca]
+    hb = w.head[cb]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    m = 0
+    while m < n:
+        sa = (ha + m) & mask
+        sb = (hb + m) & mask
+        if w.kind[ca, sa] != DATA or w.kind[cb, sb] != DATA:
+            break
+        ta = w.time[ca, sa]
+        tb = w.time[cb, sb]
+        if tb > ta:
+            ta = tb
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        putv(w, optr, ochan, 0, m, binary(op, w.fdata[ca, sa], w.fdata[cb, sb]), t + lat)
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[ca] = ha + m
+        w.head[cb] = hb + m
+        commit(w, optr, ochan, 0, DATA, m)
+        account(st, t0, t - 1, idle, m)
+    return m
+
+
 @kernel
 def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Binary ALU over value streams ins[0] (a) and ins[1] (b)."""
@@ -55,6 +117,8 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     cb = ins[1]
     op = st[OP]
     while st[STATUS] == 0:
+        if values_burst(w, st, optr, ochan, ca, cb, op) > 0:
+            continue
         t_in = arrive(w, st, ca, st[T])
         if t_in == NOT_YET:
             return RC_IN
@@ -80,22 +144,7 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             else:
                 x = hval(w, ca) if ka == DATA else 0.0
                 y = hval(w, cb) if kb == DATA else 0.0
-                if op == ADD:
-                    r = x + y
-                elif op == SUB:
-                    r = x - y
-                elif op == MUL:
-                    r = x * y
-                elif op == DIV:
-                    if y != 0.0:
-                        r = x / y
-                    else:
-                        r = math.nan if x == 0.0 else math.copysign(math.inf, x)
-                elif op == MAX:
-                    r = max(x, y)
-                else:
-                    r = min(x, y)
-                pushv(w, optr, ochan, 0, DATA, r, a)
+                pushv(w, optr, ochan, 0, DATA, binary(op, x, y), a)
         else:
             push(w, optr, ochan, 0, ka, hdata(w, ca), a)
             if ka == STOP:

@@ -20,6 +20,8 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
+from sam.sim.burst import account, burst_len, commit, putv
+from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
     State,
@@ -33,7 +35,20 @@ from sam.sim.kernel import (
     reserve_all,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.sim.wires import (
+    DONE_T,
+    LAT,
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    T,
+    hdata,
+    hkind,
+    hval,
+    pop,
+    push,
+    pushv,
+)
 
 ERR_RANGE, ERR_ALIGN = 1, 2
 #: Store: highest position written + 1.
@@ -41,11 +56,49 @@ STORE = State(nmax=0, acc=0)
 NMAX, ACC = STORE.slots
 
 
+@jitable(inline=True)
+def load_burst(w, st, optr, ochan, c, vals):
+    """Load a run of data references in one loop (:mod:`sam.sim.burst`); the firings made."""
+    n = burst_len(w, st, ochan, c)
+    if n == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    h = w.head[c]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    m = 0
+    while m < n:
+        s = (h + m) & mask
+        if w.kind[c, s] != DATA:
+            break
+        r = w.data[c, s]
+        if r < 0 or r >= vals.shape[0]:
+            break  # the general path reports it
+        ta = w.time[c, s]
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        putv(w, optr, ochan, 0, m, vals[r], t + lat)
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[c] = h + m
+        commit(w, optr, ochan, 0, DATA, m)
+        account(st, t0, t - 1, idle, m)
+    return m
+
+
 @kernel
 def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     """Array load: references in, values out."""
     c = ins[0]
     while st[STATUS] == 0:
+        if load_burst(w, st, optr, ochan, c, vals) > 0:
+            continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
             return RC_IN

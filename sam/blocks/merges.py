@@ -26,6 +26,8 @@ import numpy as np
 from sam.blocks.base import Block, Port
 from sam.blocks.skipping import TOLD_STOP
 from sam.errors import GraphError
+from sam.sim.burst import account, advance, burst_room, commit, put, put_counted
+from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
     State,
@@ -38,7 +40,7 @@ from sam.sim.kernel import (
     reserve_all,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 INTERSECT, UNION = 0, 1
 #: Comment prefix of an intersecter's skip outputs (``skip-B``: to the scanner of B).
@@ -47,6 +49,200 @@ SKIP_PREFIX = "skip"
 MERGE = State(operands=0, op=INTERSECT)
 OPERANDS, OP = MERGE.slots
 ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
+
+
+@jitable(inline=True)
+def _ref_head(w, r, g, e, mask):
+    """Kind and slot of the head of reference channel ``r`` at count ``g`` (tail ``e``): kind
+    -1 when it is empty or not a data/empty token (the burst stops), EMPTY when ``r < 0``."""
+    if r < 0:
+        return EMPTY, 0
+    if g >= e:
+        return -1, 0
+    q = g & mask
+    k = w.kind[r, q]
+    if k != DATA and k != EMPTY:
+        return -1, 0
+    return k, q
+
+
+@jitable(inline=True)
+def intersect2_burst(w, st, optr, ochan, ins, last, room):
+    """:func:`intersect_burst` for two operands, with the heads in local variables."""
+    mask = w.kind.shape[1] - 1
+    c0 = ins[0]
+    r0 = ins[1]
+    c1 = ins[2]
+    r1 = ins[3]
+    h0 = w.head[c0]
+    e0 = w.tail[c0]
+    h1 = w.head[c1]
+    e1 = w.tail[c1]
+    g0 = w.head[r0] if r0 >= 0 else 0
+    f0 = w.tail[r0] if r0 >= 0 else 0
+    g1 = w.head[r1] if r1 >= 0 else 0
+    f1 = w.tail[r1] if r1 >= 0 else 0
+    l0 = last[0]
+    l1 = last[1]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while h0 < e0 and h1 < e1:
+        s0 = h0 & mask
+        s1 = h1 & mask
+        if w.kind[c0, s0] != DATA or w.kind[c1, s1] != DATA:
+            break
+        x0 = w.data[c0, s0]
+        x1 = w.data[c1, s1]
+        if x0 <= l0 or x1 <= l1:
+            break
+        k0, q0 = _ref_head(w, r0, g0, f0, mask)
+        k1, q1 = _ref_head(w, r1, g1, f1, mask)
+        if k0 < 0 or k1 < 0 or (x0 == x1 and emitted == room):
+            break
+        tt = w.time[c0, s0]
+        if w.time[c1, s1] > tt:
+            tt = w.time[c1, s1]
+        if r0 >= 0 and w.time[r0, q0] > tt:
+            tt = w.time[r0, q0]
+        if r1 >= 0 and w.time[r1, q1] > tt:
+            tt = w.time[r1, q1]
+        if tt > t:
+            idle += tt - t
+            t = tt
+        if fired == 0:
+            t0 = t
+        if x0 == x1:
+            a = t + lat
+            put(w, optr, ochan, 0, emitted, DATA, x0, a)
+            put_counted(w, optr, ochan, 1, emitted, k0, w.data[r0, q0] if r0 >= 0 else 0, a)
+            put_counted(w, optr, ochan, 2, emitted, k1, w.data[r1, q1] if r1 >= 0 else 0, a)
+            emitted += 1
+        if x0 <= x1:
+            l0 = x0
+            h0 += 1
+            g0 += 1
+        if x1 <= x0:
+            l1 = x1
+            h1 += 1
+            g1 += 1
+        t += 1
+        fired += 1
+    w.head[c0] = h0
+    w.head[c1] = h1
+    if r0 >= 0:
+        w.head[r0] = g0
+    if r1 >= 0:
+        w.head[r1] = g1
+    last[0] = l0
+    last[1] = l1
+    if emitted > 0:
+        commit(w, optr, ochan, 0, DATA, emitted)
+        advance(w, optr, ochan, 1, emitted)
+        advance(w, optr, ochan, 2, emitted)
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
+@jitable(inline=True)
+def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
+    """Intersect a run of data coordinates in one loop (:mod:`sam.sim.burst`): each firing
+    emits a coordinate all inputs hold, or drops those behind the largest; stops, done
+    tokens, skip streams and bounded FIFOs take the general path. The firings made."""
+    for k in range(m):
+        if skipto[k] >= 0:
+            return 0
+    for k in range(2 * m):
+        if ins[k] >= 0 and w.depth[ins[k]] > 0:
+            return 0
+    room = burst_room(w, st, ochan)
+    if room == 0:
+        return 0
+    if m == 2:
+        return intersect2_burst(w, st, optr, ochan, ins, last, room)
+    mask = w.kind.shape[1] - 1
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while True:
+        tt = t
+        cmin = -1
+        cmax = -1
+        ok = True
+        for k in range(m):
+            c = ins[2 * k]
+            if w.head[c] >= w.tail[c]:
+                ok = False
+                break
+            s = w.head[c] & mask
+            x = w.data[c, s]
+            if w.kind[c, s] != DATA or x <= last[k]:
+                ok = False
+                break
+            if w.time[c, s] > tt:
+                tt = w.time[c, s]
+            r = ins[2 * k + 1]
+            if r >= 0:
+                if w.head[r] >= w.tail[r]:
+                    ok = False
+                    break
+                sr = w.head[r] & mask
+                if w.kind[r, sr] != DATA and w.kind[r, sr] != EMPTY:
+                    ok = False
+                    break
+                if w.time[r, sr] > tt:
+                    tt = w.time[r, sr]
+            if cmin < 0 or x < cmin:
+                cmin = x
+            if x > cmax:
+                cmax = x
+        if not ok or (cmin == cmax and emitted == room):
+            break
+        if tt > t:
+            idle += tt - t
+            t = tt
+        if fired == 0:
+            t0 = t
+        a = t + lat
+        if cmin == cmax:
+            put(w, optr, ochan, 0, emitted, DATA, cmin, a)
+            for k in range(m):
+                c = ins[2 * k]
+                r = ins[2 * k + 1]
+                if r >= 0:
+                    sr = w.head[r] & mask
+                    put_counted(w, optr, ochan, k + 1, emitted, w.kind[r, sr], w.data[r, sr], a)
+                    w.head[r] += 1
+                else:
+                    put_counted(w, optr, ochan, k + 1, emitted, EMPTY, 0, a)
+                w.head[c] += 1
+                last[k] = cmin
+            emitted += 1
+        else:
+            for k in range(m):
+                c = ins[2 * k]
+                x = w.data[c, w.head[c] & mask]
+                if x < cmax:
+                    last[k] = x
+                    w.head[c] += 1
+                    if ins[2 * k + 1] >= 0:
+                        w.head[ins[2 * k + 1]] += 1
+        t += 1
+        fired += 1
+    if emitted > 0:
+        commit(w, optr, ochan, 0, DATA, emitted)
+        for k in range(m):
+            advance(w, optr, ochan, k + 1, emitted)
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
 
 
 @kernel
@@ -61,6 +257,8 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
     m = st[OPERANDS]
     union = st[OP] == UNION
     while st[STATUS] == 0:
+        if not union and intersect_burst(w, st, optr, ochan, ins, last, skipto, m) > 0:
+            continue
         t_in = st[T]
         ndata = 0
         nstop = 0

@@ -45,6 +45,7 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
 from sam.errors import GraphError
+from sam.sim.burst import account, bursts_on
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     AGAIN,
@@ -319,6 +320,63 @@ def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
     if kc == DONE:
         return _gather_done(w, st, ins, optr, ochan, n, lv, t_in)
     return _gather_stop(w, st, ins, n, lv, t_in, cur)
+
+
+@jitable(inline=True)
+def _gather_burst(w, st, ins, pts, where, vals, cur):
+    """Vector reducer (n = 1), innermost level: gather a run of (coordinate, value) points in
+    one loop, as :func:`_gather_coordinate` does one per firing (:mod:`sam.sim.burst`); the
+    firings made. Anything else (a stop, a full store, a bounded FIFO) takes the general path."""
+    cv = ins[0]
+    c = ins[1]
+    if not bursts_on(st) or w.depth[cv] > 0 or w.depth[c] > 0:
+        return 0
+    n = w.tail[c] - w.head[c]
+    if w.tail[cv] - w.head[cv] < n:
+        n = w.tail[cv] - w.head[cv]
+    mask = w.kind.shape[1] - 1
+    hc = w.head[c]
+    hv = w.head[cv]
+    t = st[T]
+    idle = 0
+    t0 = t
+    npts = st[A_NPTS]
+    m = 0
+    while m < n:
+        sc = (hc + m) & mask
+        sv = (hv + m) & mask
+        kv = w.kind[cv, sv]
+        if w.kind[c, sc] != DATA or (kv != DATA and kv != EMPTY):
+            break
+        x = w.data[c, sc]
+        if x < 0 or x >= where.shape[0] or npts + 1 > pts.shape[0] or npts + 1 > vals.shape[0]:
+            break
+        ta = w.time[c, sc]
+        if w.time[cv, sv] > ta:
+            ta = w.time[cv, sv]
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        v = w.fdata[cv, sv] if kv == DATA else 0.0
+        if where[x] == 0:
+            where[x] = npts + 1
+            pts[npts] = x
+            vals[npts] = v
+            npts += 1
+        else:
+            vals[where[x] - 1] += v
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[c] = hc + m
+        w.head[cv] = hv + m
+        st[A_NPTS] = npts
+        cur[1] = 0
+        st[A_EXPECT] = 0
+        account(st, t0, t - 1, idle, m)
+    return m
 
 
 @jitable(inline=True)
@@ -674,6 +732,9 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, cur, vals, ovals)
     _drain_ignored(w, ins, n, st[A_NEXTRA])
     while st[STATUS] == 0:
         phase = st[A_PHASE]
+        if (phase == GATHER and n == 1 and st[A_LEVEL] == 0 and st[A_POINTS] == 0
+                and _gather_burst(w, st, ins, pts, where, vals, cur) > 0):
+            continue
         if phase == GATHER and st[A_POINTS] == 1:
             rc = _gather_points(w, st, ins, optr, ochan, n, pts, vals)
         elif phase == GATHER:

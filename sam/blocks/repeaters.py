@@ -15,6 +15,8 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
+from sam.sim.burst import account, burst_len, commit, put
+from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
     State,
@@ -27,7 +29,7 @@ from sam.sim.kernel import (
     reserve_all,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: Holding a reference (1), the reference and its token kind, dropping the next reference stop.
 REPEAT = State(have=0, reg=0, reg_kind=DATA, drop=0)
@@ -35,11 +37,47 @@ HAVE, REG, REG_KIND, DROP = REPEAT.slots
 ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
 
 
+@jitable(inline=True)
+def data_burst(w, st, optr, ochan, c, kind, data):
+    """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token for each
+    (:mod:`sam.sim.burst`); the firings made."""
+    n = burst_len(w, st, ochan, c)
+    if n == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    h = w.head[c]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    m = 0
+    while m < n:
+        s = (h + m) & mask
+        if w.kind[c, s] != DATA:
+            break
+        ta = w.time[c, s]
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        put(w, optr, ochan, 0, m, kind, data, t + lat)
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[c] = h + m
+        commit(w, optr, ochan, 0, kind, m)
+        account(st, t0, t - 1, idle, m)
+    return m
+
+
 @kernel
 def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Repeat-signal generator: coordinates become ``R``; stop and done tokens pass."""
     c = ins[0]
     while st[STATUS] == 0:
+        if data_burst(w, st, optr, ochan, c, DATA, 0) > 0:
+            continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
             return RC_IN
@@ -78,6 +116,8 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pop(w, cref, t_in)
             st[DROP] = 0
             continue
+        if st[HAVE] == 1 and data_burst(w, st, optr, ochan, csig, st[REG_KIND], st[REG]) > 0:
+            continue  # R signals while holding a reference: repeat it
         t_in = arrive(w, st, csig, t)
         if t_in == NOT_YET:
             return RC_IN

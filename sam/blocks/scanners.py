@@ -35,6 +35,7 @@ from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
 from sam.blocks.skipping import take_skip
 from sam.errors import GraphError
+from sam.sim.burst import account, burst_room, commit, put
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -50,7 +51,20 @@ from sam.sim.kernel import (
     settled,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, htime, pop, push, ready
+from sam.sim.wires import (
+    DONE_T,
+    LAT,
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    T,
+    hdata,
+    hkind,
+    htime,
+    pop,
+    push,
+    ready,
+)
 
 # How a level is walked (Level.positions, Level.coordinates), as kernel parameters.
 STRIDE, SEGMENT, SINGLE, EXTENT = 0, 1, 2, 3
@@ -123,6 +137,34 @@ def coordinate_at(coordinates, crd, q, start):
     return crd[q] if coordinates == STORED else q - start
 
 
+@jitable(inline=True)
+def fiber_burst(w, st, optr, ochan, crd):
+    """Emit the rest of the current fiber (as far as the outputs take it) in one loop, one
+    coordinate and reference per cycle (:mod:`sam.sim.burst`); the firings made."""
+    n = burst_room(w, st, ochan)
+    pos = st[POS]
+    left = st[END] - pos
+    if left < n:
+        n = left
+    if n <= 0:
+        return 0
+    t = st[T]
+    a = t + st[LAT]
+    coordinates = st[COORDINATES]
+    base = st[BASE]
+    for m in range(n):
+        q = pos + m
+        put(w, optr, ochan, 0, m, DATA, coordinate_at(coordinates, crd, q, base), a + m)
+        put(w, optr, ochan, 1, m, DATA, q, a + m)
+    commit(w, optr, ochan, 0, DATA, n)
+    commit(w, optr, ochan, 1, DATA, n)
+    account(st, t, t + n - 1, 0, n)
+    st[POS] = pos + n
+    if pos + n == st[END]:
+        st[PHASE] = CLOSE
+    return n
+
+
 @kernel
 def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
     """Level scanner kernel: the fiber of each reference by the level's positions rule (stride
@@ -136,6 +178,9 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
         if phase == IN_FIBER:
             # Emit the next coordinate of the current fiber; no input needed (with lookahead:
             # the next input token must have arrived).
+            if (sk < 0 and (st[LOOKAHEAD] == 0 or st[POSITIONS] != SEGMENT)
+                    and fiber_burst(w, st, optr, ochan, crd) > 0):
+                continue
             if st[LOOKAHEAD] == 1 and st[POSITIONS] == SEGMENT:
                 t = arrive(w, st, cin, t)
                 if t == NOT_YET:

@@ -188,6 +188,12 @@ class Kernel:
         return self.memories.index(name)
 
     @property
+    def loaded(self) -> bool:
+        """Whether the compiled form is loaded in this process (compiled or read from the disk
+        cache for at least one signature)."""
+        return self._jit is not None and bool(self._jit.overloads)
+
+    @property
     def jit(self) -> Callable[..., int]:
         """The numba-compiled kernel (compiled on first use, cached on disk)."""
         if self._jit is None:

@@ -1,0 +1,122 @@
+"""Burst paths: many firings of a block in one tight loop, where their timing is determined.
+
+With unbounded FIFOs (the paper's Sec. 6 assumption) and no feedback input, a firing that
+takes one data token and emits one data token per output port has its cycle fixed by the
+input's arrival alone: ``t = max(arrival, previous firing + 1)``, and the output arrives at
+``t + latency`` (``docs/timing-model.md``). A kernel can then move a run of such tokens without
+the per-token checks of the general loop (``arrive``, ``reserve_all``, ``fire``, ``push``,
+``pop``): it writes the output slots directly and updates the block's clock and statistics
+once per run. The result is the one the general loop computes token by token: the same tokens,
+arrival cycles, counts and state (``tests/test_burst.py`` runs the Python kernels with bursts
+on and off and compares every token and statistic).
+
+A burst never crosses a stop, empty or done token, a bounded FIFO (``depth > 0``) or a full
+simulator ring: :func:`burst_len` is 0 then and the kernel takes its general path.
+"""
+
+from __future__ import annotations
+
+from sam.sim.jit import jitable
+from sam.sim.tokens import DATA
+from sam.sim.wires import BUSY, FIRST_T, IDLE, WIDTH, T
+
+#: Bursts on. Read by the Python kernels at every call (tests turn it off to compare); numba
+#: freezes it when it compiles a kernel.
+ENABLED = True
+
+
+@jitable
+def bursts_on(st):
+    """Whether a block may burst: bursts are on (:data:`ENABLED`) and the block moves one token
+    per cycle (a wide block, ``st[WIDTH] > 1``, fires several per cycle: general path)."""
+    return ENABLED and st[WIDTH] <= 1
+
+
+@jitable
+def burst_room(w, st, ochan):
+    """How many tokens every output channel can take in a burst (0 with a bounded FIFO or a
+    wide block)."""
+    if not bursts_on(st):
+        return 0
+    cap = w.kind.shape[1]
+    n = cap
+    for j in range(ochan.shape[0]):
+        oc = ochan[j]
+        if w.depth[oc] > 0:
+            return 0
+        r = cap - (w.tail[oc] - w.head[oc])
+        if r < n:
+            n = r
+    return n
+
+
+@jitable
+def burst_len(w, st, ochan, c):
+    """How many tokens of input channel ``c`` a burst may take: those waiting, at most what
+    every output can take (0 with a bounded FIFO on ``c`` or an output)."""
+    if c < 0 or w.depth[c] > 0:
+        return 0
+    n = burst_room(w, st, ochan)
+    k = w.tail[c] - w.head[c]
+    return k if k < n else n
+
+
+@jitable(inline=True)
+def put(w, optr, ochan, port, m, kind, data, a):
+    """Write token ``m`` of a burst (``m`` slots past the tail) on every channel of ``port``."""
+    mask = w.kind.shape[1] - 1
+    for j in range(optr[port], optr[port + 1]):
+        oc = ochan[j]
+        s = (w.tail[oc] + m) & mask
+        w.kind[oc, s] = kind
+        w.data[oc, s] = data
+        w.time[oc, s] = a
+
+
+@jitable(inline=True)
+def putv(w, optr, ochan, port, m, value, a):
+    """Like :func:`put`, a data token with a value payload."""
+    mask = w.kind.shape[1] - 1
+    for j in range(optr[port], optr[port + 1]):
+        oc = ochan[j]
+        s = (w.tail[oc] + m) & mask
+        w.kind[oc, s] = DATA
+        w.fdata[oc, s] = value
+        w.time[oc, s] = a
+
+
+@jitable(inline=True)
+def put_counted(w, optr, ochan, port, m, kind, data, a):
+    """Like :func:`put`, counting the token by its kind now (for a port whose burst tokens are
+    of mixed kinds; publish them with :func:`advance`)."""
+    put(w, optr, ochan, port, m, kind, data, a)
+    for j in range(optr[port], optr[port + 1]):
+        w.count[ochan[j], kind] += 1
+
+
+@jitable
+def advance(w, optr, ochan, port, m):
+    """Publish the ``m`` tokens a burst wrote on ``port`` with :func:`put_counted`."""
+    for j in range(optr[port], optr[port + 1]):
+        w.tail[ochan[j]] += m
+
+
+@jitable
+def commit(w, optr, ochan, port, kind, m):
+    """Publish the ``m`` tokens of kind ``kind`` a burst wrote on ``port``."""
+    for j in range(optr[port], optr[port + 1]):
+        oc = ochan[j]
+        w.tail[oc] += m
+        w.count[oc, kind] += m
+
+
+@jitable
+def account(st, t_first, t_last, idle, m):
+    """Account ``m`` firings in cycles ``t_first .. t_last`` with ``idle`` cycles waiting for
+    input between them (as :func:`sam.sim.kernel.fire` does one at a time; no stall: the
+    FIFOs are unbounded)."""
+    if st[BUSY] == 0:
+        st[FIRST_T] = t_first
+    st[IDLE] += idle
+    st[BUSY] += m
+    st[T] = t_last + 1

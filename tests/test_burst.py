@@ -1,0 +1,101 @@
+"""Burst paths (:mod:`sam.sim.burst`) change nothing: the Python kernels with bursts on and off
+give the same tokens (kind, payload, arrival cycle, per channel), the same state after every
+kernel call, cycles, statistics and outputs. The compiled kernels always burst; the
+differential tests (tests/test_engines_agree.py) check that they equal the Python ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_dot_graphs import graph_file
+from test_engines_agree import (
+    SUITE_CASES,
+    _random_case,
+    assert_same,
+    check_trace_complete,
+    run_engine,
+    suite_inputs,
+)
+
+import custard
+from formats.io import load_tensor
+from formats.synthetic import random_tensor
+from sam.sim import burst
+
+
+def _both(graph, tensors, what: str, **kw):
+    """Reference engine with bursts, then without; assert identical; the burst outcome."""
+    assert burst.ENABLED
+    on = run_engine(graph, tensors, "reference", **kw)
+    try:
+        burst.ENABLED = False
+        off = run_engine(graph, tensors, "reference", **kw)
+    finally:
+        burst.ENABLED = True
+    assert_same(on, off, what)
+    return on
+
+
+#: one input per suite graph (the first the differential tests use)
+FIRST_CASES = sorted({name: (name, data) for name, data in reversed(SUITE_CASES)}.values())
+
+
+@pytest.mark.parametrize("name, data", FIRST_CASES)
+def test_suite_graph_bursts_change_nothing(name: str, data: str) -> None:
+    on = _both(graph_file(name), suite_inputs(name, data), f"{name} on {data}")
+    if on.error is None:
+        check_trace_complete(on)
+
+
+@pytest.mark.parametrize("capacity", [16, 64])
+def test_small_rings_cut_bursts_short(capacity: int) -> None:
+    """Rings that fill up in the middle of a fiber: bursts stop at the room left."""
+    B = load_tensor("bcsstm02", "ds")
+    graph = custard.compile("X(i,j)=B(i,k)*C(k,j)", None, "ikj")
+    on = _both(graph, {"B": B, "C": B}, f"capacity {capacity}", capacity=capacity)
+    want = (B.to_scipy() @ B.to_scipy()).toarray()
+    got = on.result.outputs["X"].to_dense()
+    assert np.allclose(got, want)
+
+
+def test_feedback_and_bounded_fifos() -> None:
+    """Skip streams (scanners on a cycle take the general path) and bounded FIFOs (no burst
+    at all) next to bursting blocks."""
+    B = random_tensor((12, 12, 200), 0.004, 4)
+    c = random_tensor((200,), 0.3, 5)
+    graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()")
+    _both(graph, {"B": B, "c": c}, "ttv --skip")
+    _both(graph, {"B": B, "c": c}, "ttv --skip, depth 2", fifo_depth=2)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_random_expressions(data) -> None:
+    graph, tensors, case = _random_case(data)
+    assume(graph is not None)
+    _both(graph, tensors, str(case))
+
+
+def test_bursts_carry_most_firings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not vacuous: in SpM*SpM most firings of scanners, repeaters and array loads are made by
+    bursts (counted through the Python kernels' ``account`` calls)."""
+    from sam.blocks import alus, arrays, merges, reducers, repeaters, scanners
+
+    counted = {"n": 0}
+
+    def counting(st, t_first, t_last, idle, m):
+        counted["n"] += m
+        return burst.account(st, t_first, t_last, idle, m)
+
+    for mod in (alus, arrays, merges, reducers, repeaters, scanners):
+        monkeypatch.setattr(mod, "account", counting)
+    B = load_tensor("bcsstm02", "ds")
+    graph = custard.compile("X(i,j)=B(i,k)*C(k,j)", None, "ikj")
+    r = run_engine(graph, {"B": B, "C": B}, "reference", trace=False).result
+    fired = sum(s.busy for s in r.blocks.values()
+                if s.type in ("fiberlookup", "repeat", "repsiggen", "arrayvals", "intersect",
+                              "spaccumulator", "mul"))
+    assert counted["n"] > fired / 2
