@@ -48,7 +48,14 @@ from custard.schedule import (
 from formats.errors import FormatError
 from formats.format import Format
 from sam.errors import CompileError
-from sam.graph.implicit import CONSTANTS, COPIES, OUTPUT_FORMATS, RANGES, format_pairs
+from sam.graph.implicit import (
+    CONSTANTS,
+    COPIES,
+    NONEMPTY_DIMS,
+    OUTPUT_FORMATS,
+    RANGES,
+    format_pairs,
+)
 from sam.graph.model import Graph
 from sam.notation.expr import (
     Access,
@@ -238,6 +245,7 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     dims: Mapping[str, int] | None = None,
     locate: bool = True,
     shared: str | Sequence[Sequence[str] | str] | None = None,
+    nonempty_dims: bool = False,
 ) -> Graph | Program:
     """Compile ``expression`` (tensor index notation) to a SAM graph (see module docstring).
 
@@ -251,6 +259,9 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     groups operands that share raggedness (``"A,B"``; :mod:`custard.ragged`).
     ``locate=False`` turns off the automatic iterate-locate into dense levels (Sec. 4.2,
     :mod:`custard.locate`; ``-s=locate(c)`` and ``-s=coiterate(c)`` choose per tensor).
+    ``nonempty_dims=True`` assumes every dimension has size >= 1, as the original Custard does:
+    no coordinate dropper guards a dense level; the graph records it (``nonempty_dims``) and
+    sam's binder refuses operands with a dimension of size 0.
 
     Returns a :class:`Graph`, or a :class:`Program` when the computation needs temporaries
     (``precompute``, a sum that must be computed before the terms around it).
@@ -258,6 +269,7 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     try:
         with deep_recursion():
             comp = _Compilation(expression, formats, order, schedule, dims, name, locate)
+            comp.nonempty_dims = nonempty_dims
             comp.shared = shared_groups(shared, {a.name: comp.formats[a.name]
                                                  for a in comp.assign.rhs.accesses()})
             return comp.run()
@@ -305,6 +317,8 @@ class _Compilation:
         self.locate, self.directives = take_directives(self.directives, operands,
                                                        self.assign.lhs.name, locate)
         self.sizes = self._sizes(dims or {}, variables)
+        #: assume no dimension has size 0 (see :func:`compile`)
+        self.nonempty_dims = False
         #: every tensor name in use (temporaries and implicit inputs avoid them)
         self.taken = set(self.formats)
         self.constants: dict[float, str] = {}
@@ -454,7 +468,10 @@ class _Compilation:
             ranges[var] = self.fresh(f"dim_{var}")
             fmts[ranges[var]] = Format(("d",), (0,))
         graph = use_bitvector_blocks(lower(lowered, seq, fmts, ranges,
-                                           groups_in(self.shared, placed), self.locate))
+                                           groups_in(self.shared, placed), self.locate,
+                                           self.nonempty_dims))
+        if self.nonempty_dims:
+            graph.attrs[NONEMPTY_DIMS] = "true"
         _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
         set_min_depths(graph)  # FIFOs a depth of 1 would deadlock (custard.depths)
         text = self.text if assign is self.assign else (assign.text or str(assign))

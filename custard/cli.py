@@ -128,6 +128,10 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-locate", action="store_true",
                    help="no automatic iterate-locate into dense levels: coiterate every "
                    "intersection (as -s=coiterate())")
+    p.add_argument("--nonempty-dims", action="store_true",
+                   help="assume every dimension has size >= 1, as the original Custard does: "
+                   "no coordinate dropper guards a dense level (sam-sim refuses operands with "
+                   "a dimension of size 0)")
     p.add_argument("-prefix", "--prefix", metavar="NAME",
                    help="TACO's prefix for generated C function names: accepted and ignored")
     p.add_argument("--split-mode", choices=("stored", "online"),
@@ -286,7 +290,8 @@ def result_from_args(args: argparse.Namespace):
     result = compile_expr(expression, formats, schedule=list(args.schedule) + skip, dims=dims,
                           name=getattr(args, "name", None),
                           shared=getattr(args, "shared", None) or None,
-                          locate=not getattr(args, "no_locate", False))
+                          locate=not getattr(args, "no_locate", False),
+                          nonempty_dims=getattr(args, "nonempty_dims", False))
     if args.prefix is not None:
         from custard.api import graphs_of
 

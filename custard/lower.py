@@ -120,6 +120,10 @@ class Lowering:
 
     #: operands sharing raggedness (:mod:`custard.ragged`)
     shared: list[tuple[str, ...]] = []
+    #: assume every dimension has size >= 1, as the original Custard does: no coordinate
+    #: dropper guards a full level (``compile(nonempty_dims=True)``; the graph records it and
+    #: sam's binder refuses a tensor with a dimension of size 0)
+    nonempty_dims: bool = False
 
     def __init__(self, assign: Assignment, order: list[str], formats: dict[str, Format],
                  ranges: dict[str, str] | None = None, locate: LocatePolicy = COITERATE,
@@ -172,14 +176,17 @@ class Lowering:
         A fiber of a level that is not ``full`` (compressed) can be empty at the root or below a
         full (dense) level, whose every coordinate has a fiber; below any other level a fiber
         exists only for a stored point. A full fiber (or a dense iteration) is empty only when
-        the dimension has size 0, which the compiler cannot rule out.
+        the dimension has size 0, which the compiler cannot rule out unless told
+        (``nonempty_dims``). A ragged fiber may be empty anywhere.
         """
         if isinstance(acc, DenseIter):
-            return True
+            return not self.nonempty_dims
         fmt = self.formats[acc.name]
         lvl = fmt.level_of_mode(acc.indices.index(var))
-        if fmt.level_types[lvl].full or ragged.is_ragged(fmt.level_types[lvl]):
+        if ragged.is_ragged(fmt.level_types[lvl]):
             return True  # a ragged fiber may have length 0 anywhere
+        if fmt.level_types[lvl].full:
+            return not self.nonempty_dims
         return lvl == 0 or fmt.level_types[lvl - 1].full or ragged.is_ragged(
             fmt.level_types[lvl - 1])
 
@@ -289,6 +296,9 @@ class Lowering:
             if (tree.follow and len(leaders) == 1
                     and not any(self._may_miss(p.leaf, var) for p in tree.follow)):
                 return self._may_be_empty(leaders[0], var)  # located: the leader's stream
+            if self.nonempty_dims:  # full fibers of size >= 1 meet in a full fiber
+                return not all(p.kind == "leaf" and not self._may_be_empty(p, var)
+                               and self.level_type(p.leaf, var).full for p in tree.parts)
             return True
         leaves = {id(x) for x in tree.leaves()}
         for group in self.union_groups:
@@ -614,20 +624,23 @@ def _nodes(node: Node) -> list[Node]:
 
 def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
           ranges: dict[str, str] | None = None, shared: list[tuple[str, ...]] | None = None,
-          locate: LocatePolicy = COITERATE) -> Graph:
+          locate: LocatePolicy = COITERATE, nonempty_dims: bool = False) -> Graph:
     """Build the SAM graph (see module docstring); ``assign`` must have its sums placed.
     ``ranges`` names, for result variables that no operand has, the dense vector tensor whose
     scan iterates them (its format must be in ``formats``); ``shared`` groups tensors that share
     raggedness (:mod:`custard.ragged`). ``locate`` says which operands of intersections are
     located instead of coiterated (:mod:`custard.locate`; default: none). An operand located at
     its root level is not repeated before it (its locator finds its fibers in parent 0), which
-    a first lowering finds out."""
+    a first lowering finds out. ``nonempty_dims`` assumes no dimension has size 0
+    (:attr:`Lowering.nonempty_dims`)."""
     low = Lowering(assign, order, formats, ranges, locate)
     low.shared = list(shared or [])
+    low.nonempty_dims = nonempty_dims
     low.iterate()
     if low.located_root:
         low = Lowering(assign, order, formats, ranges, locate, frozenset(low.located_root))
         low.shared = list(shared or [])
+        low.nonempty_dims = nonempty_dims
         low.iterate()
     graph = low.construct_scattered() if low.scatters() else low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}

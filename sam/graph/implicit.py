@@ -42,6 +42,9 @@ CONSTANTS = "constants"
 RANGES = "ranges"
 COPIES = "copies"
 OUTPUT_FORMATS = "output_formats"
+#: graph attribute: compiled assuming no dimension has size 0 (Custard's ``nonempty_dims``);
+#: the binder refuses an operand with a dimension of size 0
+NONEMPTY_DIMS = "nonempty_dims"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 

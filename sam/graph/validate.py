@@ -24,7 +24,13 @@ from formats.levels import LEVEL_NAMES
 from formats.tensor import Tensor
 from sam.errors import GraphError
 from sam.graph.fifos import check_depths
-from sam.graph.implicit import copies, implicit_names, implicit_tensors, output_formats
+from sam.graph.implicit import (
+    NONEMPTY_DIMS,
+    copies,
+    implicit_names,
+    implicit_tensors,
+    output_formats,
+)
 from sam.graph.model import Graph
 from sam.graph.scatter import bind_outputs, scattered_outputs
 from sam.ragged import check_shared
@@ -193,6 +199,11 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
                 f"bind it, e.g. -t {name}=matrix.mtx"
             )
         tensor = tensors[name]
+        if graph.attrs.get(NONEMPTY_DIMS) == "true" and 0 in tensor.shape:
+            raise GraphError(
+                f"tensor {name} has a dimension of size 0 (shape "
+                f"{'x'.join(map(str, tensor.shape))}) but the graph was compiled assuming none "
+                "(custard --nonempty-dims); compile it without that option")
         fmt = graph.formats.get(name)
         if fmt is not None and fmt.order != tensor.order:
             raise GraphError(
