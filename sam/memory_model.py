@@ -204,7 +204,7 @@ def run_memory(hier: Hierarchy, steps: Iterable[Step], *, skip_empty: bool = Tru
 
     if buffers is not None and buffers < 1:
         raise SimulationError(f"buffers={buffers}: give 1 (no overlap), n >= 2 (n-buffering) "
-                              "or None (fill the capacity)")
+                              "or None (--buffers 0: fill each level's capacity)")
     names = [lv.name for lv in hier.levels]
     nlev = len(names)
     reports = {n: LevelReport() for n in names}
