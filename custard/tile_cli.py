@@ -34,7 +34,8 @@ def register(sub: Any) -> None:
                    help="cost the run on a memory hierarchy (YAML/TOML; 'extensor' = the "
                    "paper's Sec. 6.4 configuration)")
     p.add_argument("--no-skip", action="store_true", help="no sparse tile skipping")
-    p.add_argument("--buffers", type=int, default=2, help="n-buffering depth (1: none)")
+    p.add_argument("--buffers", type=int, default=2,
+                   help="n-buffering depth (1: none; 0: as many tile groups as fit each level)")
     p.add_argument("--parallel", action="store_true",
                    help="simulate the tiles on a local Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler")
@@ -84,6 +85,6 @@ def _cmd_tile(args: argparse.Namespace) -> int:
     if args.memory:
         hier = extensor() if args.memory == "extensor" else load_hierarchy(args.memory)
         steps = memory_steps(args.expression, tensors, res, hier, dense=args.no_skip)
-        rep = run_memory(hier, steps, skip_empty=not args.no_skip, buffers=args.buffers)
+        rep = run_memory(hier, steps, skip_empty=not args.no_skip, buffers=args.buffers or None)
         print(rep.table())
     return 0

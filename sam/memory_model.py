@@ -9,15 +9,27 @@ segment entry). The configuration is a TOML or YAML file (shipped: the paper's E
 
 A tiled run is a sequence of :class:`Step` s (one per innermost tile tuple, in the order the
 tile-sequencing graph gives them). Each step names, per level, the tile each operand uses there,
-the compute cycles of its per-tile simulation and the output tile it accumulates into. Costs:
+the compute cycles of its per-tile simulation and the output tile it accumulates into. The
+timeline (:mod:`sam.memory_timeline`):
 
-* a tile that is not resident at its level is loaded: ``latency + ceil(bytes / bandwidth)``
-  cycles; a level keeps the last tile of each operand, so a reused resident tile costs nothing;
-* with ``skip_empty`` (sparse tile skipping) a tile with no nonzeros is never loaded;
-* an output tile is written back (``ceil(bytes / bandwidth)`` of that level) when the steps move
-  to another output tile, and at the end;
-* with ``buffers = n >= 2`` (n-buffering) the loads of a step may run while up to ``n - 1``
-  earlier steps compute; with ``buffers = 1`` loading and computing alternate.
+* **channels**: each level is fed by its own channel (DRAM -> LLB, LLB -> PE buffer), which runs
+  beside the others and beside compute. A tile that is not resident at its level is loaded over
+  it: ``latency + ceil(bytes / bandwidth)`` cycles, issued once the tile is in the level above;
+  a level keeps the last tile of each operand, so a reused resident tile costs nothing (each
+  LLB tile is loaded once per run of steps that use it, not once per PE tile tuple);
+* **pipelined requests** (with n-buffering): a load issued while the channel is still busy
+  hides its latency behind the transfers before it (``finish = max(issue + latency,
+  channel free) + bytes/bandwidth``), as the original's pipelined DRAM model; without
+  n-buffering every load pays its latency after the previous transfer;
+* **n-buffering** (``buffers = n``): a *tile group* is a run of steps using the same tiles of a
+  level (an LLB tile tuple; a PE tile tuple); group ``g``'s loads may start once group
+  ``g - n`` has finished computing (``buffers=None``: once the groups still held fit the
+  level's capacity, as the original fills its buffers); ``buffers = 1``: load, compute, load;
+* **sparse tile skipping** (``skip_empty``): a tile with no nonzeros is never loaded;
+* **results**: an output tile is written back (``ceil(bytes / bandwidth)`` on its level's
+  channel) when the steps move to another output tile, and at the end; a step that opens an
+  output tile waits for the write-back of the tile ``n`` output tiles before;
+* **compute**: steps compute one after another, each once its innermost tiles are in.
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from sam.errors import SimulationError
 
@@ -180,33 +194,47 @@ class MemoryReport:
 
 
 def run_memory(hier: Hierarchy, steps: Iterable[Step], *, skip_empty: bool = True,
-               buffers: int = 2, record: bool = True) -> MemoryReport:
+               buffers: int | None = 2, record: bool = True, fast: bool | None = None
+               ) -> MemoryReport:
     """Cost ``steps`` (any iterable, e.g. a generator) on ``hier`` (see module docstring);
-    ``record`` keeps the keys of the loaded tiles in the report."""
-    if buffers < 1:
-        raise SimulationError(f"buffers={buffers}: give 1 (no overlap) or more (n-buffering)")
-    reports = {lv.name: LevelReport() for lv in hier.levels}
-    loaded: dict[str, list[Hashable]] = {lv.name: [] for lv in hier.levels}
-    resident: dict[str, dict[str, Hashable]] = {lv.name: {} for lv in hier.levels}
-    out_tile: dict[str, TileUse | None] = {lv.name: None for lv in hier.levels}
-    load_end = 0
-    comp_end: list[int] = [0] * buffers  # compute end of the last ``buffers`` steps (a ring)
-    compute = 0
-    k = -1
+    ``buffers=None`` fills each level's capacity (as many tile groups as fit); ``record`` keeps
+    the keys of the loaded tiles in the report; ``fast`` runs the timeline compiled with numba
+    (default: for more than 20,000 steps)."""
+    from sam.memory_timeline import timeline, timeline_fast
 
-    def writeback(name: str, use: TileUse | None) -> int:
+    if buffers is not None and buffers < 1:
+        raise SimulationError(f"buffers={buffers}: give 1 (no overlap), n >= 2 (n-buffering) "
+                              "or None (--buffers 0: fill each level's capacity)")
+    names = [lv.name for lv in hier.levels]
+    nlev = len(names)
+    reports = {n: LevelReport() for n in names}
+    loaded: dict[str, list[Hashable]] = {n: [] for n in names}
+    resident: dict[str, dict[str, Hashable]] = {n: {} for n in names}
+    group_key: dict[str, tuple | None] = dict.fromkeys(names)
+    out_tile: dict[str, TileUse | None] = dict.fromkeys(names)
+    ops: dict[str, int] = {}
+    compute: list[int] = []
+    group: list[list[int]] = [[] for _ in names]
+    outnew: list[list[int]] = [[] for _ in names]
+    outx: list[list[int]] = [[] for _ in names]
+    lptr, lop, lx, lbytes = [0], [], [], []
+
+    def wcycles(name: str, use: TileUse | None) -> int:
         if use is None or (skip_empty and use.nnz == 0):
             return 0
-        lv = hier.level(name)
-        cyc = math.ceil(use.nbytes / lv.bandwidth)
+        cyc = math.ceil(use.nbytes / hier.level(name).bandwidth)
         reports[name].bytes_written += use.nbytes
         reports[name].write_cycles += cyc
         return cyc
 
-    for k, step in enumerate(steps):
-        transfer = 0
-        for name, uses in step.tiles.items():
-            lv, rep = hier.level(name), reports[name]
+    for step in steps:
+        compute.append(int(step.compute))
+        for li, name in enumerate(names):
+            lv, rep = hier.levels[li], reports[name]
+            uses = step.tiles.get(name, {})
+            key = tuple(sorted((op, u.key) for op, u in uses.items()))
+            group[li].append(int(key != group_key[name]))
+            group_key[name] = key
             for operand, use in uses.items():
                 if resident[name].get(operand) == use.key:
                     rep.reused += 1
@@ -215,23 +243,32 @@ def run_memory(hier: Hierarchy, steps: Iterable[Step], *, skip_empty: bool = Tru
                 if skip_empty and use.nnz == 0:
                     rep.skipped_empty += 1
                     continue
-                cyc = lv.load_cycles(use.nbytes)
+                x = math.ceil(use.nbytes / lv.bandwidth)
                 rep.loads += 1
                 rep.bytes_loaded += use.nbytes
-                rep.load_cycles += cyc
+                rep.load_cycles += lv.latency + x
                 if record:
                     loaded[name].append((operand, use.key))
-                transfer += cyc
-        for name, use in step.output.items():
+                lop.append(ops.setdefault(operand, len(ops)))
+                lx.append(x)
+                lbytes.append(int(use.nbytes))
+            lptr.append(len(lop))
+            use = step.output.get(name)
             prev = out_tile[name]
-            if prev is not None and prev.key != use.key:
-                transfer += writeback(name, prev)
-            out_tile[name] = use
-        free = comp_end[k % buffers]  # the buffer step k - buffers computed from
-        load_end = max(load_end, free) + transfer
-        done = max(load_end, comp_end[(k - 1) % buffers]) + step.compute
-        comp_end[k % buffers] = done
-        compute += step.compute
-    total = comp_end[k % buffers] if k >= 0 else 0
-    total += sum(writeback(name, use) for name, use in out_tile.items())
-    return MemoryReport(reports, compute, total, k + 1, loaded)
+            new = use is not None and (prev is None or prev.key != use.key)
+            outnew[li].append(int(new))
+            outx[li].append(wcycles(name, prev) if new and prev is not None else 0)
+            if use is not None:
+                out_tile[name] = use
+    finalx = [wcycles(n, out_tile[n]) for n in names]
+    n = len(compute)
+    arrays = (np.asarray(compute, np.int64), np.asarray(group, np.int64).reshape(nlev, n),
+              np.asarray(lptr, np.int64), np.asarray(lop, np.int64), np.asarray(lx, np.int64),
+              np.asarray(lbytes, np.int64), np.asarray(outnew, np.int64).reshape(nlev, n),
+              np.asarray(outx, np.int64).reshape(nlev, n), np.asarray(finalx, np.int64),
+              np.array([lv.latency for lv in hier.levels], np.int64),
+              np.array([lv.capacity_bytes for lv in hier.levels], np.int64),
+              max(len(ops), 1), 0 if buffers is None else int(buffers))
+    use_fast = n > 20_000 if fast is None else fast
+    total = (timeline_fast if use_fast else timeline)(*arrays) if n else 0
+    return MemoryReport(reports, int(sum(compute)), int(total), n, loaded)
