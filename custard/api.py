@@ -175,6 +175,10 @@ def _directives(order: str | Sequence[str] | None, schedule: str | Sequence[str]
     """The scheduling commands of ``order`` (a loop order: ``"ikj"``, ``"i,k,j"``,
     ``["i","k","j"]`` or commands) and ``schedule`` (``-s`` options)."""
     out: list[Directive] = []
+    if order and not variables:
+        text = order if isinstance(order, str) else ",".join(map(str, order))
+        raise CompileError(f"loop order {text!r} given, but the expression has no index "
+                           "variables (a scalar result of scalars); drop the order")
     if isinstance(order, str) and order.strip():
         out += schedule_option(order, variables)
     elif order:

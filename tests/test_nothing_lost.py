@@ -157,9 +157,10 @@ def test_repeated_latency_is_refused(work: Path) -> None:
 def test_deadlock_writes_the_report_with_partial_statistics(tmp_path: Path) -> None:
     """A bounded-FIFO deadlock is one line on stderr, and --report holds the run so far: the
     error, per-block statistics that add up (tokens out of each block = tokens on its streams)."""
-    proc = sam_sim(tmp_path, "run", GRAPHS / "mat_residual.gv", "-t", "b=random:0.4:1:7", "-t",
-                   "C=random:0.4:2:7x7", "-t", "d=random:0.4:3:7", "--fifo-depth", "1",
-                   "--engine", "reference", "--report", "r.json")
+    # mat_residual without its mindepth="2" edge attribute (custard.depths) deadlocks at depth 1
+    proc = sam_sim(tmp_path, "run", ROOT / "tests" / "data" / "deadlock_mat_residual.gv", "-t",
+                   "b=random:0.4:1:7", "-t", "C=random:0.4:2:7x7", "-t", "d=random:0.4:3:7",
+                   "--fifo-depth", "1", "--engine", "reference", "--report", "r.json")
     line = refused(proc, "simulation cannot progress", "r.json")
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["error"] and "cannot progress" in report["error"] and report["error"] in line

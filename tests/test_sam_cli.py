@@ -36,6 +36,7 @@ from formats.synthetic import blocks, random_tensor, runs
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = ROOT / "dot_graphs"
+DEADLOCK = ROOT / "tests" / "data" / "deadlock_mat_residual.gv"  # deadlocks at depth 1
 SPMV = GRAPHS / "mat_vecmul_ij.gv"
 MATMUL = GRAPHS / "matmul_ikj.gv"
 KINDS = ("data", "stop", "empty", "done")
@@ -516,7 +517,8 @@ ERRORS = {
                                    "--latency 'arrayval=2': unknown block type 'arrayval'"),
     "latency below 1": (["run", G, *SPMV_OK, "--latency", "union=0"],
                         "--latency 'union=0': a latency is 1 to 2147483647 cycles"),
-    "deadlock with bounded FIFOs": (["run", str(GRAPHS / "mat_residual.gv"), "-t",
+    # mat_residual without its mindepth="2" edge attribute (custard.depths): a depth-1 deadlock
+    "deadlock with bounded FIFOs": (["run", str(DEADLOCK), "-t",
                                      "b=random:0.4:1:7", "-t", "C=random:0.4:2:7x7", "-t",
                                      "d=random:0.4:3:7", "--fifo-depth", "1", "--engine",
                                      "reference"],

@@ -64,7 +64,7 @@ MODES = {"rr": RR, "range": RANGE, "order": FOLLOW, "crd": BY_CRD}
 BETWEEN, INSIDE = 0, 1
 LANES = State(lanes=1, mode=RR, depth=0, isval=0, size=1, next=0, phase=BETWEEN, cur=0,
               merged=0, pend=0)
-NLANES, MODE, DEPTH, ISVAL, SIZE, NEXT, PHASE, CUR, MERGED, PEND = LANES.slots
+P_LANES, MODE, DEPTH, ISVAL, SIZE, NEXT, PHASE, CUR, MERGED, PEND = LANES.slots
 ERR_ORDER, ERR_STOP, ERR_DONE, ERR_LANE, ERR_TOKEN = 1, 2, 3, 4, 5
 ERRORS = {
     ERR_ORDER: "the order stream names a lane that does not exist or is malformed",
@@ -91,7 +91,7 @@ def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
 
     ``pend[l]``: lane l owes the closing stop of its last element (depth >= 1).
     """
-    n = st[NLANES]
+    n = st[P_LANES]
     d = st[DEPTH]
     cin = ins[0]
     cord = ins[1] if ins.shape[0] > 1 else -1
@@ -248,7 +248,7 @@ def serialize(w, st, fst, ins, optr, ochan, merged, m1, m2, m3, f0, f1):
 
     ``merged[l]``: 0, or k+1 when lane l's last element close already included ``F(k)``.
     """
-    n = st[NLANES]
+    n = st[P_LANES]
     d = st[DEPTH]
     cord = ins[n] if ins.shape[0] > n else -1
     while st[STATUS] == 0:
