@@ -114,6 +114,27 @@ def test_loaded_kernels_run_compiled_at_once(monkeypatch: pytest.MonkeyPatch) ->
     assert compiled and all(compiled)
 
 
+def test_reference_engine_stays_python_after_kernels_are_loaded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loaded compiled kernels never replace the reference engine's Python kernels (else the
+    engines' differential tests would compare compiled code with itself)."""
+    graph = custard.compile("x(i)=B(i,j)*c(j)")
+    sim = Simulation(graph, {"B": random_tensor((30, 30), 0.2, 0), "c": random_tensor((30,), 1, 0)})
+    monkeypatch.setenv("SAM_INTERPRET_SECONDS", "0")
+    fast = sim.run("fast")
+    python: list[bool] = []
+    call = E.BlockRun.call
+
+    def spy(self: E.BlockRun, fn, w):  # noqa: ANN001
+        python.append(fn is self.block.kernel.py)
+        return call(self, fn, w)
+
+    monkeypatch.setattr(E.BlockRun, "call", spy)
+    ref = sim.run("reference")
+    assert python and all(python)
+    assert ref.cycles == fast.cycles
+
+
 def test_large_inputs_run_compiled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs too big to finish within the budget skip the interpreting."""
     B = random_tensor((200, 200), (E.INTERPRET_MAX_VALUES + 1000) / 40_000, 0)

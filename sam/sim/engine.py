@@ -404,8 +404,9 @@ class Simulation:
         self._tier_at = (time.process_time() + interpret_seconds() if engine == "fast"
                          else float("inf"))
         large = sum(len(t.vals) for t in self.tensors.values()) > INTERPRET_MAX_VALUES
-        if self._tier_at <= time.process_time() or large or self._compiled_loaded():
-            self._use_compiled()
+        if engine == "fast" and (self._tier_at <= time.process_time() or large
+                                 or self._compiled_loaded()):
+            self._use_compiled()  # never for the reference engine: it is Python throughout
         start = time.perf_counter()
         jit0 = self.jit_time  # compile time after the clock started is not simulation time
         interrupted = False
