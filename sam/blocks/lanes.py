@@ -396,7 +396,7 @@ def serialize(w, st, fst, ins, optr, ochan, merged, m1, m2, m3, f0, f1):
 
 #: Reducer state: points gathered, merged points, next to emit, the group's close level.
 REDUCE = State(lanes=1, count=0, nout=0, emitted=0, phase=0, closek=0, pend=0, started=0)
-(RLANES, COUNT, NOUT, EMITTED, RPHASE, CLOSEK, RPEND, STARTED) = REDUCE.slots
+(R_LANES, COUNT, NOUT, EMITTED, R_PHASE, CLOSEK, R_PEND, STARTED) = REDUCE.slots
 GATHER, EMIT, CLOSE = 0, 1, 2
 #: ``waiting[l]``: 0 while lane l is in the group, s >= 1 once it reached ``Ss``, -1 at done.
 AT_DONE = -1
@@ -405,10 +405,10 @@ AT_DONE = -1
 @kernel
 def lanereduce(w, st, fst, ins, optr, ochan, crds, waiting, outc, m3, vals, outv):
     """n-input vector reducer: inputs (crd, val) of lane l at 2l, 2l+1; outputs val, crd."""
-    n = st[RLANES]
+    n = st[R_LANES]
     while st[STATUS] == 0:
         t_in = st[T]
-        if st[RPHASE] == GATHER:
+        if st[R_PHASE] == GATHER:
             # One token from every lane still in the group.
             need = st[COUNT] + n
             if crds.shape[0] < need:
@@ -475,35 +475,35 @@ def lanereduce(w, st, fst, ins, optr, ochan, crds, waiting, outc, m3, vals, outv
             st[COUNT] = 0
             for lane in range(n):
                 waiting[lane] = 0
-            st[RPHASE] = EMIT
+            st[R_PHASE] = EMIT
             continue
-        if st[RPHASE] == EMIT:
+        if st[R_PHASE] == EMIT:
             if st[NOUT] == 0:
-                st[RPHASE] = CLOSE
+                st[R_PHASE] = CLOSE
                 continue
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            if st[RPEND] == 1:  # the previous fiber's close: another fiber follows
+            if st[R_PEND] == 1:  # the previous fiber's close: another fiber follows
                 push(w, optr, ochan, 0, STOP, 0, a)
                 push(w, optr, ochan, 1, STOP, 0, a)
-                st[RPEND] = 0
+                st[R_PEND] = 0
                 continue
             e = st[EMITTED]
             pushv(w, optr, ochan, 0, DATA, outv[e], a)
             push(w, optr, ochan, 1, DATA, outc[e], a)
             st[EMITTED] = e + 1
             if e + 1 == st[NOUT]:
-                st[RPHASE] = CLOSE
+                st[R_PHASE] = CLOSE
                 st[STARTED] = 1
             continue
         # CLOSE: a group closed by F(0) owes S0 until the next fiber or a higher stop.
         k = st[CLOSEK]
         if k == 0:
             if st[NOUT] > 0:
-                st[RPEND] = 1
-            st[RPHASE] = GATHER
+                st[R_PEND] = 1
+            st[R_PHASE] = GATHER
             continue
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
@@ -511,8 +511,8 @@ def lanereduce(w, st, fst, ins, optr, ochan, crds, waiting, outc, m3, vals, outv
         a = fire(st, t_in, t_out)
         push(w, optr, ochan, 0, STOP, k, a)
         push(w, optr, ochan, 1, STOP, k, a)
-        st[RPEND] = 0
-        st[RPHASE] = GATHER
+        st[R_PEND] = 0
+        st[R_PHASE] = GATHER
     return RC_DONE
 
 
