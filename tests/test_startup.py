@@ -154,3 +154,24 @@ def test_command_line_imports_are_lazy() -> None:
             "print(sorted(m for m in ('scipy', 'numba', 'matplotlib', 'dask', 'xdsl', 'pydot') "
             "if m in sys.modules))")
     assert _fresh(code) == "[]"
+
+
+def test_custard_compile_loads_no_simulator_nor_heavy_modules(tmp_path: Path) -> None:
+    """``custard compile`` writes the graph without scipy, numba, the simulator's engine, the
+    sweeps (``custard.reproduce``), the Ember front end or the drawing modules; the graph is
+    the one :func:`custard.compile` gives."""
+    out = tmp_path / "x.gv"
+    code = ("import sys, custard.cli; "
+            "rc = custard.cli.main(['compile', 'X(i,j)=B(i,k)*C(k,j)', '-f=B:ds', '-f=C:ds', "
+            f"'-s=reorder(i,k,j)', '-o', {str(out)!r}]); "
+            "heavy = ('scipy', 'numba', 'matplotlib', 'dask', 'xdsl', 'pydot', 'sam.sim.engine', "
+            "'sam.sim.assemble', 'custard.reproduce', 'custard.ember', 'sam.graph.draw'); "
+            "print(rc, sorted(m for m in sys.modules if m.startswith(heavy)))")
+    assert _fresh(code) == "0 []"
+    from formats.format import Format
+    from sam.graph.dot import dumps
+
+    want = custard.compile("X(i,j)=B(i,k)*C(k,j)", {"B": Format.parse("ds"),
+                                                    "C": Format.parse("ds")},
+                           schedule=["reorder(i,k,j)"])
+    assert out.read_text().strip() == dumps(want).strip()
