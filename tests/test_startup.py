@@ -175,3 +175,26 @@ def test_custard_compile_loads_no_simulator_nor_heavy_modules(tmp_path: Path) ->
                                                     "C": Format.parse("ds")},
                            schedule=["reorder(i,k,j)"])
     assert out.read_text().strip() == dumps(want).strip()
+
+
+def test_reference_engine_never_runs_compiled_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loaded compiled kernels (an earlier fast run) and large inputs switch only the fast
+    engine to them: the reference engine stays the Python kernels (the differential tests
+    compare the two)."""
+    B = random_tensor((200, 200), (E.INTERPRET_MAX_VALUES + 1000) / 40_000, 0)
+    c = random_tensor((200,), 1, 1)
+    sim = Simulation(custard.compile("x(i)=B(i,j)*c(j)"), {"B": B, "c": c})
+    fast, calls_fast = _run(sim, "fast", "0", monkeypatch)
+    monkeypatch.setattr(Simulation, "_compiled_loaded", lambda self: True)
+    compiled: list[bool] = []
+    call = E.BlockRun.call
+
+    def spy(self: E.BlockRun, fn, w):  # noqa: ANN001
+        compiled.append(fn is not self.block.kernel.py)
+        return call(self, fn, w)
+
+    monkeypatch.setattr(E.BlockRun, "call", spy)
+    ref = sim.run("reference")
+    assert calls_fast and all(calls_fast)
+    assert compiled and not any(compiled)
+    assert _summary(ref) == _summary(fast)
