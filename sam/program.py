@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,7 +28,9 @@ from formats.tensor import Tensor
 from sam.errors import SimulationError
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors, output_tensors
-from sam.sim.engine import SimResult, Simulation
+
+if TYPE_CHECKING:  # the simulator is imported when a program runs (`custard compile` needs none)
+    from sam.sim.engine import SimResult, Simulation
 
 
 class ProgramError(ToolkitError):
@@ -150,6 +153,8 @@ class Program:
         """Run the phases in order on the program's input ``tensors`` (by program name)."""
         if fifo_depth is not None and fifo_depth < 1:
             raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
+        from sam.sim.engine import Simulation
+
         have: dict[str, Tensor] = dict(tensors)
         sims: dict[int, Simulation] = {}
         results: list[SimResult] = []

@@ -211,6 +211,11 @@ def run_suite(runs: int) -> int:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {runs} runs per row, "
           "min/median/max\n")
+    # an installed package runs from byte-compiled modules (pip writes them); a checkout run
+    # under PYTHONDONTWRITEBYTECODE would otherwise compile every module from source in every
+    # process (0.1-0.15 s of the start-up rows)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "sam", "custard", "formats"],
+                   cwd=ROOT, check=True)
     run_child(WARMUP, [])
     graph = Path(tempfile.mkdtemp()) / "spmv.gv"
     out, _, _ = run_child("import custard, sys; from sam.graph.dot import dumps; "

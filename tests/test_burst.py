@@ -106,3 +106,43 @@ def test_bursts_carry_most_firings(monkeypatch: pytest.MonkeyPatch) -> None:
                 if s.type in ("fiberlookup", "repeat", "repsiggen", "arrayvals", "intersect",
                               "spaccumulator", "mul"))
     assert counted["n"] > fired / 2
+
+
+def _fan_out_graph():
+    """``x(i) = 2*b(i)*c(i) + b(i)*b(i)`` over the coordinates b and c share, written so that
+    the array load of b feeds three ALU inputs and the product ``b*c`` both inputs of an adder:
+    bursts that write an output port of several channels (:func:`sam.sim.burst.fan_out`)."""
+    from sam.graph.dot import dumps, loads
+
+    text = dumps(custard.compile("x(i)=b(i)*c(i)"))
+    head, _, _ = text.rpartition("}")
+    head = head.replace('    5 -> 7 [label="val" type="val" comment=""]\n', "")
+    extra = """
+    100 [type="mul"]
+    101 [type="add"]
+    102 [type="add"]
+    3 -> 100 [type="val"]
+    3 -> 100 [type="val"]
+    5 -> 101 [type="val"]
+    5 -> 101 [type="val"]
+    101 -> 102 [type="val"]
+    100 -> 102 [type="val"]
+    102 -> 7 [type="val"]
+}
+"""
+    return loads(head + extra)
+
+
+@pytest.mark.parametrize("capacity", [16, 16384])
+def test_bursts_fan_out_to_every_channel_of_a_port(capacity: int) -> None:
+    graph = _fan_out_graph()
+    b = random_tensor((300,), 0.4, 1)
+    c = random_tensor((300,), 0.5, 2)
+    on = _both(graph, {"b": b, "c": c}, "fan-out", capacity=capacity)
+    fast = run_engine(graph, {"b": b, "c": c}, "fast", capacity=capacity)
+    assert_same(on, fast, "fan-out, fast engine")
+    bd, cd = b.to_dense(), c.to_dense()
+    want = np.where((bd != 0) & (cd != 0), 2 * bd * cd + bd * bd, 0.0)
+    got = on.result.outputs["x"].to_dense()
+    assert np.count_nonzero(want) > 50
+    assert np.allclose(got, want)

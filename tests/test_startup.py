@@ -114,27 +114,6 @@ def test_loaded_kernels_run_compiled_at_once(monkeypatch: pytest.MonkeyPatch) ->
     assert compiled and all(compiled)
 
 
-def test_reference_engine_stays_python_after_kernels_are_loaded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Loaded compiled kernels never replace the reference engine's Python kernels (else the
-    engines' differential tests would compare compiled code with itself)."""
-    graph = custard.compile("x(i)=B(i,j)*c(j)")
-    sim = Simulation(graph, {"B": random_tensor((30, 30), 0.2, 0), "c": random_tensor((30,), 1, 0)})
-    monkeypatch.setenv("SAM_INTERPRET_SECONDS", "0")
-    fast = sim.run("fast")
-    python: list[bool] = []
-    call = E.BlockRun.call
-
-    def spy(self: E.BlockRun, fn, w):  # noqa: ANN001
-        python.append(fn is self.block.kernel.py)
-        return call(self, fn, w)
-
-    monkeypatch.setattr(E.BlockRun, "call", spy)
-    ref = sim.run("reference")
-    assert python and all(python)
-    assert ref.cycles == fast.cycles
-
-
 def test_large_inputs_run_compiled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs too big to finish within the budget skip the interpreting."""
     B = random_tensor((200, 200), (E.INTERPRET_MAX_VALUES + 1000) / 40_000, 0)
@@ -175,3 +154,47 @@ def test_command_line_imports_are_lazy() -> None:
             "print(sorted(m for m in ('scipy', 'numba', 'matplotlib', 'dask', 'xdsl', 'pydot') "
             "if m in sys.modules))")
     assert _fresh(code) == "[]"
+
+
+def test_custard_compile_loads_no_simulator_nor_heavy_modules(tmp_path: Path) -> None:
+    """``custard compile`` writes the graph without scipy, numba, the simulator's engine, the
+    sweeps (``custard.reproduce``), the Ember front end or the drawing modules; the graph is
+    the one :func:`custard.compile` gives."""
+    out = tmp_path / "x.gv"
+    code = ("import sys, custard.cli; "
+            "rc = custard.cli.main(['compile', 'X(i,j)=B(i,k)*C(k,j)', '-f=B:ds', '-f=C:ds', "
+            f"'-s=reorder(i,k,j)', '-o', {str(out)!r}]); "
+            "heavy = ('scipy', 'numba', 'matplotlib', 'dask', 'xdsl', 'pydot', 'sam.sim.engine', "
+            "'sam.sim.assemble', 'custard.reproduce', 'custard.ember', 'sam.graph.draw'); "
+            "print(rc, sorted(m for m in sys.modules if m.startswith(heavy)))")
+    assert _fresh(code) == "0 []"
+    from formats.format import Format
+    from sam.graph.dot import dumps
+
+    want = custard.compile("X(i,j)=B(i,k)*C(k,j)", {"B": Format.parse("ds"),
+                                                    "C": Format.parse("ds")},
+                           schedule=["reorder(i,k,j)"])
+    assert out.read_text().strip() == dumps(want).strip()
+
+
+def test_reference_engine_never_runs_compiled_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loaded compiled kernels (an earlier fast run) and large inputs switch only the fast
+    engine to them: the reference engine stays the Python kernels (the differential tests
+    compare the two)."""
+    B = random_tensor((200, 200), (E.INTERPRET_MAX_VALUES + 1000) / 40_000, 0)
+    c = random_tensor((200,), 1, 1)
+    sim = Simulation(custard.compile("x(i)=B(i,j)*c(j)"), {"B": B, "c": c})
+    fast, calls_fast = _run(sim, "fast", "0", monkeypatch)
+    monkeypatch.setattr(Simulation, "_compiled_loaded", lambda self: True)
+    compiled: list[bool] = []
+    call = E.BlockRun.call
+
+    def spy(self: E.BlockRun, fn, w):  # noqa: ANN001
+        compiled.append(fn is not self.block.kernel.py)
+        return call(self, fn, w)
+
+    monkeypatch.setattr(E.BlockRun, "call", spy)
+    ref = sim.run("reference")
+    assert calls_fast and all(calls_fast)
+    assert compiled and not any(compiled)
+    assert _summary(ref) == _summary(fast)

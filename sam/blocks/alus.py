@@ -22,7 +22,7 @@ import math
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.burst import account, burst_len, commit, putv
+from sam.sim.burst import account, burst_len, commit, fan_out, first_channel
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -80,6 +80,17 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     mask = w.kind.shape[1] - 1
     ha = w.head[ca]
     hb = w.head[cb]
+    ka = w.kind[ca]
+    va = w.fdata[ca]
+    ta_ = w.time[ca]
+    kb = w.kind[cb]
+    vb = w.fdata[cb]
+    tb_ = w.time[cb]
+    o = first_channel(optr, ochan, 0)
+    ko = w.kind[o if o >= 0 else ca]  # the rows of the first output channel
+    vo = w.fdata[o if o >= 0 else ca]
+    to = w.time[o if o >= 0 else ca]
+    tail = w.tail[o] if o >= 0 else 0
     t = st[T]
     lat = st[LAT]
     idle = 0
@@ -88,10 +99,10 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     while m < n:
         sa = (ha + m) & mask
         sb = (hb + m) & mask
-        if w.kind[ca, sa] != DATA or w.kind[cb, sb] != DATA:
+        if ka[sa] != DATA or kb[sb] != DATA:
             break
-        ta = w.time[ca, sa]
-        tb = w.time[cb, sb]
+        ta = ta_[sa]
+        tb = tb_[sb]
         if tb > ta:
             ta = tb
         if ta > t:
@@ -99,12 +110,17 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
             t = ta
         if m == 0:
             t0 = t
-        putv(w, optr, ochan, 0, m, binary(op, w.fdata[ca, sa], w.fdata[cb, sb]), t + lat)
+        if o >= 0:
+            so = (tail + m) & mask
+            ko[so] = DATA
+            vo[so] = binary(op, va[sa], vb[sb])
+            to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
         w.head[ca] = ha + m
         w.head[cb] = hb + m
+        fan_out(w, optr, ochan, 0, m)
         commit(w, optr, ochan, 0, DATA, m)
         account(st, t0, t - 1, idle, m)
     return m

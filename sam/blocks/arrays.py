@@ -20,7 +20,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
-from sam.sim.burst import account, burst_len, commit, putv
+from sam.sim.burst import account, burst_len, commit, fan_out, first_channel
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -64,6 +64,14 @@ def load_burst(w, st, optr, ochan, c, vals):
         return 0
     mask = w.kind.shape[1] - 1
     h = w.head[c]
+    kc = w.kind[c]
+    dc = w.data[c]
+    tc = w.time[c]
+    o = first_channel(optr, ochan, 0)
+    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
+    vo = w.fdata[o if o >= 0 else c]
+    to = w.time[o if o >= 0 else c]
+    tail = w.tail[o] if o >= 0 else 0
     t = st[T]
     lat = st[LAT]
     idle = 0
@@ -71,22 +79,27 @@ def load_burst(w, st, optr, ochan, c, vals):
     m = 0
     while m < n:
         s = (h + m) & mask
-        if w.kind[c, s] != DATA:
+        if kc[s] != DATA:
             break
-        r = w.data[c, s]
+        r = dc[s]
         if r < 0 or r >= vals.shape[0]:
             break  # the general path reports it
-        ta = w.time[c, s]
+        ta = tc[s]
         if ta > t:
             idle += ta - t
             t = ta
         if m == 0:
             t0 = t
-        putv(w, optr, ochan, 0, m, vals[r], t + lat)
+        if o >= 0:
+            so = (tail + m) & mask
+            ko[so] = DATA
+            vo[so] = vals[r]
+            to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
         w.head[c] = h + m
+        fan_out(w, optr, ochan, 0, m)
         commit(w, optr, ochan, 0, DATA, m)
         account(st, t0, t - 1, idle, m)
     return m

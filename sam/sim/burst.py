@@ -120,3 +120,30 @@ def account(st, t_first, t_last, idle, m):
     st[IDLE] += idle
     st[BUSY] += m
     st[T] = t_last + 1
+
+
+@jitable(inline=True)
+def first_channel(optr, ochan, port):
+    """The first channel of output ``port`` (a burst writes its rows directly, then
+    :func:`fan_out` copies them to the port's other channels), or -1 if it has none."""
+    return ochan[optr[port]] if optr[port + 1] > optr[port] else -1
+
+
+@jitable
+def fan_out(w, optr, ochan, port, m):
+    """Copy the ``m`` tokens a burst wrote past the tail of ``port``'s first channel to the
+    port's other channels (before :func:`commit` publishes them)."""
+    if optr[port + 1] - optr[port] < 2:
+        return
+    mask = w.kind.shape[1] - 1
+    first = ochan[optr[port]]
+    src = w.tail[first]
+    for j in range(optr[port] + 1, optr[port + 1]):
+        oc = ochan[j]
+        dst = w.tail[oc]
+        for i in range(m):
+            s = (src + i) & mask
+            d = (dst + i) & mask
+            w.kind[oc, d] = w.kind[first, s]
+            w.data[oc, d] = w.data[first, s]
+            w.time[oc, d] = w.time[first, s]
