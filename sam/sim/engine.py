@@ -393,12 +393,7 @@ class Simulation:
 
         ``progress`` is called now and then with the number of tokens emitted so far.
         """
-        if engine not in ("reference", "fast"):
-            raise SimulationError(f"unknown engine {engine!r}; use reference or fast")
-        if not self._fresh:
-            self._reset()
-        self._fresh = False
-        self.jit_time = 0.0
+        self._start(engine)
         self._fns = {bid: r.block.kernel.py for bid, r in self.runs.items()}
         # The fast engine interprets until this clock reading, then loads the compiled kernels.
         self._tier_at = (time.process_time() + interpret_seconds() if engine == "fast"
@@ -410,30 +405,8 @@ class Simulation:
         start = time.perf_counter()
         jit0 = self.jit_time  # compile time after the clock started is not simulation time
         interrupted = False
-        pending = [bid for bid in self.order if not self.runs[bid].done]
         try:
-            while pending:
-                progressed = False
-                buf_full = False
-                swept: set[str] = set()
-                for bid in pending:
-                    if bid in swept:
-                        continue
-                    if bid in self.cycle_of:  # a cycle runs in lock steps, all its blocks
-                        moved, full = self._run_cycle(self.cycle_of[bid])
-                        swept.update(self.cycle_of[bid])
-                    else:
-                        moved, full = self._step(bid)
-                    progressed |= moved
-                    buf_full |= full
-                pending = [bid for bid in pending if not self.runs[bid].done]
-                if progress is not None:
-                    progress(int(self.wires.count.sum()))
-                if pending and not progressed:
-                    if buf_full:
-                        self.wires = W.grow(self.wires)
-                    else:
-                        raise Deadlock(self._deadlock_message(pending))
+            self._loop(progress)
         except KeyboardInterrupt:
             interrupted = True
         except SimulationError as err:  # a deadlock or a malformed stream: keep the statistics
@@ -467,26 +440,37 @@ class Simulation:
         return self._run_only(engine)
 
     def _run_only(self, engine: str) -> int:
+        self._start(engine)
+        if engine == "fast":
+            self._use_compiled()
+        else:
+            self._fns = {bid: r.block.kernel.py for bid, r in self.runs.items()}
+            self._tier_at = float("inf")  # no switch of kernels mid-run
+        self._loop(None)
+        return self._cycles()
+
+    def _start(self, engine: str) -> None:
+        """Check the engine's name and reset the state a previous run left (and its JIT
+        time)."""
         if engine not in ("reference", "fast"):
             raise SimulationError(f"unknown engine {engine!r}; use reference or fast")
         if not self._fresh:
             self._reset()
         self._fresh = False
-        fns = {bid: (r.block.kernel.py if engine == "reference" else r.block.kernel.jit)
-               for bid, r in self.runs.items()}
-        if engine == "fast" and not getattr(self, "_compiled", False):
-            self._compile(fns)
-            self._compiled = True
-        self._fns = fns
-        self._tier_at = float("inf")  # no switch of kernels mid-run
+        self.jit_time = 0.0
+
+    def _loop(self, progress: Callable[[int], None] | None) -> None:
+        """Step every unfinished block (a cycle of blocks in lock steps) until all are done;
+        grow the rings when only full rings hold the run up, else stop at a deadlock."""
         pending = [bid for bid in self.order if not self.runs[bid].done]
         while pending:
-            progressed = buf_full = False
+            progressed = False
+            buf_full = False
             swept: set[str] = set()
             for bid in pending:
                 if bid in swept:
                     continue
-                if bid in self.cycle_of:
+                if bid in self.cycle_of:  # a cycle runs in lock steps, all its blocks
                     moved, full = self._run_cycle(self.cycle_of[bid])
                     swept.update(self.cycle_of[bid])
                 else:
@@ -494,11 +478,17 @@ class Simulation:
                 progressed |= moved
                 buf_full |= full
             pending = [bid for bid in pending if not self.runs[bid].done]
+            if progress is not None:
+                progress(int(self.wires.count.sum()))
             if pending and not progressed:
                 if buf_full:
                     self.wires = W.grow(self.wires)
                 else:
                     raise Deadlock(self._deadlock_message(pending))
+
+    def _cycles(self) -> int:
+        """The run's cycle count: one past the last writer's done token (else the latest
+        block clock)."""
         done = [int(r.st[W.DONE_T]) for r in self.runs.values()
                 if r.block.family == "write" and r.done]
         return (max(done) + 1) if done else max((int(r.st[W.T]) for r in self.runs.values()),
@@ -680,10 +670,7 @@ class Simulation:
 
         w = self.wires
         stats: dict[str, BlockStats] = {}
-        writer_done = [int(r.st[W.DONE_T]) for r in self.runs.values()
-                       if r.block.family == "write" and r.done]
-        cycles = (max(writer_done) + 1) if writer_done else max(
-            (int(r.st[W.T]) for r in self.runs.values()), default=0)
+        cycles = self._cycles()
         for bid, run in self.runs.items():
             tin = dict.fromkeys(KIND_NAMES, 0)
             tout = dict.fromkeys(KIND_NAMES, 0)
