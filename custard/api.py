@@ -272,8 +272,8 @@ def compile(  # noqa: A001 - the natural name for a compiler entry point
     """
     try:
         with deep_recursion():
-            comp = _Compilation(expression, formats, order, schedule, dims, name, locate)
-            comp.nonempty_dims = nonempty_dims
+            comp = _Compilation(expression, formats, order, schedule, dims, name, locate,
+                                nonempty_dims)
             comp.shared = shared_groups(shared, {a.name: comp.formats[a.name]
                                                  for a in comp.assign.rhs.accesses()})
             return comp.run()
@@ -309,7 +309,8 @@ class _Compilation:
 
     def __init__(self, expression: str, formats: Mapping[str, Format | str] | None,
                  order: str | Sequence[str] | None, schedule: str | Sequence[str] | None,
-                 dims: Mapping[str, int] | None, name: str | None, locate: bool = True) -> None:
+                 dims: Mapping[str, int] | None, name: str | None, locate: bool = True,
+                 nonempty_dims: bool = False) -> None:
         self.text = expression
         self.assign = parse_expression(expression)
         self.formats = _as_formats(formats, self.assign)
@@ -322,7 +323,7 @@ class _Compilation:
                                                        self.assign.lhs.name, locate)
         self.sizes = self._sizes(dims or {}, variables)
         #: assume no dimension has size 0 (see :func:`compile`)
-        self.nonempty_dims = False
+        self.nonempty_dims = nonempty_dims
         #: every tensor name in use (temporaries and implicit inputs avoid them)
         self.taken = set(self.formats)
         self.constants: dict[float, str] = {}

@@ -633,15 +633,16 @@ def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
     its root level is not repeated before it (its locator finds its fibers in parent 0), which
     a first lowering finds out. ``nonempty_dims`` assumes no dimension has size 0
     (:attr:`Lowering.nonempty_dims`)."""
-    low = Lowering(assign, order, formats, ranges, locate)
-    low.shared = list(shared or [])
-    low.nonempty_dims = nonempty_dims
-    low.iterate()
-    if low.located_root:
-        low = Lowering(assign, order, formats, ranges, locate, frozenset(low.located_root))
+    def lowering(root_located: frozenset[int] = frozenset()) -> Lowering:
+        low = Lowering(assign, order, formats, ranges, locate, root_located)
         low.shared = list(shared or [])
         low.nonempty_dims = nonempty_dims
         low.iterate()
+        return low
+
+    low = lowering()
+    if low.located_root:
+        low = lowering(frozenset(low.located_root))
     graph = low.construct_scattered() if low.scatters() else low.construct()
     graph.formats = {assign.lhs.name: formats[assign.lhs.name]}
     for acc in low.accesses:
