@@ -3,7 +3,9 @@
 
 Runs :func:`custard.reproduce.fig15.run` (the full-size variant: the no-skipping grid up to
 2 M tuples) with ``NNZ``/``DIMS`` replaced by the subset, and writes OUT/fig15.csv, .png and
--claims.md as ``sam-sim reproduce fig15`` does."""
+-claims.md as ``sam-sim reproduce fig15`` does. Dimensions above the paper's 15720 are allowed
+(their matrices are drawn with numpy's generator: :func:`custard.reproduce.fig15.matrices`);
+``--pe coiterate`` runs the PE as the original's script does."""
 
 from __future__ import annotations
 
@@ -23,7 +25,12 @@ def main() -> None:
     ap.add_argument("--dims", default=",".join(map(str, fig15.DIMS)))
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--no-cache", action="store_true")
+    ap.add_argument("--pe", choices=("locate", "coiterate"), default="locate",
+                    help="how the PE intersects B's and C's k coordinates: locate C's rows "
+                    "(ExTensor's coordinate skipping, the default) or merge them as the "
+                    "original's script does")
     a = ap.parse_args()
+    fig15.PE_SCHEDULE = f"{a.pe}(C)"
     fig15.NNZ = tuple(int(x) for x in a.nnz.split(","))
     fig15.DIMS = tuple(int(x) for x in a.dims.split(","))
     reproduce("fig15", Path(a.out), quick=False, engine="fast", scheduler=None,

@@ -31,8 +31,8 @@ REPRODUCE_EPILOG = """experiments:
   gogeta   GOGETA: DRAM traffic of block CG and GCN, op-by-op vs inter-operation reuse
   lanes    parallel lanes: Gustavson SpM*SpM (bcsstk13) and SpMV over 1-16 lanes (Sec. 4.4)
   all      every experiment above
-  fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4; long,
-           not part of all)
+  fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4; 3-4
+           minutes on 2 cores, not part of all)
 
 Each writes DIR/NAME.csv, DIR/NAME.png and DIR/NAME-claims.md (every claim of the paper's text
 with our measured value and PASS/FAIL). Points run on a local Dask cluster (one worker process
