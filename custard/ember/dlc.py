@@ -34,7 +34,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.slc import StreamType
-from custard.ember.syntax import parse_optional_types, print_types, resolve
+from custard.ember.syntax import ResultTypeSyntax, parse_optional_types, print_types, resolve
 
 EVENTS = ("beg", "ite", "end")
 
@@ -321,43 +321,19 @@ class _NoOperandOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PopOperandOp(IRDLOperation):
+class PopOperandOp(ResultTypeSyntax):
     """``dlc.pop_operand : T``: pops the data queue (a vector type pops one vector entry)."""
 
     name = "dlc.pop_operand"
     result = result_def()
 
-    @classmethod
-    def parse(cls, parser: Parser) -> PopOperandOp:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
-
 
 @irdl_op_definition
-class GetVarOp(IRDLOperation):
+class GetVarOp(ResultTypeSyntax):
     """``dlc.get_var [{var = k}] : index``: reads core-side variable ``k`` (default 0)."""
 
     name = "dlc.get_var"
     result = result_def(IndexType)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> GetVarOp:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
 
 
 @irdl_op_definition
@@ -389,7 +365,6 @@ class YieldOp(_NoOperandOp):
     """``dlc.yield``: ends a compute-loop case."""
 
     name = "dlc.yield"
-
 
 DLC = Dialect("dlc", [ConfigureAccessEngineOp, NewTuOp, GetIndVarOp, GetMaskOp,
                       RegisterOperandOp, RegisterCallbackOp, ComputeLoopOp, PopOperandOp,
