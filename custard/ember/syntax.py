@@ -69,6 +69,15 @@ def print_types(printer: Printer, types: Sequence[Attribute]) -> None:
     printer.print_list(types, printer.print_attribute)
 
 
+def parse_type_n(parser: Parser, n: int) -> list[Attribute]:
+    """``n`` types separated by commas (``n >= 1``)."""
+    types = [parser.parse_type()]
+    for _ in range(n - 1):
+        parser.parse_punctuation(",")
+        types.append(parser.parse_type())
+    return types
+
+
 class ResultTypeSyntax(IRDLOperation):
     """Base of the ops written ``name [{attrs}] : T``: no operands, one result of type ``T``."""
 
