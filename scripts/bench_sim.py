@@ -193,8 +193,8 @@ SUITE = [
 
 #: --suite: each feature row's comparable acyclic core row (the same computation on data of the
 #: same size without the feature); the ``vs core`` column is the feature's rate / the core's.
+#: (TTV --skip has none: skipping removes most of plain TTV's tokens, its rate is not comparable.)
 CORE_OF = {
-    "TTV --skip (feedback)": "TTV plain (acyclic)",
     "TMU sls bcsstk13 dim 32": "SpMM bcsstk13 x T(dd) dim 32",
     "Gustavson bcsstk13^2 lanes 4": "Gustavson bcsstk13^2",
     "Gustavson bcsstk13^2 lanes 16": "Gustavson bcsstk13^2",
@@ -204,6 +204,16 @@ CORE_OF = {
     "elemmul 2000 rows dr (ragged)": "elemmul 2000 rows ds",
 }
 
+
+
+def select_rows(only: str | None = None) -> list[tuple[str, str, list[str]]]:
+    """The SUITE rows whose label holds ``only`` (all without it), each feature row's core row
+    with it, in SUITE order (a core row before its features)."""
+    if not only:
+        return list(SUITE)
+    picked = {label for label, _, _ in SUITE if only in label}
+    picked |= {CORE_OF[label] for label in picked if label in CORE_OF}
+    return [row for row in SUITE if row[0] in picked]
 
 
 def run_child(code: str, args: list[str]) -> tuple[str, float, int]:
@@ -263,12 +273,10 @@ def run_suite(runs: int, only: str | None = None) -> int:
               "vs core"]
     widths = [32, 12, 11, 20, 20, 20, 20, 8, 7]
     rates: dict[str, float] = {}
-    wanted_cores = {CORE_OF.get(r[0]) for r in SUITE if only and only in r[0]}
+
     print("  ".join(h.ljust(w) if i == 0 else h.rjust(w)
                     for i, (h, w) in enumerate(zip(header, widths, strict=True))))
-    for label, kind, args in SUITE:
-        if only and not (only in label or label in wanted_cores):
-            continue
+    for label, kind, args in select_rows(only):
         walls, sims, jits, cpus = [], [], [], []
         res: dict = {}
         for _ in range(runs):
