@@ -120,3 +120,31 @@ def test_only_stops_take_the_general_path(monkeypatch: pytest.MonkeyPatch) -> No
     firings = sum(len(fb) + len(fc) - len(np.intersect1d(fb, fc)) + 1
                   for fb, fc in zip(b, c, strict=True))
     assert calls["n"] == firings + 1
+
+
+@pytest.mark.parametrize("expr, fmt", [("x(i)=B(i,j)*c(j)", "s"), ("X(i,j)=B(i,k)*C(k,j)", None)])
+def test_real_matrix_both_engines(expr: str, fmt: str | None) -> None:
+    """west0479 (SpMV against a half-full vector, and SpM*SpM ``ikj``): both engines give
+    scipy's result with the same tokens, cycles and intersecter statistics."""
+    import custard
+    from formats.io import load_tensor
+    from formats.synthetic import random_tensor
+    from sam.sim.engine import simulate
+
+    B = load_tensor("west0479", "ds")
+    if fmt:
+        c = random_tensor((B.shape[1],), 0.5, 7)
+        tensors = {"B": B, "c": c}
+        want = B.to_scipy() @ c.to_dense()
+    else:
+        tensors = {"B": B, "C": B}
+        want = (B.to_scipy() @ B.to_scipy()).toarray()
+    graph = custard.compile(expr, None, None if fmt else "ikj")
+    runs = [simulate(graph, tensors, engine=e) for e in ("reference", "fast")]
+    for r in runs:
+        got = next(iter(r.outputs.values())).to_dense()
+        assert np.allclose(got, want)
+    ref, fast = runs
+    assert (ref.tokens, ref.cycles) == (fast.tokens, fast.cycles)
+    stats = [{k: vars(s) for k, s in r.blocks.items() if s.type == "intersect"} for r in runs]
+    assert stats[0] and stats[0] == stats[1]
