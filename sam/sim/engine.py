@@ -433,6 +433,92 @@ class Simulation:
             self.jit_time += self._compile(fns)
             self._compiled = True
         self._fns = fns
+        if self.feedback or bool((self.depths > 0).any()):
+            self._use_driver()
+
+    def _use_driver(self) -> None:
+        """Run the scheduler's sweeps in compiled code (:mod:`sam.sim.loops`): for graphs with
+        cycles (feedback edges) or bounded FIFOs, whose kernel calls move few tokens each.
+        Blocks whose kernels do not have the uniform argument types keep the Python loop."""
+        from sam.sim import loops
+
+        want = loops.uniform_signature(self.wires)
+        sigs = getattr(self, "_sigs", {})
+        if any(sigs.get(bid) != want for bid in self.order):
+            return
+        order = self.order
+        pos = {bid: i for i, bid in enumerate(order)}
+        uptr, ublk = [0], []
+        seen: set[str] = set()
+        for bid in order:
+            if bid in seen:
+                continue
+            unit = self.cycle_of.get(bid, [bid])
+            seen.update(unit)
+            ublk += [pos[b] for b in unit]
+            uptr.append(len(ublk))
+        isfb = np.zeros(len(self.channels), np.int8)
+        isfb[self.feedback] = 1
+        addr = np.array([loops.kernel_address(self.runs[b].block.kernel.jit, want)
+                         for b in order], np.int64)
+        self._drive_static = (isfb, np.int64(1 if self.feedback else 0), addr,
+                              np.array(uptr, np.int64), np.array(ublk, np.int64))
+        start = time.perf_counter()
+        fn = loops.driver()
+        if not fn.overloads:  # compiled once, or loaded from the disk cache
+            fn.compile(loops.signature_of(self._driver_args(np.zeros(2, np.int64))))
+        self.jit_time += time.perf_counter() - start
+        self._driver = fn
+
+    def _driver_args(self, out: np.ndarray) -> tuple:
+        """Arguments of :func:`sam.sim.loops.drive_py` for the current state."""
+        from numba import types
+        from numba.typed import List
+
+        from sam.sim.loops import CALL_BUDGET
+
+        runs = list(self.runs.values())
+        done = np.array([r.done for r in runs], np.int64)
+        ia = List.empty_list(types.int64[::1])
+        fa = List.empty_list(types.float64[::1])
+        for r in runs:
+            m = r.mem.args()
+            for a in (r.st, r.ins, r.optr, r.ochan, *m[:4]):
+                ia.append(a)
+            for a in (r.fst, *m[4:]):
+                fa.append(a)
+        isfb, horizons, addr, uptr, ublk = self._drive_static
+        return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
+                ia, fa)
+
+    def _drive(self) -> tuple[bool, bool]:
+        """One call of the compiled driver, then what it left to the engine: (whether a block
+        moved, whether a ring is full)."""
+        from sam.sim import loops
+
+        out = np.zeros(2, np.int64)
+        args = self._driver_args(out)
+        status = self._driver(*args)
+        done = args[2]
+        runs = list(self.runs.values())
+        for k, run in enumerate(runs):
+            run.done = bool(done[k])
+        if status == loops.STALLED:
+            return False, bool(out[0])
+        if status == loops.NEED:  # a memory to grow or a malformed stream: as _step does
+            run = runs[int(out[0])]
+            fn = self._fns[run.block.id]
+            rc = int(out[1])
+            while rc == W.RC_GROW:
+                run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
+                rc = run.call(fn, self.wires)
+            if rc == W.RC_ERR:
+                raise SimulationError(self._error_message(run))
+            if rc == W.RC_DONE:
+                run.done = True
+            if self.feedback:
+                self._publish(run, rc)
+        return True, False
 
     def run_cycles(self, engine: str = "fast") -> int:
         """Run to completion and return only the cycle count (no statistics, no outputs
@@ -457,6 +543,7 @@ class Simulation:
         if not self._fresh:
             self._reset()
         self._fresh = False
+        self._driver = None  # set when the compiled kernels are (sam.sim.loops)
         self.jit_time = 0.0
 
     def _loop(self, progress: Callable[[int], None] | None) -> None:
@@ -464,6 +551,17 @@ class Simulation:
         grow the rings when only full rings hold the run up, else stop at a deadlock."""
         pending = [bid for bid in self.order if not self.runs[bid].done]
         while pending:
+            if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
+                progressed, buf_full = self._drive()
+                pending = [bid for bid in pending if not self.runs[bid].done]
+                if progress is not None:
+                    progress(int(self.wires.count.sum()))
+                if pending and not progressed:
+                    if buf_full:
+                        self.wires = W.grow(self.wires)
+                    else:
+                        raise Deadlock(self._deadlock_message(pending))
+                continue
             progressed = False
             buf_full = False
             swept: set[str] = set()
@@ -570,6 +668,8 @@ class Simulation:
 
         start = time.perf_counter()
         done: dict[tuple[int, tuple], Callable[..., int]] = {}
+        #: each block's kernel argument types (sam.sim.loops calls kernels of uniform types)
+        self._sigs = {}
         for bid, fn in fns.items():
             run = self.runs[bid]
             args = (self.wires, run.st, run.fst, run.ins, run.optr, run.ochan, *run.mem.args())
@@ -577,6 +677,7 @@ class Simulation:
             if (id(fn), sig) not in done:
                 done[id(fn), sig] = fn.compile(sig)
             fns[bid] = done[id(fn), sig]
+            self._sigs[bid] = sig
         return time.perf_counter() - start
 
     # ----------------------------------------------------------------------- reporting

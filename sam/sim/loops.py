@@ -1,0 +1,208 @@
+"""A compiled scheduler loop for graphs whose blocks move few tokens per kernel call.
+
+With feedback edges (coordinate skipping, SAM paper Sec. 4.2) the blocks of a strongly connected
+component run in lock steps of at most the loop's latency, and with bounded FIFOs (Sec. 6's
+queues made finite) a producer stops at every full FIFO: either way a kernel call moves a few
+tokens, and a Python scheduler spends most of its time dispatching calls (about 7 us each).
+:func:`drive` runs the engine's sweeps (:meth:`sam.sim.engine.Simulation._loop`) in compiled
+code instead: every *unit* in dataflow order, a unit being a single block (called once per
+sweep) or a cycle of the graph (its blocks called round after round until none moves),
+publishing each block's horizon after its call as the engine does (``docs/timing-model.md``,
+"Feedback edges and coordinate skipping"). Sweeps repeat until
+
+* every block is done (:data:`ALL_DONE`),
+* a sweep moves nothing (:data:`STALLED`; ``out[0]`` = 1 when a ring was full: the engine
+  grows the rings, else reports a deadlock),
+* a block needs the engine (:data:`NEED`: a memory to grow or a malformed stream; ``out``
+  holds the block and its return code), or
+* the call budget is spent (:data:`BUDGET`: the engine reports progress, then calls again).
+
+The kernels called are the blocks' compiled kernels, the very machine code the engine calls,
+so the tokens, cycles and statistics are the Python scheduler's: the same kernels under the
+same protocol; only who dispatches them changed. The driver calls each kernel by its address
+(:func:`kernel_address`) with numba's calling convention, the way numba calls one compiled
+function from another but without linking the kernel's code into the driver (a driver
+generated per graph, linking its kernels, took 7-27 s to compile). Every kernel has the same
+argument types (the uniform signature, each memory a 1-D C-contiguous array), so one driver
+serves every graph: it is compiled once and cached on disk with the kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from sam.sim import wires as W
+from sam.sim.jit import jitable
+from sam.sim.kernel import cache_dir
+
+#: Return codes of :func:`drive`.
+ALL_DONE, STALLED, NEED, BUDGET = 0, 1, 2, 3
+
+#: Kernel calls :func:`drive` makes before it returns to the engine (progress, Ctrl-C).
+CALL_BUDGET = 200_000
+
+#: Int64 arrays per block in the driver's list (st, ins, optr, ochan, m0..m3), float64 ones
+#: (fst, f0, f1).
+N_INT, N_FLOAT = 8, 3
+
+
+@jitable
+def publish(w, st, ochan, done, rc, isfb):
+    """Publish the horizon of a block's output channels (``Simulation._publish``'s rule): its
+    next firing is no earlier than its clock, nor than the arrival of the token it waits for on
+    an ordinary input; never once done. True when a horizon moved."""
+    if done:
+        h = W.NEVER
+    else:
+        lb = st[W.T]
+        if rc == W.RC_IN:
+            x = st[W.WAIT]
+            if 0 <= x < isfb.shape[0] and isfb[x] == 0:
+                head = w.head[x]
+                if head < w.tail[x]:
+                    arrival = w.time[x, head & (w.time.shape[1] - 1)]
+                else:
+                    arrival = w.horizon[x]
+                if arrival > lb:
+                    lb = arrival
+        h = lb + st[W.LAT]
+        if h > W.NEVER:
+            h = W.NEVER
+    moved = False
+    for c in ochan:
+        if w.horizon[c] < h:
+            w.horizon[c] = h
+            moved = True
+    return moved
+
+
+def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
+    """The scheduler's sweeps over blocks 0..n-1 (see module docstring).
+
+    ``addr[i]`` is block i's kernel address; units are ``ublk[uptr[u]:uptr[u+1]]`` (more than
+    one block: a cycle of the graph); block i's arrays are ``ia[8i:8i+8]`` (st, ins, optr,
+    ochan, m0..m3) and ``fa[3i:3i+3]`` (fst, f0, f1); ``horizons`` is 1 when the graph has
+    feedback edges. ``done`` (1 per finished block) and ``out`` are updated."""
+    calls = 0
+    n = addr.shape[0]
+    while True:
+        progressed = False
+        buf_full = False
+        for u in range(uptr.shape[0] - 1):
+            lo = uptr[u]
+            hi = uptr[u + 1]
+            while True:
+                moved = False
+                for j in range(lo, hi):
+                    i = ublk[j]
+                    if done[i] != 0:
+                        continue
+                    st = ia[N_INT * i]
+                    ochan = ia[N_INT * i + 3]
+                    busy = st[W.BUSY]
+                    rc = call_kernel(addr[i], w, st, fa[N_FLOAT * i], ia[N_INT * i + 1],
+                                     ia[N_INT * i + 2], ochan, ia[N_INT * i + 4],
+                                     ia[N_INT * i + 5], ia[N_INT * i + 6], ia[N_INT * i + 7],
+                                     fa[N_FLOAT * i + 1], fa[N_FLOAT * i + 2])
+                    calls += 1
+                    if rc == W.RC_GROW or rc == W.RC_ERR:
+                        out[0] = i
+                        out[1] = rc
+                        return NEED
+                    if rc == W.RC_DONE:
+                        done[i] = 1
+                    if st[W.BUSY] != busy:
+                        moved = True
+                    if rc == W.RC_BUF:
+                        buf_full = True
+                    if horizons != 0 and publish(w, st, ochan, done[i], rc, isfb):
+                        moved = True
+                if hi - lo == 1:
+                    if moved:
+                        progressed = True
+                    break
+                if not moved:
+                    break
+                progressed = True
+        finished = True
+        for i in range(n):
+            if done[i] == 0:
+                finished = False
+                break
+        if finished:
+            return ALL_DONE
+        if not progressed:
+            out[0] = 1 if buf_full else 0
+            return STALLED
+        if calls >= budget:
+            return BUDGET
+
+
+def call_kernel(addr, w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+    """Call the compiled kernel at ``addr`` (compiled code only: see :func:`_intrinsic`)."""
+    raise NotImplementedError("call_kernel runs in compiled code only")
+
+
+_DRIVE: Callable[..., int] | None = None
+
+
+def _intrinsic() -> object:
+    """``call_kernel`` as a numba intrinsic: an indirect call, numba's calling convention,
+    exceptions propagated."""
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def call_kernel(typingctx, addr, w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+        argtys = (w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1)
+        sig = types.int64(addr, *argtys)
+
+        def codegen(context, builder, signature, llargs):
+            fnty = context.call_conv.get_function_type(types.int64, argtys)
+            fn = builder.inttoptr(llargs[0], fnty.as_pointer())
+            status, res = context.call_conv.call_function(builder, fn, types.int64, argtys,
+                                                          llargs[1:])
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return res
+
+        return sig, codegen
+
+    return call_kernel
+
+
+def driver() -> Callable[..., int]:
+    """The compiled :func:`drive_py` (compiled on first use, cached on disk)."""
+    global _DRIVE
+    if _DRIVE is None:
+        import numba
+
+        from sam.sim.jit import register_jitables
+
+        register_jitables()
+        numba.config.CACHE_DIR = cache_dir()
+        globals()["call_kernel"] = _intrinsic()
+        _DRIVE = numba.njit(cache=True, boundscheck=False, nogil=True)(drive_py)
+    return _DRIVE
+
+
+def signature_of(args: tuple) -> tuple:
+    """numba types of a kernel call's arguments."""
+    import numba
+
+    return tuple(numba.typeof(a) for a in args)
+
+
+def kernel_address(dispatcher: object, sig: tuple) -> int:
+    """Address of ``dispatcher``'s compiled code for ``sig`` (compiled already)."""
+    cres = dispatcher.overloads[sig]
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+
+
+def uniform_signature(wires: W.Wires) -> tuple:
+    """The argument types every kernel called by :func:`drive` must have."""
+    i64 = np.zeros(1, np.int64)
+    f64 = np.zeros(1, np.float64)
+    return signature_of((wires, i64, f64, i64, i64, i64, i64, i64, i64, i64, f64, f64))
