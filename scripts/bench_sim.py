@@ -110,7 +110,15 @@ from formats.tensor import Tensor
 from sam.sim.engine import simulate
 case = sys.argv[1]
 rng = np.random.default_rng(0)
-if case in ("ttv", "ttv-skip"):
+fifo = None
+if case in ("ttv-fifo2", "ttv-skip-fifo2"):  # bounded FIFOs: blocks ping-pong a token at a time
+    B = random_tensor((100, 100, 3000), 300 / (100 * 100 * 3000), 0)
+    c = random_tensor((3000,), 0.5, 1)
+    graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()"
+                            if case == "ttv-skip-fifo2" else None)
+    tensors = {"B": B, "c": c}
+    fifo = 2
+elif case in ("ttv", "ttv-skip"):
     B = random_tensor((300, 300, 3000), 3000 / (300 * 300 * 3000), 0)
     c = random_tensor((3000,), 0.5, 1)
     graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()" if case == "ttv-skip"
@@ -140,9 +148,9 @@ elif case in ("elemmul-ragged", "elemmul-dense-rows"):
 else:
     raise SystemExit(f"unknown case {case}")
 t1 = time.perf_counter()
-r = simulate(graph, tensors, engine="fast")
+r = simulate(graph, tensors, engine="fast", fifo_depth=fifo)
 c0 = time.process_time()
-r2 = simulate(graph, tensors, engine="fast")  # again, kernels loaded: CPU time of simulating
+r2 = simulate(graph, tensors, engine="fast", fifo_depth=fifo)  # again, kernels loaded
 cpu = time.process_time() - c0
 assert (r2.tokens, r2.cycles) == (r.tokens, r.cycles)
 print(json.dumps({"tokens": r.tokens, "cycles": r.cycles, "sim": r.wall_time, "jit": r.jit_time,
@@ -156,6 +164,8 @@ SUITE = [
     ("Gustavson pushpull^2", "core", ["spmspm_ikj", "pushpull"]),
     ("TTV plain (acyclic)", "feature", ["ttv"]),
     ("TTV --skip (feedback)", "feature", ["ttv-skip"]),
+    ("TTV 100^2x3000 --fifo-depth 2", "feature", ["ttv-fifo2"]),
+    ("TTV same --skip --fifo-depth 2", "feature", ["ttv-skip-fifo2"]),
     ("TMU sls bcsstk13 dim 32", "feature", ["tmu-sls"]),
     ("elemmul bcsstk13 ds", "feature", ["elemmul-ds"]),
     ("elemmul bcsstk13 db64", "feature", ["elemmul-b64"]),
@@ -199,12 +209,13 @@ def _stats(xs: list[float]) -> str:
     return f"{xs[0]:.3f}/{xs[len(xs) // 2]:.3f}/{xs[-1]:.3f}"
 
 
-def run_suite(runs: int) -> int:
+def run_suite(runs: int, only: list[str] | None = None) -> int:
     """Issue 22's table: every SUITE row ``runs`` times in cold processes, min/median/max.
 
     ``sim s`` is the wall time of the first simulation in the process (JIT apart); ``sim CPU
     s`` the CPU time of a second simulation of the same graph in that process (on a shared
-    machine wall times follow the load); the rate is tokens / the best ``sim CPU s``."""
+    machine wall times follow the load); the rate is tokens / the best ``sim CPU s``. ``only``:
+    the rows whose label contains one of these strings (all when empty)."""
     import tempfile
 
     sys.path.insert(0, str(ROOT))
@@ -226,6 +237,8 @@ def run_suite(runs: int) -> int:
     print("  ".join(h.ljust(w) if i == 0 else h.rjust(w)
                     for i, (h, w) in enumerate(zip(header, widths, strict=True))))
     for label, kind, args in SUITE:
+        if only and not any(o in label for o in only):
+            continue
         walls, sims, jits, cpus = [], [], [], []
         res: dict = {}
         for _ in range(runs):
@@ -268,9 +281,11 @@ def main() -> int:
     parser.add_argument("--suite", action="store_true",
                         help="issue 22's table: core, new features and start-up, --runs each")
     parser.add_argument("--runs", type=int, default=3, help="runs per row with --suite")
+    parser.add_argument("--only", action="append", default=[],
+                        help="with --suite: only rows whose label contains this (repeatable)")
     args = parser.parse_args()
     if args.suite:
-        return run_suite(args.runs)
+        return run_suite(args.runs, args.only)
 
     sys.path.insert(0, str(ROOT))
     from formats import data
