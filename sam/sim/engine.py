@@ -479,25 +479,21 @@ class Simulation:
         self._driver = fn
 
     def _driver_args(self, out: np.ndarray) -> tuple:
-        """Arguments of :func:`sam.sim.loops.drive_py` for the current state."""
-        from numba import types
-        from numba.typed import List
-
-        from sam.sim.loops import CALL_BUDGET
+        """Arguments of :func:`sam.sim.loops.drive_py` for the current state (the arrays
+        described by address: the runs keep them alive during the call)."""
+        from sam.sim.loops import CALL_BUDGET, describe
 
         runs = list(self.runs.values())
         done = np.array([r.done for r in runs], np.int64)
-        ia = List.empty_list(types.int64[::1])
-        fa = List.empty_list(types.float64[::1])
+        ints: list[np.ndarray] = []
+        floats: list[np.ndarray] = []
         for r in runs:
             m = r.mem.args()
-            for a in (r.st, r.ins, r.optr, r.ochan, *m[:4]):
-                ia.append(a)
-            for a in (r.fst, *m[4:]):
-                fa.append(a)
+            ints += [r.st, r.ins, r.optr, r.ochan, *m[:4]]
+            floats += [r.fst, *m[4:]]
         isfb, horizons, addr, uptr, ublk = self._drive_static
         return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
-                ia, fa)
+                describe(ints), describe(floats))
 
     def _drive(self) -> tuple[bool, bool]:
         """One call of the compiled driver, then what it left to the engine: (whether a block

@@ -82,9 +82,10 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
     """The scheduler's sweeps over blocks 0..n-1 (see module docstring).
 
     ``addr[i]`` is block i's kernel address; units are ``ublk[uptr[u]:uptr[u+1]]`` (more than
-    one block: a cycle of the graph); block i's arrays are ``ia[8i:8i+8]`` (st, ins, optr,
-    ochan, m0..m3) and ``fa[3i:3i+3]`` (fst, f0, f1); ``horizons`` is 1 when the graph has
-    feedback edges. ``done`` (1 per finished block) and ``out`` are updated."""
+    one block: a cycle of the graph); block i's arrays are described (address, length) by
+    rows ``ia[8i:8i+8]`` (st, ins, optr, ochan, m0..m3) and ``fa[3i:3i+3]`` (fst, f0, f1);
+    ``horizons`` is 1 when the graph has feedback edges. ``done`` (1 per finished block) and
+    ``out`` are updated."""
     calls = 0
     n = addr.shape[0]
     while True:
@@ -99,13 +100,20 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
                     i = ublk[j]
                     if done[i] != 0:
                         continue
-                    st = ia[N_INT * i]
-                    ochan = ia[N_INT * i + 3]
+                    a = N_INT * i
+                    b = N_FLOAT * i
+                    st = int_array(ia[a, 0], ia[a, 1])
+                    ochan = int_array(ia[a + 3, 0], ia[a + 3, 1])
                     busy = st[W.BUSY]
-                    rc = call_kernel(addr[i], w, st, fa[N_FLOAT * i], ia[N_INT * i + 1],
-                                     ia[N_INT * i + 2], ochan, ia[N_INT * i + 4],
-                                     ia[N_INT * i + 5], ia[N_INT * i + 6], ia[N_INT * i + 7],
-                                     fa[N_FLOAT * i + 1], fa[N_FLOAT * i + 2])
+                    rc = call_kernel(addr[i], w, st, float_array(fa[b, 0], fa[b, 1]),
+                                     int_array(ia[a + 1, 0], ia[a + 1, 1]),
+                                     int_array(ia[a + 2, 0], ia[a + 2, 1]), ochan,
+                                     int_array(ia[a + 4, 0], ia[a + 4, 1]),
+                                     int_array(ia[a + 5, 0], ia[a + 5, 1]),
+                                     int_array(ia[a + 6, 0], ia[a + 6, 1]),
+                                     int_array(ia[a + 7, 0], ia[a + 7, 1]),
+                                     float_array(fa[b + 1, 0], fa[b + 1, 1]),
+                                     float_array(fa[b + 2, 0], fa[b + 2, 1]))
                     calls += 1
                     if rc == W.RC_GROW or rc == W.RC_ERR:
                         out[0] = i
@@ -138,6 +146,21 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
             return STALLED
         if calls >= budget:
             return BUDGET
+
+
+def describe(arrays: list[np.ndarray]) -> np.ndarray:
+    """Rows (address, length) of 1-D contiguous ``arrays`` (kept alive by the caller)."""
+    return np.array([(a.ctypes.data, a.shape[0]) for a in arrays], np.int64).reshape(-1, 2)
+
+
+def int_array(addr, n):
+    """The int64 array of ``n`` elements at ``addr`` (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+def float_array(addr, n):
+    """The float64 array of ``n`` elements at ``addr`` (compiled code only)."""
+    raise NotImplementedError("compiled code only")
 
 
 def call_kernel(addr, w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
@@ -173,6 +196,26 @@ def _intrinsic() -> object:
     return call_kernel
 
 
+def _pointers() -> tuple[object, object]:
+    """Intrinsics making an int64 address a pointer to int64 or to float64 elements."""
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    def make(dtype: object) -> object:
+        @intrinsic
+        def as_pointer(typingctx, addr):
+            sig = types.CPointer(dtype)(addr)
+
+            def codegen(context, builder, signature, args):
+                return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+            return sig, codegen
+
+        return as_pointer
+
+    return make(types.int64), make(types.float64)
+
+
 def driver() -> Callable[..., int]:
     """The compiled :func:`drive_py` (compiled on first use, cached on disk)."""
     global _DRIVE
@@ -184,6 +227,18 @@ def driver() -> Callable[..., int]:
         register_jitables()
         numba.config.CACHE_DIR = cache_dir()
         globals()["call_kernel"] = _intrinsic()
+        int_ptr, float_ptr = _pointers()
+
+        @numba.njit(inline="always")
+        def int_array(addr, n):
+            return numba.carray(int_ptr(addr), n)
+
+        @numba.njit(inline="always")
+        def float_array(addr, n):
+            return numba.carray(float_ptr(addr), n)
+
+        globals()["int_array"] = int_array
+        globals()["float_array"] = float_array
         _DRIVE = numba.njit(cache=True, boundscheck=False, nogil=True)(drive_py)
     return _DRIVE
 
