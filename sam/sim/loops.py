@@ -88,9 +88,16 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
     ``out`` are updated."""
     calls = 0
     n = addr.shape[0]
+    # what each block waits for, from its last call: -1 nothing known (call it); c >= 0 input
+    # channel c, changed when its tail or horizon moves; -2 room on an output, changed when
+    # a consumer pops (the sum of its output channels' heads moves). A kernel that returned
+    # for want of one of these returns the same until it changes, so calling it is skipped.
+    watch = np.full(n, -1, np.int64)
+    stamp = np.zeros(n, np.int64)
+    stamp2 = np.zeros(n, np.int64)
+    full = np.zeros(n, np.int64)  # the block's last call found a simulator ring full
     while True:
         progressed = False
-        buf_full = False
         for u in range(uptr.shape[0] - 1):
             lo = uptr[u]
             hi = uptr[u + 1]
@@ -102,8 +109,15 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
                         continue
                     a = N_INT * i
                     b = N_FLOAT * i
-                    st = int_array(ia[a, 0], ia[a, 1])
                     ochan = int_array(ia[a + 3, 0], ia[a + 3, 1])
+                    x = watch[i]
+                    if x >= 0:
+                        if w.tail[x] == stamp[i] and w.horizon[x] == stamp2[i]:
+                            continue
+                    elif x == -2:
+                        if heads(w, ochan) == stamp[i]:
+                            continue
+                    st = int_array(ia[a, 0], ia[a, 1])
                     busy = st[W.BUSY]
                     rc = call_kernel(addr[i], w, st, float_array(fa[b, 0], fa[b, 1]),
                                      int_array(ia[a + 1, 0], ia[a + 1, 1]),
@@ -123,8 +137,17 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
                         done[i] = 1
                     if st[W.BUSY] != busy:
                         moved = True
-                    if rc == W.RC_BUF:
-                        buf_full = True
+                    full[i] = 1 if rc == W.RC_BUF else 0
+                    watch[i] = -1
+                    if rc == W.RC_IN:
+                        x = st[W.WAIT]
+                        if 0 <= x < isfb.shape[0]:
+                            watch[i] = x
+                            stamp[i] = w.tail[x]
+                            stamp2[i] = w.horizon[x]
+                    elif rc == W.RC_FIFO or rc == W.RC_BUF:
+                        watch[i] = -2
+                        stamp[i] = heads(w, ochan)
                     if horizons != 0 and publish(w, st, ochan, done[i], rc, isfb):
                         moved = True
                 if hi - lo == 1:
@@ -142,10 +165,22 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
         if finished:
             return ALL_DONE
         if not progressed:
-            out[0] = 1 if buf_full else 0
+            out[0] = 0
+            for i in range(n):
+                if done[i] == 0 and full[i] != 0:
+                    out[0] = 1
             return STALLED
         if calls >= budget:
             return BUDGET
+
+
+@jitable
+def heads(w, ochan):
+    """Tokens popped so far from the channels ``ochan`` (all of a block's outputs)."""
+    total = 0
+    for c in ochan:
+        total += w.head[c]
+    return total
 
 
 def describe(arrays: list[np.ndarray]) -> np.ndarray:
