@@ -474,7 +474,7 @@ class Simulation:
         start = time.perf_counter()
         fn = loops.driver()
         if not fn.overloads:  # compiled once, or loaded from the disk cache
-            fn.compile(loops.signature_of(self._driver_args(np.zeros(2, np.int64))))
+            fn.compile(loops.signature_of(self._driver_args(np.zeros(3, np.int64))))
         self.jit_time += time.perf_counter() - start
         self._driver = fn
 
@@ -500,9 +500,10 @@ class Simulation:
         moved, whether a ring is full)."""
         from sam.sim import loops
 
-        out = np.zeros(2, np.int64)
+        out = np.zeros(3, np.int64)
         args = self._driver_args(out)
         status = self._driver(*args)
+        self.driver_calls += int(out[2])
         done = args[2]
         runs = list(self.runs.values())
         for k, run in enumerate(runs):
@@ -548,6 +549,8 @@ class Simulation:
             self._reset()
         self._fresh = False
         self._driver = None  # set when the compiled kernels are (sam.sim.loops)
+        #: kernel calls the compiled loop made in the last run
+        self.driver_calls = 0
         self.jit_time = 0.0
 
     def _loop(self, progress: Callable[[int], None] | None) -> None:

@@ -17,6 +17,8 @@ publishing each block's horizon after its call as the engine does (``docs/timing
   holds the block and its return code), or
 * the call budget is spent (:data:`BUDGET`: the engine reports progress, then calls again).
 
+``out[2]`` counts the kernel calls made.
+
 The kernels called are the blocks' compiled kernels, the very machine code the engine calls,
 so the tokens, cycles and statistics are the Python scheduler's: the same kernels under the
 same protocol; only who dispatches them changed. The driver calls each kernel by its address
@@ -129,6 +131,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
                                      float_array(fa[b + 1, 0], fa[b + 1, 1]),
                                      float_array(fa[b + 2, 0], fa[b + 2, 1]))
                     calls += 1
+                    out[2] += 1
                     if rc == W.RC_GROW or rc == W.RC_ERR:
                         out[0] = i
                         out[1] = rc
