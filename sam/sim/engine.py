@@ -454,6 +454,11 @@ class Simulation:
         sigs = getattr(self, "_sigs", {})
         if any(sigs.get(bid) != want for bid in self.order):
             return
+        for r in self.runs.values():  # the arrays of this run (rebound inputs) qualify too
+            m = r.mem.args()
+            if not (loops.plain(np.int64, r.st, r.ins, r.optr, r.ochan, *m[:4])
+                    and loops.plain(np.float64, r.fst, *m[4:])):
+                return
         order = self.order
         pos = {bid: i for i, bid in enumerate(order)}
         uptr, ublk = [0], []

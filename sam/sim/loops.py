@@ -186,6 +186,13 @@ def heads(w, ochan):
     return total
 
 
+def plain(dtype: type, *arrays: np.ndarray) -> bool:
+    """Whether every array is 1-D, C-contiguous, writeable and of ``dtype`` (what
+    :func:`describe` can hand to a kernel compiled for the uniform signature)."""
+    return all(a.ndim == 1 and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
+               for a in arrays)
+
+
 def describe(arrays: list[np.ndarray]) -> np.ndarray:
     """Rows (address, length) of 1-D contiguous ``arrays`` (kept alive by the caller)."""
     return np.array([(a.ctypes.data, a.shape[0]) for a in arrays], np.int64).reshape(-1, 2)
