@@ -10,6 +10,8 @@ separate warm-up step and reported on its own line.
     python scripts/bench_sim.py --quick     # a short subset
     python scripts/bench_sim.py --engine reference --quick
     python scripts/bench_sim.py --suite --runs 3   # issue 22: core, features, start-up
+    python scripts/bench_sim.py --suite --only TMU # one feature's rows and its core row
+    python scripts/bench_sim.py --sizes            # token rate against graph size
 
 Columns: kernel, data, tokens (emitted by all blocks), cycles, wall (whole process: Python
 start-up and imports, loading, JIT cache load, simulating, checking), jit (loading this graph's
@@ -129,6 +131,22 @@ elif case == "tmu-sls":
     A = load_tensor("bcsstk13", "ds")
     tab = np.round(rng.uniform(-1, 1, (A.shape[1], 32)), 6)
     graph, tensors = build_op("sls", A, Tensor.from_dense(tab, "dd"))
+elif case == "tmu-sls-core":
+    A = load_tensor("bcsstk13", "ds")
+    tab = np.round(rng.uniform(-1, 1, (A.shape[1], 32)), 6)
+    graph = custard.compile("X(i,d)=A(i,j)*T(j,d)", {"A": "ds", "T": "dd", "X": "dd"})
+    tensors = {"A": A, "T": Tensor.from_dense(tab, "dd")}
+elif case.startswith("gustavson-lanes-"):
+    B = load_tensor("bcsstk13")
+    graph = custard.compile("X(i,j)=B(i,k)*C(k,j)", None, "ikj",
+                            schedule=[f"parallelize(i,{case.rsplit('-', 1)[1]})"])
+    tensors = {"B": B, "C": B}
+elif case.startswith("spmv-lanes-"):
+    B = load_tensor("bcsstk13")
+    n = int(case.rsplit("-", 1)[1])
+    graph = custard.compile("x(i)=B(i,j)*c(j)", schedule=[f"parallelize(i,{n})"] if n > 1
+                            else None)
+    tensors = {"B": B, "c": Tensor.from_dense(rng.uniform(-1, 1, B.shape[1]), "d")}
 elif case in ("elemmul-ds", "elemmul-b64"):
     B = load_tensor("bcsstk13")
     f = "ds" if case == "elemmul-ds" else "db64"
@@ -166,7 +184,13 @@ SUITE = [
     ("TTV --skip (feedback)", "feature", ["ttv-skip"]),
     ("TTV 100^2x3000 --fifo-depth 2", "feature", ["ttv-fifo2"]),
     ("TTV same --skip --fifo-depth 2", "feature", ["ttv-skip-fifo2"]),
+    ("SpMM bcsstk13 x T(dd) dim 32", "feature", ["tmu-sls-core"]),
     ("TMU sls bcsstk13 dim 32", "feature", ["tmu-sls"]),
+    ("Gustavson bcsstk13^2 lanes 4", "feature", ["gustavson-lanes-4"]),
+    ("Gustavson bcsstk13^2 lanes 16", "feature", ["gustavson-lanes-16"]),
+    ("SpMV bcsstk13 (lanes 1)", "feature", ["spmv-lanes-1"]),
+    ("SpMV bcsstk13 lanes 4", "feature", ["spmv-lanes-4"]),
+    ("SpMV bcsstk13 lanes 16", "feature", ["spmv-lanes-16"]),
     ("elemmul bcsstk13 ds", "feature", ["elemmul-ds"]),
     ("elemmul bcsstk13 db64", "feature", ["elemmul-b64"]),
     ("elemmul 2000 rows ds", "feature", ["elemmul-dense-rows"]),
@@ -176,6 +200,30 @@ SUITE = [
     ("custard compile X=B*C (ikj)", "cli",
      ["-m", "custard", "compile", "X(i,j)=B(i,k)*C(k,j)", "-s", "ikj"]),
 ]
+
+#: --suite: each feature row's comparable acyclic core row (the same computation on data of the
+#: same size without the feature); the ``vs core`` column is the feature's rate / the core's.
+#: (TTV --skip has none: skipping removes most of plain TTV's tokens, its rate is not comparable.)
+CORE_OF = {
+    "TMU sls bcsstk13 dim 32": "SpMM bcsstk13 x T(dd) dim 32",
+    "Gustavson bcsstk13^2 lanes 4": "Gustavson bcsstk13^2",
+    "Gustavson bcsstk13^2 lanes 16": "Gustavson bcsstk13^2",
+    "SpMV bcsstk13 lanes 4": "SpMV bcsstk13 (lanes 1)",
+    "SpMV bcsstk13 lanes 16": "SpMV bcsstk13 (lanes 1)",
+    "elemmul bcsstk13 db64": "elemmul bcsstk13 ds",
+    "elemmul 2000 rows dr (ragged)": "elemmul 2000 rows ds",
+}
+
+
+
+def select_rows(only: str | None = None) -> list[tuple[str, str, list[str]]]:
+    """The SUITE rows whose label holds ``only`` (all without it), each feature row's core row
+    with it, in SUITE order (a core row before its features)."""
+    if not only:
+        return list(SUITE)
+    picked = {label for label, _, _ in SUITE if only in label}
+    picked |= {CORE_OF[label] for label in picked if label in CORE_OF}
+    return [row for row in SUITE if row[0] in picked]
 
 
 def run_child(code: str, args: list[str]) -> tuple[str, float, int]:
@@ -209,7 +257,7 @@ def _stats(xs: list[float]) -> str:
     return f"{xs[0]:.3f}/{xs[len(xs) // 2]:.3f}/{xs[-1]:.3f}"
 
 
-def run_suite(runs: int, only: list[str] | None = None) -> int:
+def run_suite(runs: int, only: str | None = None) -> int:
     """Issue 22's table: every SUITE row ``runs`` times in cold processes, min/median/max.
 
     ``sim s`` is the wall time of the first simulation in the process (JIT apart); ``sim CPU
@@ -232,13 +280,14 @@ def run_suite(runs: int, only: list[str] | None = None) -> int:
     out, _, _ = run_child("import custard, sys; from sam.graph.dot import dumps; "
                           "print(dumps(custard.compile('x(i)=B(i,j)*c(j)')))", [])
     graph.write_text(out)
-    header = ["case", "tokens", "cycles", "wall s", "jit s", "sim s", "sim CPU s", "M tok/s"]
-    widths = [32, 12, 11, 20, 20, 20, 20, 8]
+    header = ["case", "tokens", "cycles", "wall s", "jit s", "sim s", "sim CPU s", "M tok/s",
+              "vs core"]
+    widths = [32, 12, 11, 20, 20, 20, 20, 8, 7]
+    rates: dict[str, float] = {}
+
     print("  ".join(h.ljust(w) if i == 0 else h.rjust(w)
                     for i, (h, w) in enumerate(zip(header, widths, strict=True))))
-    for label, kind, args in SUITE:
-        if only and not any(o in label for o in only):
-            continue
+    for label, kind, args in select_rows(only):
         walls, sims, jits, cpus = [], [], [], []
         res: dict = {}
         for _ in range(runs):
@@ -263,14 +312,78 @@ def run_suite(runs: int, only: list[str] | None = None) -> int:
             jits.append(res["jit"])
             cpus.append(res["cpu"])
         if kind == "cli":
-            cells = [label, "", "", _stats(walls), "", "", "", ""]
+            cells = [label, "", "", _stats(walls), "", "", "", "", ""]
         else:
+            rates[label] = res["tokens"] / min(cpus) / 1e6
+            core = CORE_OF.get(label)
+            ratio = f"{rates[label] / rates[core]:.2f}" if core in rates else ""
             cells = [label, f"{res['tokens']:,}", f"{res['cycles']:,}", _stats(walls),
-                     _stats(jits), _stats(sims), _stats(cpus),
-                     f"{res['tokens'] / min(cpus) / 1e6:.1f}"]
+                     _stats(jits), _stats(sims), _stats(cpus), f"{rates[label]:.1f}", ratio]
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))), flush=True)
     return 0
+
+
+# --sizes: the token rate of a few kernels at growing sizes, in one process (kernels loaded
+# once), best of 3 CPU times of simulate() (elaboration included) and of Simulation.run alone.
+SIZES = r"""
+import json, sys, time
+import numpy as np
+import custard
+from formats.synthetic import random_tensor
+from formats.tensor import Tensor
+from sam.sim.engine import Simulation, simulate
+from sam.tmu_ops import build_op
+rng = np.random.default_rng(0)
+def cases():
+    for n in (250, 500, 1000, 2000):
+        B = random_tensor((n, n), 0.01, 0)
+        yield "Gustavson random N^2 1%", n, custard.compile("X(i,j)=B(i,k)*C(k,j)", None,
+                                                          "ikj"), {"B": B, "C": B}
+    for n in (1000, 10000, 100000, 300000):
+        B = random_tensor((n, n), 10 / n, 0).with_format("ds")
+        c = Tensor.from_dense(rng.uniform(-1, 1, n), "d")
+        yield "SpMV random N, 10/row, ds x d", n, custard.compile(
+            "x(i)=B(i,j)*c(j)", {"B": "ds", "c": "d", "x": "d"}), {"B": B, "c": c}
+    for n in (100, 1000, 10000, 40000):
+        A = random_tensor((n, 2000), 10 / 2000, 0).with_format("ds")
+        tab = Tensor.from_dense(np.round(rng.uniform(-1, 1, (2000, 8)), 6), "dd")
+        yield "SpMM N x 2000 (10/row) x T dim 8", n, custard.compile(
+            "X(i,d)=A(i,j)*T(j,d)", {"A": "ds", "T": "dd", "X": "dd"}), {"A": A, "T": tab}
+        g, t = build_op("sls", A, tab)
+        yield "TMU sls N x 2000 (10/row) dim 8", n, g, t
+for name, n, graph, tensors in cases():
+    r = simulate(graph, tensors, engine="fast")
+    cpu, run = [], []
+    for _ in range(3):
+        c0 = time.process_time()
+        r2 = simulate(graph, tensors, engine="fast")
+        cpu.append(time.process_time() - c0)
+        sim = Simulation(graph, tensors)
+        c0 = time.process_time()
+        sim.run("fast")
+        run.append(time.process_time() - c0)
+    assert (r2.tokens, r2.cycles) == (r.tokens, r.cycles)
+    print(json.dumps([name, n, r.tokens, r.cycles, min(cpu), min(run)]), flush=True)
+"""
+
+
+def run_sizes() -> int:
+    """Rate against graph size: tokens, cycles, best ``simulate()`` and ``Simulation.run`` CPU
+    seconds and their rates, per kernel and size (``--sizes``)."""
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; one process, best of 3\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SAM_INTERPRET_SECONDS="0")
+    proc = subprocess.Popen([sys.executable, "-c", SIZES], stdout=subprocess.PIPE, env=env,
+                            text=True)
+    print("| kernel | N | tokens | cycles | simulate() CPU s | M tok/s | run CPU s | M tok/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        name, n, tokens, cycles, cpu, run = json.loads(line)
+        print(f"| {name} | {n:,} | {tokens:,} | {cycles:,} | {cpu:.4f} | "
+              f"{tokens / cpu / 1e6:.1f} | {run:.4f} | {tokens / run / 1e6:.1f} |", flush=True)
+    return proc.wait()
 
 
 def main() -> int:
@@ -281,9 +394,13 @@ def main() -> int:
     parser.add_argument("--suite", action="store_true",
                         help="issue 22's table: core, new features and start-up, --runs each")
     parser.add_argument("--runs", type=int, default=3, help="runs per row with --suite")
-    parser.add_argument("--only", action="append", default=[],
-                        help="with --suite: only rows whose label contains this (repeatable)")
+    parser.add_argument("--only", metavar="TEXT",
+                        help="with --suite: only the rows whose label holds TEXT, and their core")
+    parser.add_argument("--sizes", action="store_true",
+                        help="token rate of a few kernels against graph size (one process)")
     args = parser.parse_args()
+    if args.sizes:
+        return run_sizes()
     if args.suite:
         return run_suite(args.runs, args.only)
 

@@ -14,7 +14,7 @@ after them (so the end of a nested fiber); ``beg`` fires once before ``T``'s fir
 from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, i64
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -34,7 +34,13 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.slc import StreamType
-from custard.ember.syntax import parse_optional_types, print_types, resolve
+from custard.ember.syntax import (
+    ResultTypeSyntax,
+    parse_optional_types,
+    parse_type_n,
+    print_types,
+    resolve,
+)
 
 EVENTS = ("beg", "ite", "end")
 
@@ -178,7 +184,7 @@ class RegisterOperandOp(IRDLOperation):
         v = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        types = parse_type_list_n(parser, 2)
+        types = parse_type_n(parser, 2)
         op = cls.build(operands=resolve(parser, [tu, v], types),
                        properties={"event": StringAttr(ev)})
         op.attributes |= attrs
@@ -191,14 +197,6 @@ class RegisterOperandOp(IRDLOperation):
         printer.print_ssa_value(self.value)
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" : {self.tu.type}, {self.value.type}")
-
-
-def parse_type_list_n(parser: Parser, n: int) -> list[Attribute]:
-    types = [parser.parse_type()]
-    for _ in range(n - 1):
-        parser.parse_punctuation(",")
-        types.append(parser.parse_type())
-    return types
 
 
 @irdl_op_definition
@@ -321,43 +319,19 @@ class _NoOperandOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PopOperandOp(IRDLOperation):
+class PopOperandOp(ResultTypeSyntax):
     """``dlc.pop_operand : T``: pops the data queue (a vector type pops one vector entry)."""
 
     name = "dlc.pop_operand"
     result = result_def()
 
-    @classmethod
-    def parse(cls, parser: Parser) -> PopOperandOp:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
-
 
 @irdl_op_definition
-class GetVarOp(IRDLOperation):
+class GetVarOp(ResultTypeSyntax):
     """``dlc.get_var [{var = k}] : index``: reads core-side variable ``k`` (default 0)."""
 
     name = "dlc.get_var"
     result = result_def(IndexType)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> GetVarOp:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
 
 
 @irdl_op_definition
@@ -389,7 +363,6 @@ class YieldOp(_NoOperandOp):
     """``dlc.yield``: ends a compute-loop case."""
 
     name = "dlc.yield"
-
 
 DLC = Dialect("dlc", [ConfigureAccessEngineOp, NewTuOp, GetIndVarOp, GetMaskOp,
                       RegisterOperandOp, RegisterCallbackOp, ComputeLoopOp, PopOperandOp,

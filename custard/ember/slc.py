@@ -34,6 +34,7 @@ from custard.ember.syntax import (
     parse_operand_list,
     parse_optional_types,
     parse_type_list,
+    parse_type_n,
     print_types,
     print_values,
     resolve,
@@ -411,7 +412,7 @@ class YieldBase(IRDLOperation):
             while parser.parse_optional_punctuation(",") is not None:
                 values.append(parser.parse_unresolved_operand())
             parser.parse_punctuation(":")
-            types = parse_type_list_until_end(parser, len(values))
+            types = parse_type_n(parser, len(values))
         attrs = parser.parse_optional_attr_dict()
         op = cls.build(operands=[resolve(parser, values, types)])
         op.attributes |= attrs
@@ -424,14 +425,6 @@ class YieldBase(IRDLOperation):
             printer.print_string(" : ")
             print_types(printer, [v.type for v in self.values])
         printer.print_op_attributes(self.attributes)
-
-
-def parse_type_list_until_end(parser: Parser, n: int) -> list[Attribute]:
-    types = [parser.parse_type()]
-    for _ in range(n - 1):
-        parser.parse_punctuation(",")
-        types.append(parser.parse_type())
-    return types
 
 
 @irdl_op_definition

@@ -35,7 +35,13 @@ from custard.ember.slc import (
     print_init_args,
     verify_loop_yield,
 )
-from custard.ember.syntax import parse_operand_list, parse_type_list, print_values, resolve
+from custard.ember.syntax import (
+    ResultTypeSyntax,
+    parse_operand_list,
+    parse_type_list,
+    print_values,
+    resolve,
+)
 
 LOOP_CONFIGS = ("scalar", "bcast", "vector")
 
@@ -93,23 +99,11 @@ class MemStreamOp(MemStreamBase):
 
 
 @irdl_op_definition
-class BufStreamOp(IRDLOperation):
+class BufStreamOp(ResultTypeSyntax):
     """``slcvec.buf_stream : !slc.stream<memref<?xT>>``: a buffer stream (Sec. 7.2)."""
 
     name = "slcvec.buf_stream"
     result = result_def(StreamType)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> BufStreamOp:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
 
 
 @irdl_op_definition

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
@@ -66,3 +67,28 @@ def print_values(printer: Printer, values: Sequence[SSAValue]) -> None:
 
 def print_types(printer: Printer, types: Sequence[Attribute]) -> None:
     printer.print_list(types, printer.print_attribute)
+
+
+def parse_type_n(parser: Parser, n: int) -> list[Attribute]:
+    """``n`` types separated by commas (``n >= 1``)."""
+    types = [parser.parse_type()]
+    for _ in range(n - 1):
+        parser.parse_punctuation(",")
+        types.append(parser.parse_type())
+    return types
+
+
+class ResultTypeSyntax(IRDLOperation):
+    """Base of the ops written ``name [{attrs}] : T``: no operands, one result of type ``T``."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IRDLOperation:
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls.build(result_types=[parser.parse_type()])
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.results[0].type}")

@@ -59,8 +59,10 @@ OUT_OPS = {"+=": OUT_ADD, "=": OUT_SET, "max=": OUT_MAX, "min=": OUT_MIN}
 IREC = 5
 NEED_TOKEN, RUN = 0, 1
 EXEC = State(phase=NEED_TOKEN, pc=0, end=0, tok=0, lanes=1, token_cost=1, pop_cost=1, rows=0,
-             cols=0, nregs=0)
-PHASE, PC, END, TOK, LANES, TOKEN_COST, POP_COST, ROWS, COLS, NREGS = EXEC.slots
+             cols=0, nregs=0, cur_c=0, cur_c_t=0, cur_d=0, cur_d_t=0)
+# cur_*: occupancy cursors of the ctrl and data inputs, (token index, cycle) (occupancy_at)
+(PHASE, PC, END, TOK, LANES, TOKEN_COST, POP_COST, ROWS, COLS, NREGS,
+ CUR_C, CUR_C_T, CUR_D, CUR_D_T) = EXEC.slots
 ERR_TOKEN, ERR_LEFT, ERR_EMPTY, ERR_OUT = 1, 2, 3, 4
 # work layout: per register scalar flag (1 scalar), masks [R*W], then stats.
 
@@ -100,6 +102,26 @@ def occupancy(w, c, t):
         else:
             hi = mid
     return lo - w.head[c]
+
+
+@jitable(inline=True)
+def occupancy_at(w, c, t, st, cur, cur_t):
+    """:func:`occupancy`, counted forward from a cursor: ``st[cur]`` is the index past the
+    tokens of ``c`` that had arrived by cycle ``st[cur_t]``. Tokens arrive in order and a
+    block's cycles never go back, so the cursor only moves forward (each token passed once);
+    an earlier ``t`` falls back to the binary search."""
+    if t < st[cur_t]:
+        return occupancy(w, c, t)
+    h = w.head[c]
+    k = st[cur]
+    if k < h:
+        k = h
+    tail = w.tail[c]
+    while k < tail and w.time[c, ring_slot(w, k)] <= t:
+        k += 1
+    st[cur] = k
+    st[cur_t] = t
+    return k - h
 
 
 @jitable
@@ -152,7 +174,7 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
             tok = hdata(w, cc)
             if tok < 0 or tok >= n_ids or prog[1 + 2 * tok] < 0:
                 return error(st, ERR_TOKEN, tok)
-            occ = occupancy(w, cc, t_in)
+            occ = occupancy_at(w, cc, t_in, st, CUR_C, CUR_C_T)
             if occ > work[stat + 2 * n_ids + 1]:
                 work[stat + 2 * n_ids + 1] = occ
             spend(st, t_in, st[TOKEN_COST])
@@ -184,7 +206,7 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
                 st[WAIT] = cd
                 return RC_IN
             t_in = max(st[T], w.time[cd, ring_slot(w, w.head[cd] + n - 1)])
-            occ = occupancy(w, cd, t_in)
+            occ = occupancy_at(w, cd, t_in, st, CUR_D, CUR_D_T)
             if occ > work[stat + 2 * n_ids]:
                 work[stat + 2 * n_ids] = occ
             if k == DATA:

@@ -62,8 +62,6 @@ from sam.sim.wires import (
     STATUS,
     WAIT,
     T,
-    push,
-    pushv,
 )
 
 # Program header slots.
@@ -100,7 +98,7 @@ def ring_slot(w, n):
     return n & (w.kind.shape[1] - 1)
 
 
-@jitable
+@jitable(inline=True)
 def room_n(w, optr, ochan, port, n):
     """Earliest cycle in which ``port`` can take ``n`` tokens at once (-1 ring full, -2 FIFO
     full, -3 FIFO shallower than ``n``)."""
@@ -156,7 +154,33 @@ def alu(op, a, b):
     return a if a > b else b
 
 
-@jitable
+@jitable(inline=True)
+def put(w, optr, ochan, port, kind, data, t):
+    """:func:`sam.sim.wires.push`, inlined into the TMU kernel (called per token)."""
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        s = ring_slot(w, w.tail[c])
+        w.kind[c, s] = kind
+        w.time[c, s] = t
+        w.data[c, s] = data
+        w.tail[c] += 1
+        w.count[c, kind] += 1
+
+
+@jitable(inline=True)
+def putv(w, optr, ochan, port, kind, value, t):
+    """:func:`sam.sim.wires.pushv`, inlined into the TMU kernel (called per token)."""
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        s = ring_slot(w, w.tail[c])
+        w.kind[c, s] = kind
+        w.time[c, s] = t
+        w.fdata[c, s] = value
+        w.tail[c] += 1
+        w.count[c, kind] += 1
+
+
+@jitable(inline=True)
 def has_iter(prog, work, d):
     """Whether the current fiber of layer ``d`` has an iteration left."""
     lrec = prog[H_OFF_LAYER] + d * LREC
@@ -183,7 +207,7 @@ def begin_layer(prog, work, vals, d):
     work[prog[H_NT] * 3 + d] = 0
 
 
-@jitable
+@jitable(inline=True)
 def step_layer(prog, work, vals, pool, d):
     """Compute the streams of layer ``d`` for its next step and advance its TUs; returns -1, or
     the number of the stream whose load went out of range / divided by zero (error)."""
@@ -246,7 +270,7 @@ def step_layer(prog, work, vals, pool, d):
     return -1
 
 
-@jitable
+@jitable(inline=True)
 def arrival(prog, work, port, t, extra):
     """Arrival cycle of a token on ``port`` emitted at ``t``, kept in order with the port's
     earlier tokens."""
@@ -258,7 +282,7 @@ def arrival(prog, work, port, t, extra):
     return a
 
 
-@jitable
+@jitable(inline=True)
 def set_event(st, d, k, after, after_d):
     st[EV_L] = d
     st[EV_K] = k
@@ -330,7 +354,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             for s in range(nports):
                 lay = prog[prog[H_OFF_STREAM] + s * SREC + 1]
                 if lay >= j:
-                    push(w, optr, ochan, s, STOP, lay - j,
+                    put(w, optr, ochan, s, STOP, lay - j,
                          arrival(prog, work, s, t_out, st[LAT]))
             set_event(st, d, 2, P_END, d)
             continue
@@ -346,7 +370,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                     t_out = r
             fire(st, t, t_out)  # t is st[T]: no idle time
             for s in range(nports):
-                push(w, optr, ochan, s, DONE, 0, arrival(prog, work, s, t_out, st[LAT]))
+                put(w, optr, ochan, s, DONE, 0, arrival(prog, work, s, t_out, st[LAT]))
             st[DONE_T] = t_out
             st[STATUS] = 1
             continue
@@ -375,11 +399,11 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                 a = arrival(prog, work, s, t_out,
                             st[LAT] + prog[prog[H_OFF_STREAM] + s * SREC + 8])
                 if work[mask_off + s * nw] == 0:
-                    push(w, optr, ochan, s, EMPTY, 0, a)
+                    put(w, optr, ochan, s, EMPTY, 0, a)
                 elif prog[prog[H_OFF_STREAM] + s * SREC + 9] == 1:
-                    pushv(w, optr, ochan, s, DATA, vals[s * nw], a)
+                    putv(w, optr, ochan, s, DATA, vals[s * nw], a)
                 else:
-                    push(w, optr, ochan, s, DATA, int(vals[s * nw]), a)
+                    put(w, optr, ochan, s, DATA, int(vals[s * nw]), a)
             st[PHASE] = st[AFTER]
             st[DEPTH] = st[AFTER_D]
             continue
@@ -444,9 +468,9 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             if prog[rr + 2] == 1:
                 for lane in range(n_vec):
                     c_kind = STOP if work[prog[H_W_MASK] + s * nw + lane] == 1 else EMPTY
-                    pushv(w, optr, ochan, DATAQ, c_kind, vals[s * nw + lane], a)
+                    putv(w, optr, ochan, DATAQ, c_kind, vals[s * nw + lane], a)
             else:
-                pushv(w, optr, ochan, DATAQ, DATA, vals[s * nw], a)
+                putv(w, optr, ochan, DATAQ, DATA, vals[s * nw], a)
             work[qstat + Q_DATA_N] += 1
             st[DI] = di + 1
         else:
@@ -454,7 +478,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
         if has_c:
             rr = prog[H_OFF_RULE] + (lo + ci) * RREC
             a = arrival(prog, work, CTRL, t_out, st[LAT])
-            push(w, optr, ochan, CTRL, DATA, prog[rr + 1], a)
+            put(w, optr, ochan, CTRL, DATA, prog[rr + 1], a)
             work[qstat + Q_CTRL_N] += 1
             st[CI] = ci + 1
         else:
