@@ -112,7 +112,15 @@ from formats.tensor import Tensor
 from sam.sim.engine import simulate
 case = sys.argv[1]
 rng = np.random.default_rng(0)
-if case in ("ttv", "ttv-skip"):
+fifo = None
+if case in ("ttv-fifo2", "ttv-skip-fifo2"):  # bounded FIFOs: blocks ping-pong a token at a time
+    B = random_tensor((100, 100, 3000), 300 / (100 * 100 * 3000), 0)
+    c = random_tensor((3000,), 0.5, 1)
+    graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()"
+                            if case == "ttv-skip-fifo2" else None)
+    tensors = {"B": B, "c": c}
+    fifo = 2
+elif case in ("ttv", "ttv-skip"):
     B = random_tensor((300, 300, 3000), 3000 / (300 * 300 * 3000), 0)
     c = random_tensor((3000,), 0.5, 1)
     graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()" if case == "ttv-skip"
@@ -158,9 +166,9 @@ elif case in ("elemmul-ragged", "elemmul-dense-rows"):
 else:
     raise SystemExit(f"unknown case {case}")
 t1 = time.perf_counter()
-r = simulate(graph, tensors, engine="fast")
+r = simulate(graph, tensors, engine="fast", fifo_depth=fifo)
 c0 = time.process_time()
-r2 = simulate(graph, tensors, engine="fast")  # again, kernels loaded: CPU time of simulating
+r2 = simulate(graph, tensors, engine="fast", fifo_depth=fifo)  # again, kernels loaded
 cpu = time.process_time() - c0
 assert (r2.tokens, r2.cycles) == (r.tokens, r.cycles)
 print(json.dumps({"tokens": r.tokens, "cycles": r.cycles, "sim": r.wall_time, "jit": r.jit_time,
@@ -174,6 +182,8 @@ SUITE = [
     ("Gustavson pushpull^2", "core", ["spmspm_ikj", "pushpull"]),
     ("TTV plain (acyclic)", "feature", ["ttv"]),
     ("TTV --skip (feedback)", "feature", ["ttv-skip"]),
+    ("TTV 100^2x3000 --fifo-depth 2", "feature", ["ttv-fifo2"]),
+    ("TTV same --skip --fifo-depth 2", "feature", ["ttv-skip-fifo2"]),
     ("SpMM bcsstk13 x T(dd) dim 32", "feature", ["tmu-sls-core"]),
     ("TMU sls bcsstk13 dim 32", "feature", ["tmu-sls"]),
     ("Gustavson bcsstk13^2 lanes 4", "feature", ["gustavson-lanes-4"]),
@@ -252,7 +262,8 @@ def run_suite(runs: int, only: str | None = None) -> int:
 
     ``sim s`` is the wall time of the first simulation in the process (JIT apart); ``sim CPU
     s`` the CPU time of a second simulation of the same graph in that process (on a shared
-    machine wall times follow the load); the rate is tokens / the best ``sim CPU s``."""
+    machine wall times follow the load); the rate is tokens / the best ``sim CPU s``. ``only``:
+    the rows whose label contains one of these strings (all when empty)."""
     import tempfile
 
     sys.path.insert(0, str(ROOT))

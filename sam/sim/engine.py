@@ -60,6 +60,10 @@ class BlockRun:
         return fn(w, self.st, self.fst, self.ins, self.optr, self.ochan, *self.mem.args())
 
 
+#: ``BlockRun.call`` as defined here (tests wrap it to trace kernel calls)
+_PLAIN_CALL = BlockRun.call
+
+
 @dataclass
 class BlockStats:
     """What one block did: tokens by kind on its inputs and outputs, and its cycles.
@@ -433,6 +437,98 @@ class Simulation:
             self.jit_time += self._compile(fns)
             self._compiled = True
         self._fns = fns
+        if self.feedback or bool((self.depths > 0).any()):
+            self._use_driver()
+
+    def _use_driver(self) -> None:
+        """Run the scheduler's sweeps in compiled code (:mod:`sam.sim.loops`): for graphs with
+        cycles (feedback edges) or bounded FIFOs, whose kernel calls move few tokens each.
+        A graph with a kernel of other argument types keeps the Python loop, and so does a
+        run whose ``BlockRun.call`` is wrapped (a tracer recording every kernel call, as
+        ``tests/test_engines_agree.py`` does)."""
+        from sam.sim import loops
+
+        if BlockRun.call is not _PLAIN_CALL:  # a tracer watches every kernel call
+            return
+        want = loops.uniform_signature(self.wires)
+        sigs = getattr(self, "_sigs", {})
+        if any(sigs.get(bid) != want for bid in self.order):
+            return
+        for r in self.runs.values():  # the arrays of this run (rebound inputs) qualify too
+            m = r.mem.args()
+            if not (loops.plain(np.int64, r.st, r.ins, r.optr, r.ochan, *m[:4])
+                    and loops.plain(np.float64, r.fst, *m[4:])):
+                return
+        order = self.order
+        pos = {bid: i for i, bid in enumerate(order)}
+        uptr, ublk = [0], []
+        seen: set[str] = set()
+        for bid in order:
+            if bid in seen:
+                continue
+            unit = self.cycle_of.get(bid, [bid])
+            seen.update(unit)
+            ublk += [pos[b] for b in unit]
+            uptr.append(len(ublk))
+        isfb = np.zeros(len(self.channels), np.int8)
+        isfb[self.feedback] = 1
+        addr = np.array([loops.kernel_address(self.runs[b].block.kernel.jit, want)
+                         for b in order], np.int64)
+        self._drive_static = (isfb, np.int64(1 if self.feedback else 0), addr,
+                              np.array(uptr, np.int64), np.array(ublk, np.int64))
+        start = time.perf_counter()
+        fn = loops.driver()
+        if not fn.overloads:  # compiled once, or loaded from the disk cache
+            fn.compile(loops.signature_of(self._driver_args(np.zeros(3, np.int64))))
+        self.jit_time += time.perf_counter() - start
+        self._driver = fn
+
+    def _driver_args(self, out: np.ndarray) -> tuple:
+        """Arguments of :func:`sam.sim.loops.drive_py` for the current state (the arrays
+        described by address: the runs keep them alive during the call)."""
+        from sam.sim.loops import CALL_BUDGET, describe
+
+        runs = list(self.runs.values())
+        done = np.array([r.done for r in runs], np.int64)
+        ints: list[np.ndarray] = []
+        floats: list[np.ndarray] = []
+        for r in runs:
+            m = r.mem.args()
+            ints += [r.st, r.ins, r.optr, r.ochan, *m[:4]]
+            floats += [r.fst, *m[4:]]
+        isfb, horizons, addr, uptr, ublk = self._drive_static
+        return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
+                describe(ints), describe(floats))
+
+    def _drive(self) -> tuple[bool, bool]:
+        """One call of the compiled driver, then what it left to the engine: (whether a block
+        moved, whether a ring is full)."""
+        from sam.sim import loops
+
+        out = np.zeros(3, np.int64)
+        args = self._driver_args(out)
+        status = self._driver(*args)
+        self.driver_calls += int(out[2])
+        done = args[2]
+        runs = list(self.runs.values())
+        for k, run in enumerate(runs):
+            run.done = bool(done[k])
+        if status == loops.STALLED:
+            return False, bool(out[0])
+        if status == loops.NEED:  # a memory to grow or a malformed stream: as _step does
+            run = runs[int(out[0])]
+            fn = self._fns[run.block.id]
+            rc = int(out[1])
+            while rc == W.RC_GROW:
+                run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
+                rc = run.call(fn, self.wires)
+            if rc == W.RC_ERR:
+                raise SimulationError(self._error_message(run))
+            if rc == W.RC_DONE:
+                run.done = True
+            if self.feedback:
+                self._publish(run, rc)
+        return True, False
 
     def run_cycles(self, engine: str = "fast") -> int:
         """Run to completion and return only the cycle count (no statistics, no outputs
@@ -457,6 +553,9 @@ class Simulation:
         if not self._fresh:
             self._reset()
         self._fresh = False
+        self._driver = None  # set when the compiled kernels are (sam.sim.loops)
+        #: kernel calls the compiled loop made in the last run
+        self.driver_calls = 0
         self.jit_time = 0.0
 
     def _loop(self, progress: Callable[[int], None] | None) -> None:
@@ -464,6 +563,17 @@ class Simulation:
         grow the rings when only full rings hold the run up, else stop at a deadlock."""
         pending = [bid for bid in self.order if not self.runs[bid].done]
         while pending:
+            if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
+                progressed, buf_full = self._drive()
+                pending = [bid for bid in pending if not self.runs[bid].done]
+                if progress is not None:
+                    progress(int(self.wires.count.sum()))
+                if pending and not progressed:
+                    if buf_full:
+                        self.wires = W.grow(self.wires)
+                    else:
+                        raise Deadlock(self._deadlock_message(pending))
+                continue
             progressed = False
             buf_full = False
             swept: set[str] = set()
@@ -570,6 +680,8 @@ class Simulation:
 
         start = time.perf_counter()
         done: dict[tuple[int, tuple], Callable[..., int]] = {}
+        #: each block's kernel argument types (sam.sim.loops calls kernels of uniform types)
+        self._sigs = {}
         for bid, fn in fns.items():
             run = self.runs[bid]
             args = (self.wires, run.st, run.fst, run.ins, run.optr, run.ochan, *run.mem.args())
@@ -577,6 +689,7 @@ class Simulation:
             if (id(fn), sig) not in done:
                 done[id(fn), sig] = fn.compile(sig)
             fns[bid] = done[id(fn), sig]
+            self._sigs[bid] = sig
         return time.perf_counter() - start
 
     # ----------------------------------------------------------------------- reporting
