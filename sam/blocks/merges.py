@@ -49,6 +49,71 @@ SKIP_PREFIX = "skip"
 MERGE = State(operands=0, op=INTERSECT)
 OPERANDS, OP = MERGE.slots
 ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
+#: A coordinate bound no coordinate reaches (drops against a stop).
+NO_LIMIT = 1 << 62
+
+
+@jitable(inline=True)
+def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
+    """Drop one input's coordinates below ``stop`` (the other input's head) in a row of
+    firings, one per cycle: the loop of :func:`intersect2_burst` with the other input fixed.
+    Its head's arrivals are already behind ``t`` (it took part in the firing before), so each
+    firing waits only for this input's coordinate and reference. Stops, like the two-input
+    loop, at a token that is not a data coordinate (or a reference that is neither data nor
+    empty), an out-of-order coordinate or an empty ring. (h, g, lst, t, idle, firings, the
+    first firing's cycle)."""
+    n = 0
+    first = t
+    while h < e:
+        s = h & mask
+        if kc[s] != DATA:
+            break
+        x = dc[s]
+        if x >= stop or x <= lst:
+            break
+        tt = tc[s]
+        if has:
+            if g >= f:
+                break
+            q = g & mask
+            k = kr[q]
+            if k != DATA and k != EMPTY:
+                break
+            if tr[q] > tt:
+                tt = tr[q]
+        if tt > t:
+            idle += tt - t
+            t = tt
+        if n == 0:
+            first = t
+        lst = x
+        h += 1
+        g += 1
+        t += 1
+        n += 1
+    return h, g, lst, t, idle, n, first
+
+
+@jitable(inline=True)
+def stop_arrival(kc, dc, tc, kr, dr, tr, has, h, e, g, f, mask):
+    """The arrival of the stop token at the head of an input (and of its reference's), or -1
+    when the head is not a stop or its reference is missing or not the same stop (the general
+    path reports a misaligned one)."""
+    if h >= e:
+        return -1
+    s = h & mask
+    if kc[s] != STOP:
+        return -1
+    a = tc[s]
+    if has:
+        if g >= f:
+            return -1
+        q = g & mask
+        if kr[q] != STOP or dr[q] != dc[s]:
+            return -1
+        if tr[q] > a:
+            a = tr[q]
+    return a
 
 
 @jitable(inline=True)
@@ -95,6 +160,33 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
         s0 = h0 & mask
         s1 = h1 & mask
         if kc0[s0] != DATA or kc1[s1] != DATA:
+            # One input at its fiber's stop: drop the other's coordinates (each firing waits
+            # for the stop and its reference too, which stay), then the general path takes
+            # the stops.
+            a0 = stop_arrival(kc0, dc0, tc0, kr0, dr0, tr0, has0, h0, e0, g0, f0, mask)
+            a1 = stop_arrival(kc1, dc1, tc1, kr1, dr1, tr1, has1, h1, e1, g1, f1, mask)
+            if (a0 < 0) == (a1 < 0):
+                break
+            ts = t
+            if a0 >= 0 and a0 > ts:
+                ts = a0
+            if a1 >= 0 and a1 > ts:
+                ts = a1
+            if a0 >= 0:
+                h1, g1, l1, tn, idn, n, tf = drop_run(kc1, dc1, tc1, kr1, tr1, has1, h1, e1,
+                                                      g1, f1, l1, NO_LIMIT, ts, idle + ts - t,
+                                                      mask)
+            else:
+                h0, g0, l0, tn, idn, n, tf = drop_run(kc0, dc0, tc0, kr0, tr0, has0, h0, e0,
+                                                      g0, f0, l0, NO_LIMIT, ts, idle + ts - t,
+                                                      mask)
+            if n == 0:
+                break
+            if fired == 0:
+                t0 = tf
+            t = tn
+            idle = idn
+            fired += n
             break
         x0 = dc0[s0]
         x1 = dc1[s1]
@@ -148,6 +240,14 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
             g1 += 1
         t += 1
         fired += 1
+        if x0 < x1:  # input 0 behind: drop the rest of its run below x1 without input 1
+            h0, g0, l0, t, idle, n, tf = drop_run(kc0, dc0, tc0, kr0, tr0, has0, h0, e0, g0, f0,
+                                              l0, x1, t, idle, mask)
+            fired += n
+        elif x1 < x0:
+            h1, g1, l1, t, idle, n, tf = drop_run(kc1, dc1, tc1, kr1, tr1, has1, h1, e1, g1, f1,
+                                              l1, x0, t, idle, mask)
+            fired += n
     w.head[c0] = h0
     w.head[c1] = h1
     if has0:

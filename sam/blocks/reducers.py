@@ -45,7 +45,7 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
 from sam.errors import GraphError
-from sam.sim.burst import account, bursts_on
+from sam.sim.burst import account, burst_room, bursts_on, commit, put, putv
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     AGAIN,
@@ -627,9 +627,39 @@ def _sort_points(pts, vals, npts, n, opts, ovals):
     return m
 
 
+#: An order-1 group is sorted by reading its coordinate index in order when its coordinates
+#: span fewer than this many slots per point (a comparison sort costs about 30 ns per point,
+#: a slot of the index about 1 ns).
+SCAN_SPAN = 16
+
+
 @jitable
 def _sort_distinct(pts, vals, npts, where, opts, ovals):
-    """Order 1: the group's distinct coordinates (already summed) sorted; clears ``where``."""
+    """Order 1: the group's distinct coordinates (already summed) sorted; clears ``where``.
+
+    ``where`` is a dense index of the coordinates (coordinate -> 1 + point index), so when the
+    points span at most :data:`SCAN_SPAN` slots each, reading it in order sorts them in time
+    linear in the span (no sort, no allocation); otherwise they are sorted by comparison."""
+    if npts == 0:
+        return 0
+    lo = pts[0]
+    hi = pts[0]
+    for q in range(1, npts):
+        x = pts[q]
+        if x < lo:
+            lo = x
+        elif x > hi:
+            hi = x
+    if hi - lo < SCAN_SPAN * npts:
+        q = 0
+        for x in range(lo, hi + 1):
+            p = where[x]
+            if p != 0:
+                opts[q] = x
+                ovals[q] = vals[p - 1]
+                where[x] = 0
+                q += 1
+        return npts
     perm = np.argsort(pts[:npts], kind="mergesort")
     for q in range(npts):
         p = perm[q]
@@ -684,6 +714,37 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
 
 
 @jitable(inline=True)
+def _emit_burst(w, st, optr, ochan, opts, ovals):
+    """Vector reducer (n = 1): emit a run of the sorted group's points in one loop, one per
+    cycle from the block's clock, as :func:`_emit` does one per firing (:mod:`sam.sim.burst`;
+    no input, and unbounded FIFOs never stall an output). The firings made. The held closing
+    of the previous group, ``--timing original`` (its own emission clock), a bounded FIFO or a
+    full ring take the general path."""
+    k = st[A_K]
+    if st[A_ORIG] == 1 or (k == 0 and st[A_HELD] != -1):
+        return 0
+    m = st[A_M] - k
+    room = burst_room(w, st, ochan)
+    if room < m:
+        m = room
+    if m <= 0:
+        return 0
+    t = st[T]
+    a = t + st[LAT]
+    for j in range(m):
+        put(w, optr, ochan, 1, j, DATA, opts[k + j], a + j)
+        putv(w, optr, ochan, 0, j, ovals[k + j], a + j)
+    commit(w, optr, ochan, 1, DATA, m)
+    commit(w, optr, ochan, 0, DATA, m)
+    account(st, t, t + m - 1, 0, m)
+    st[A_STOPS] = 0
+    st[A_K] = k + m
+    if k + m == st[A_M]:
+        st[A_PHASE] = CLOSE
+    return m
+
+
+@jitable(inline=True)
 def _close(w, st, optr, ochan, n):
     """Close phase: the stops ending the group at level ``g``. With ``empty=drop`` they are held
     (a following empty group may raise their level), and an empty group disappears (Def. 3.7):
@@ -734,6 +795,8 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, cur, vals, ovals)
         phase = st[A_PHASE]
         if (phase == GATHER and n == 1 and st[A_LEVEL] == 0 and st[A_POINTS] == 0
                 and _gather_burst(w, st, ins, pts, where, vals, cur) > 0):
+            continue
+        if phase == EMIT and n == 1 and _emit_burst(w, st, optr, ochan, opts, ovals) > 0:
             continue
         if phase == GATHER and st[A_POINTS] == 1:
             rc = _gather_points(w, st, ins, optr, ochan, n, pts, vals)

@@ -27,6 +27,7 @@ class BenchResult(dict):
 
     st: np.ndarray
     tokens: dict[str, list[Token]]
+    times: dict[str, list[int]]  # each output token's arrival cycle
 
 
 def run_block(
@@ -81,12 +82,14 @@ def run_block(
         raise SimulationError(f"{block.dot_type}: {msg}")
     result = BenchResult()
     result.tokens = {}
+    result.times = {}
     result.st = st
     result.mem = mem
     result.rc = rc
     for p, port in enumerate(out_ports):
-        kinds, data, _ = W.drain(w, n_in + p)
+        kinds, data, times = W.drain(w, n_in + p)
         toks = decode(kinds, data, port.kind)
         result.tokens[port.name] = toks
+        result.times[port.name] = [int(a) for a in times]
         result[port.name] = format_stream(toks)
     return result
