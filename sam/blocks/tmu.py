@@ -357,48 +357,99 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     room = port_room(w, optr, ochan, CTRL, nc, room)
     if room < 0:
         return -1
+    bad = -1
     qstat = prog[H_W_STAT] + 2 * prog[H_NT]
     step_at = prog[H_W_STEP] + d
     mask_off = prog[H_W_MASK]
     lat = st[LAT]
+    ring = w.kind.shape[1] - 1
+    last_d = prog[H_W_LAST] + DATAQ
+    last_c = prog[H_W_LAST] + CTRL
+    arr_d = work[last_d]
+    arr_c = work[last_c]
+    t = st[T]
+    t0 = t
+    md = 0  # tokens written past the data channels' tails, by kind below
+    n_data = 0
+    n_stop = 0
+    mc = 0
     while room > 0 and has_iter(prog, work, d):
         bad = step_layer(prog, work, vals, pool, d)
         if bad >= 0:
-            return bad
+            break
         pd = lo
         pc = lo
         for _f in range(nf):
-            t = st[T]
-            if st[BUSY] == 0:
-                st[FIRST_T] = t
-            st[BUSY] += 1
-            st[T] = t + 1
             while pd < hi and prog[prog[H_OFF_RULE] + pd * RREC] != R_OPERAND:
                 pd += 1
             if pd < hi:
                 rr = prog[H_OFF_RULE] + pd * RREC
                 s = prog[rr + 1]
-                a = arrival(prog, work, DATAQ, t, lat + prog[prog[H_OFF_STREAM] + s * SREC + 8])
+                a = t + lat + prog[prog[H_OFF_STREAM] + s * SREC + 8]
+                if a < arr_d:
+                    a = arr_d
+                arr_d = a
+                n_vec = 1
                 if prog[rr + 2] == 1:
                     n_vec = prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
                                  * LREC + 1]
-                    for lane in range(n_vec):
+                for lane in range(n_vec):
+                    c_kind = DATA
+                    if prog[rr + 2] == 1:
                         c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
-                        putv(w, optr, ochan, DATAQ, c_kind, vals[s * nw + lane], a)
-                else:
-                    putv(w, optr, ochan, DATAQ, DATA, vals[s * nw], a)
-                work[qstat + Q_DATA_N] += 1
+                    if c_kind == DATA:
+                        n_data += 1
+                    elif c_kind == STOP:
+                        n_stop += 1
+                    for j in range(optr[DATAQ], optr[DATAQ + 1]):
+                        c = ochan[j]
+                        k = (w.tail[c] + md) & ring
+                        w.kind[c, k] = c_kind
+                        w.time[c, k] = a
+                        w.fdata[c, k] = vals[s * nw + lane]
+                    md += 1
                 pd += 1
             while pc < hi and prog[prog[H_OFF_RULE] + pc * RREC] != R_TOKEN:
                 pc += 1
             if pc < hi:
-                a = arrival(prog, work, CTRL, t, lat)
-                put(w, optr, ochan, CTRL, DATA, prog[prog[H_OFF_RULE] + pc * RREC + 1], a)
-                work[qstat + Q_CTRL_N] += 1
+                a = t + lat
+                if a < arr_c:
+                    a = arr_c
+                arr_c = a
+                v = prog[prog[H_OFF_RULE] + pc * RREC + 1]
+                for j in range(optr[CTRL], optr[CTRL + 1]):
+                    c = ochan[j]
+                    k = (w.tail[c] + mc) & ring
+                    w.kind[c, k] = DATA
+                    w.time[c, k] = a
+                    w.data[c, k] = v
+                mc += 1
                 pc += 1
-        work[step_at] = st[T] - 1
+            t += 1
+        work[step_at] = t - 1
         room -= 1
-    return -1
+    # publish: tokens, queue statistics, the clock (one firing per cycle, no idle, no stall)
+    for j in range(optr[DATAQ], optr[DATAQ + 1]):
+        c = ochan[j]
+        w.tail[c] += md
+        w.count[c, DATA] += n_data
+        w.count[c, STOP] += n_stop
+        w.count[c, EMPTY] += md - n_data - n_stop
+    for j in range(optr[CTRL], optr[CTRL + 1]):
+        c = ochan[j]
+        w.tail[c] += mc
+        w.count[c, DATA] += mc
+    work[last_d] = arr_d
+    work[last_c] = arr_c
+    if t > t0:
+        if st[BUSY] == 0:
+            st[FIRST_T] = t0
+        st[BUSY] += t - t0
+        st[T] = t
+    nel = (t - t0) // nf
+    work[qstat + Q_DATA_N] += nel * nd
+    work[qstat + Q_CTRL_N] += nel * nc
+    return bad if bad >= 0 else -1
 
 
 @kernel
