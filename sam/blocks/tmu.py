@@ -49,11 +49,13 @@ from sam.sim.jit import jitable
 from sam.sim.kernel import State, fire, kernel
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (
+    BUSY,
     DONE_T,
     ERR,
     ERR_DATA,
     ERR_KIND,
     ERR_PORT,
+    FIRST_T,
     LAT,
     RC_BUF,
     RC_DONE,
@@ -61,6 +63,7 @@ from sam.sim.wires import (
     RC_FIFO,
     STATUS,
     WAIT,
+    WIDTH,
     T,
 )
 
@@ -90,6 +93,9 @@ ERR_RANGE, ERR_DIV, ERR_DEPTH = 1, 2, 3
 CONFIG_KEYS = ("mode", "layers", "tus", "streams", "operands", "tokens")
 #: Ports of a TMU in dae mode.
 CTRL, DATAQ = 0, 1
+#: Burst path on (:func:`burst_inner`). Read by the Python kernel at every call (tests turn it
+#: off to compare with the per-element path); numba freezes it when it compiles the kernel.
+BURST = True
 
 
 @jitable
@@ -294,6 +300,158 @@ def set_event(st, d, k, after, after_d):
     st[PHASE] = P_EVENT
 
 
+@jitable(inline=True)
+def port_room(w, optr, ochan, port, per, room):
+    """How many events pushing ``per`` tokens each ``port`` can still take (at most ``room``);
+    -1 if one of its channels is a bounded FIFO."""
+    cap = w.kind.shape[1]
+    for j in range(optr[port], optr[port + 1]):
+        c = ochan[j]
+        if w.depth[c] > 0:
+            return -1
+        if per > 0:
+            k = (cap - (w.tail[c] - w.head[c])) // per
+            if k < room:
+                room = k
+    return room
+
+
+@jitable(inline=True)
+def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
+    """Burst path (dae mode, unbounded queues, width 1): the ``ite`` events of the innermost
+    layer's current fiber in one tight loop. With unbounded queues every firing of the event
+    is in the cycle after the last (``room_n`` is 0, no stall), so each takes ``st[T]``; the
+    tokens, arrivals, statistics and the layer's step cycle are the per-element path's
+    (``tests/test_tmu_burst.py``). Stops at the fiber's end or when the simulator rings are
+    full (the per-element path goes on). Returns -1, or the stream that failed (as
+    :func:`step_layer`)."""
+    if not BURST or st[WIDTH] > 1:
+        return -1
+    nl = prog[H_L]
+    d = nl - 1
+    nw = prog[H_W]
+    ev = prog[H_OFF_EV] + 2 * (d * 3 + 1)
+    lo = prog[ev]
+    hi = prog[ev + 1]
+    nd = 0
+    nc = 0
+    per_d = 0
+    for r in range(lo, hi):
+        rr = prog[H_OFF_RULE] + r * RREC
+        if prog[rr] == R_OPERAND:
+            nd += 1
+            if prog[rr + 2] == 1:
+                s = prog[rr + 1]
+                per_d += prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
+                              * LREC + 1]
+            else:
+                per_d += 1
+        else:
+            nc += 1
+    nf = nd if nd > nc else nc
+    if nf == 0:
+        nf = 1
+    room = port_room(w, optr, ochan, DATAQ, per_d, w.kind.shape[1])
+    if room < 0:
+        return -1
+    room = port_room(w, optr, ochan, CTRL, nc, room)
+    if room < 0:
+        return -1
+    bad = -1
+    qstat = prog[H_W_STAT] + 2 * prog[H_NT]
+    step_at = prog[H_W_STEP] + d
+    mask_off = prog[H_W_MASK]
+    lat = st[LAT]
+    ring = w.kind.shape[1] - 1
+    last_d = prog[H_W_LAST] + DATAQ
+    last_c = prog[H_W_LAST] + CTRL
+    arr_d = work[last_d]
+    arr_c = work[last_c]
+    t = st[T]
+    t0 = t
+    md = 0  # tokens written past the data channels' tails, by kind below
+    n_data = 0
+    n_stop = 0
+    mc = 0
+    while room > 0 and has_iter(prog, work, d):
+        bad = step_layer(prog, work, vals, pool, d)
+        if bad >= 0:
+            break
+        pd = lo
+        pc = lo
+        for _f in range(nf):
+            while pd < hi and prog[prog[H_OFF_RULE] + pd * RREC] != R_OPERAND:
+                pd += 1
+            if pd < hi:
+                rr = prog[H_OFF_RULE] + pd * RREC
+                s = prog[rr + 1]
+                a = t + lat + prog[prog[H_OFF_STREAM] + s * SREC + 8]
+                if a < arr_d:
+                    a = arr_d
+                arr_d = a
+                n_vec = 1
+                if prog[rr + 2] == 1:
+                    n_vec = prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
+                                 * LREC + 1]
+                for lane in range(n_vec):
+                    c_kind = DATA
+                    if prog[rr + 2] == 1:
+                        c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
+                    if c_kind == DATA:
+                        n_data += 1
+                    elif c_kind == STOP:
+                        n_stop += 1
+                    for j in range(optr[DATAQ], optr[DATAQ + 1]):
+                        c = ochan[j]
+                        k = (w.tail[c] + md) & ring
+                        w.kind[c, k] = c_kind
+                        w.time[c, k] = a
+                        w.fdata[c, k] = vals[s * nw + lane]
+                    md += 1
+                pd += 1
+            while pc < hi and prog[prog[H_OFF_RULE] + pc * RREC] != R_TOKEN:
+                pc += 1
+            if pc < hi:
+                a = t + lat
+                if a < arr_c:
+                    a = arr_c
+                arr_c = a
+                v = prog[prog[H_OFF_RULE] + pc * RREC + 1]
+                for j in range(optr[CTRL], optr[CTRL + 1]):
+                    c = ochan[j]
+                    k = (w.tail[c] + mc) & ring
+                    w.kind[c, k] = DATA
+                    w.time[c, k] = a
+                    w.data[c, k] = v
+                mc += 1
+                pc += 1
+            t += 1
+        work[step_at] = t - 1
+        room -= 1
+    # publish: tokens, queue statistics, the clock (one firing per cycle, no idle, no stall)
+    for j in range(optr[DATAQ], optr[DATAQ + 1]):
+        c = ochan[j]
+        w.tail[c] += md
+        w.count[c, DATA] += n_data
+        w.count[c, STOP] += n_stop
+        w.count[c, EMPTY] += md - n_data - n_stop
+    for j in range(optr[CTRL], optr[CTRL + 1]):
+        c = ochan[j]
+        w.tail[c] += mc
+        w.count[c, DATA] += mc
+    work[last_d] = arr_d
+    work[last_c] = arr_c
+    if t > t0:
+        if st[BUSY] == 0:
+            st[FIRST_T] = t0
+        st[BUSY] += t - t0
+        st[T] = t
+    nel = (t - t0) // nf
+    work[qstat + Q_DATA_N] += nel * nd
+    work[qstat + Q_CTRL_N] += nel * nc
+    return bad if bad >= 0 else -1
+
+
 @kernel
 def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
     """TMU kernel: walks the layers (module docstring), marshals (dae) or streams (sam)."""
@@ -311,6 +469,14 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             set_event(st, d, 0, P_ADV, d)
             continue
         if phase == P_ADV:
+            if mode == MODE_DAE and d == nl - 1:
+                bad = burst_inner(w, st, optr, ochan, prog, work, pool, vals)
+                if bad >= 0:
+                    st[ERR] = ERR_RANGE
+                    st[ERR_PORT] = -1
+                    st[ERR_KIND] = -1
+                    st[ERR_DATA] = bad
+                    return RC_ERR
             if has_iter(prog, work, d):
                 bad = step_layer(prog, work, vals, pool, d)
                 if bad >= 0:

@@ -1,0 +1,125 @@
+"""The TMU kernel's burst path (``sam.blocks.tmu.burst_inner``, docs/performance.md, "TMU burst
+path"): with unbounded queues the ``ite`` events of the innermost layer run in one tight loop.
+Burst on and off (``tmu.BURST``, read by the Python kernel at every call) give the same tokens,
+arrival cycles, cycles and statistics on both engines, and numpy's results.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sam.blocks.registry  # noqa: F401
+import sam.blocks.tmu as tmu
+from formats import Tensor
+from formats.io import load_tensor
+from sam.sim import wires as W
+from sam.sim.engine import simulate
+from sam.tmu_ops import OPS, build_op, reference, sls_config
+
+
+def inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: float, blk: int):
+    rng = np.random.default_rng(seed)
+    A = sp.random(rows, cols, density=density, format="csr", random_state=rng)
+    A.data = np.round(rng.uniform(-2, 2, A.nnz), 3)
+    B = np.round(rng.uniform(-3, 3, (cols * (blk if op == "gather" else 1), dim)), 3)
+    X = np.round(rng.uniform(-3, 3, (rows, dim)), 3)
+    return A, B, X
+
+
+@contextmanager
+def bursts(on: bool):
+    """``tmu.BURST`` set to ``on`` for the block (the Python kernel reads it at every call)."""
+    old = tmu.BURST
+    tmu.BURST = on
+    try:
+        yield
+    finally:
+        tmu.BURST = old
+
+
+def run(op, A, B, X, engine, blk, lanes, fifo, burst):
+    graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
+                              Tensor.from_dense(X, "dd") if op == "mp" else None,
+                              lanes=lanes, blk=blk)
+    with bursts(burst):
+        return simulate(graph, tensors, engine=engine, fifo_depth=fifo)
+
+
+def assert_same(a, b) -> None:
+    assert (a.tokens, a.cycles) == (b.tokens, b.cycles)
+    assert a.blocks == b.blocks
+    np.testing.assert_array_equal(a.outputs["Z"].to_dense(), b.outputs["Z"].to_dense())
+
+
+@settings(max_examples=30, deadline=None)
+@given(op=st.sampled_from(OPS), seed=st.integers(0, 2**31), rows=st.integers(1, 8),
+       cols=st.integers(1, 8), dim=st.integers(1, 6), density=st.floats(0.0, 0.9),
+       blk=st.integers(1, 3), lanes=st.integers(1, 4), fifo=st.sampled_from([None, None, 5]))
+def test_burst_on_off_and_engines_identical(op, seed, rows, cols, dim, density,
+                                             blk, lanes, fifo):
+    lanes = 1 if op == "mp" else lanes
+    A, B, X = inputs(op, seed, rows, cols, dim, density, blk)
+    off = run(op, A, B, X, "reference", blk, lanes, fifo, False)
+    on = run(op, A, B, X, "reference", blk, lanes, fifo, True)
+    fast = run(op, A, B, X, "fast", blk, lanes, fifo, True)
+    assert_same(on, off)
+    assert_same(fast, off)
+    np.testing.assert_allclose(off.outputs["Z"].to_dense(), reference(op, A, B, X, blk=blk),
+                               rtol=1e-12, atol=1e-12)
+
+
+def raw_queues(cfg, tensors, ring: int, burst: bool, monkeypatch):
+    """Run the Python TMU kernel alone on rings of ``ring`` slots (full rings return to the
+    caller, the burst stops there); every token's kind, payload and arrival, and the final
+    state and work memory."""
+    monkeypatch.setattr(tmu, "BURST", burst)
+    block = tmu.Tmu.of("tmu", cfg)
+    s, fst, mem = block.initial_state(tensors)
+    s[W.LAT] = 1
+    w = W.allocate(2, ring)
+    optr = np.array([0, 1, 2], np.int64)
+    ochan = np.array([0, 1], np.int64)
+    out: list[list[np.ndarray]] = [[], []]
+    calls = 0
+    while True:
+        rc = block.kernel.py(w, s, fst, np.zeros(0, np.int64), optr, ochan, *mem.args())
+        calls += 1
+        for c in range(2):
+            out[c].append(np.stack(W.drain(w, c)))
+        if rc == W.RC_DONE:
+            break
+        assert rc == W.RC_BUF
+    return [np.concatenate(q, axis=1) for q in out], s.copy(), mem["work"].copy(), calls
+
+
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_small_rings_and_west0479_same_tokens_and_times(monkeypatch, lanes):
+    """A shipped matrix on 16-slot rings: bursts stop at full rings and resume; every token,
+    arrival cycle, the clock and the statistics equal the per-element path's."""
+    A = load_tensor("west0479", "ds").to_scipy().tocsr()[:60]
+    tab = np.round(np.random.default_rng(7).uniform(-1, 1, (479, 5)), 6)
+    tensors = {"A": Tensor.from_scipy(A, "ds"), "B": Tensor.from_dense(tab, "dd")}
+    cfg = sls_config("dae", lanes=lanes)
+    q_off, s_off, w_off, calls = raw_queues(cfg, tensors, 16, False, monkeypatch)
+    q_on, s_on, w_on, _ = raw_queues(cfg, tensors, 16, True, monkeypatch)
+    assert calls > 10  # the rings filled up many times
+    for a, b in zip(q_on, q_off, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(s_on, s_off)
+    np.testing.assert_array_equal(w_on, w_off)
+    # the data queue holds b, e, v per element: the v column sums to numpy's SLS
+    vals = q_on[1][1].astype(np.int64).view(np.float64)
+    kinds = q_on[1][0]
+    if lanes == 1:
+        ents = vals[kinds == W.DATA].reshape(-1, 3)
+        Z = np.zeros((60, 5))
+        np.add.at(Z, (ents[:, 0].astype(int), ents[:, 1].astype(int)), ents[:, 2])
+        pattern = A.copy()
+        pattern.data[:] = 1.0  # SLS sums the table rows over A's pattern
+        np.testing.assert_allclose(Z, pattern @ tab, rtol=1e-12, atol=1e-12)
