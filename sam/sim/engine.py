@@ -565,28 +565,8 @@ class Simulation:
         while pending:
             if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
                 progressed, buf_full = self._drive()
-                pending = [bid for bid in pending if not self.runs[bid].done]
-                if progress is not None:
-                    progress(int(self.wires.count.sum()))
-                if pending and not progressed:
-                    if buf_full:
-                        self.wires = W.grow(self.wires)
-                    else:
-                        raise Deadlock(self._deadlock_message(pending))
-                continue
-            progressed = False
-            buf_full = False
-            swept: set[str] = set()
-            for bid in pending:
-                if bid in swept:
-                    continue
-                if bid in self.cycle_of:  # a cycle runs in lock steps, all its blocks
-                    moved, full = self._run_cycle(self.cycle_of[bid])
-                    swept.update(self.cycle_of[bid])
-                else:
-                    moved, full = self._step(bid)
-                progressed |= moved
-                buf_full |= full
+            else:
+                progressed, buf_full = self._sweep(pending)
             pending = [bid for bid in pending if not self.runs[bid].done]
             if progress is not None:
                 progress(int(self.wires.count.sum()))
@@ -595,6 +575,24 @@ class Simulation:
                     self.wires = W.grow(self.wires)
                 else:
                     raise Deadlock(self._deadlock_message(pending))
+
+    def _sweep(self, pending: list[str]) -> tuple[bool, bool]:
+        """One pass over the unfinished blocks in dataflow order, from Python: whether any
+        moved, and whether a full ring held one up."""
+        progressed = False
+        buf_full = False
+        swept: set[str] = set()
+        for bid in pending:
+            if bid in swept:
+                continue
+            if bid in self.cycle_of:  # a cycle runs in lock steps, all its blocks
+                moved, full = self._run_cycle(self.cycle_of[bid])
+                swept.update(self.cycle_of[bid])
+            else:
+                moved, full = self._step(bid)
+            progressed |= moved
+            buf_full |= full
+        return progressed, buf_full
 
     def _cycles(self) -> int:
         """The run's cycle count: one past the last writer's done token (else the latest
