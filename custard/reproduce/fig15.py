@@ -127,6 +127,13 @@ def _graph(schedule: str = PE_SCHEDULE) -> Any:
     return compile_expr(PE_EXPRESSION, PE_FORMATS, "tikj", schedule=schedule)
 
 
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[s], starts[s] + 1, ..., starts[s] + counts[s] - 1`` for every ``s``, one after
+    another."""
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - offsets, counts)
+
+
 class _Tiles:
     """The nonempty ``pe`` x ``pe`` tiles of a COO matrix: entries sorted tile by tile."""
 
@@ -142,11 +149,8 @@ class _Tiles:
         """For tile keys ``(a[s], b[s])``: the step of each entry and its index, step by step."""
         tid = a * self.g + b
         counts = self.count[tid]
-        total = int(counts.sum())
         step = np.repeat(np.arange(len(tid), dtype=np.int64), counts)
-        first = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        idx = np.arange(total, dtype=np.int64) - np.repeat(first - self.start[tid], counts)
-        return step, idx
+        return step, _ranges(self.start[tid], counts)
 
 
 def pe_operands(tuples: np.ndarray, bt: _Tiles, ct: _Tiles, pe: int) -> dict[str, Any]:
@@ -272,9 +276,7 @@ def point(p: Point) -> dict[str, Any]:
     kc, jc = np.nonzero(cnnz)
     crow = np.concatenate([[0], np.cumsum(np.bincount(kc, minlength=g))]).astype(np.int64)
     reps = crow[kb + 1] - crow[kb]
-    first = np.repeat(crow[kb], reps)
-    jidx = first + np.arange(int(reps.sum()), dtype=np.int64) - np.repeat(
-        np.concatenate([[0], np.cumsum(reps)[:-1]]), reps)
+    jidx = _ranges(crow[kb], reps)
     sparse = order(np.stack([np.repeat(ib, reps), np.repeat(kb, reps), jc[jidx]], axis=1)
                    .astype(np.int64).reshape(-1, 3))
     total, comp = compute(sparse)
