@@ -54,6 +54,22 @@ NO_LIMIT = 1 << 62
 
 
 @jitable(inline=True)
+def ref_head(kr, tr, g, f, mask, tt):
+    """An input's reference head in a burst: (its slot, its kind, the later of ``tt`` and its
+    arrival), or slot -1 when the reference is missing or neither data nor empty (the burst
+    stops there)."""
+    if g >= f:
+        return -1, EMPTY, tt
+    q = g & mask
+    k = kr[q]
+    if k != DATA and k != EMPTY:
+        return -1, EMPTY, tt
+    if tr[q] > tt:
+        tt = tr[q]
+    return q, k, tt
+
+
+@jitable(inline=True)
 def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
     """Drop one input's coordinates below ``stop`` (the other input's head) in a row of
     firings, one per cycle: the loop of :func:`intersect2_burst` with the other input fixed.
@@ -73,14 +89,9 @@ def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
             break
         tt = tc[s]
         if has:
-            if g >= f:
+            q, k, tt = ref_head(kr, tr, g, f, mask, tt)
+            if q < 0:
                 break
-            q = g & mask
-            k = kr[q]
-            if k != DATA and k != EMPTY:
-                break
-            if tr[q] > tt:
-                tt = tr[q]
         if tt > t:
             idle += tt - t
             t = tt
@@ -198,25 +209,15 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
         k0 = EMPTY
         q0 = 0
         if has0:  # the head of the reference stream: a data or empty token, or the burst stops
-            if g0 >= f0:
+            q0, k0, tt = ref_head(kr0, tr0, g0, f0, mask, tt)
+            if q0 < 0:
                 break
-            q0 = g0 & mask
-            k0 = kr0[q0]
-            if k0 != DATA and k0 != EMPTY:
-                break
-            if tr0[q0] > tt:
-                tt = tr0[q0]
         k1 = EMPTY
         q1 = 0
         if has1:
-            if g1 >= f1:
+            q1, k1, tt = ref_head(kr1, tr1, g1, f1, mask, tt)
+            if q1 < 0:
                 break
-            q1 = g1 & mask
-            k1 = kr1[q1]
-            if k1 != DATA and k1 != EMPTY:
-                break
-            if tr1[q1] > tt:
-                tt = tr1[q1]
         if x0 == x1 and emitted == room:
             break
         if tt > t:
