@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from custard.reproduce import fig15
+from sam.graph.dot import dumps, loads
 from sam.sim.engine import simulate
 
 
@@ -48,6 +49,10 @@ def test_pe_pipeline_computes_each_tuple(engine: str) -> None:
     np.testing.assert_allclose(res.outputs["X"].to_dense(), want)
     cycles = fig15.pe_cycles(tuples, bt, ct, pe, engine)
     assert cycles == res.cycles >= len(tuples)
+    # the graph as users get it: through DOT text and back
+    again = simulate(loads(dumps(fig15._graph())), ops, engine=engine)
+    np.testing.assert_allclose(again.outputs["X"].to_dense(), want)
+    assert again.cycles == res.cycles
 
 
 @given(st.integers(0, 10**6), st.lists(st.integers(0, 50), max_size=40))
