@@ -60,6 +60,21 @@ class BlockRun:
         return fn(w, self.st, self.fst, self.ins, self.optr, self.ochan, *self.mem.args())
 
 
+def _typeof(a: object, seen: dict[tuple, object]) -> object:
+    """``numba.typeof(a)``, looked up in ``seen`` for arrays of a kind typed before (numba's
+    own typing of an array costs about 15 us; a graph of many blocks has thousands)."""
+    import numba
+
+    if type(a) is not np.ndarray:
+        return numba.typeof(a)
+    f = a.flags
+    key = (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned)
+    t = seen.get(key)
+    if t is None:
+        t = seen[key] = numba.typeof(a)
+    return t
+
+
 #: ``BlockRun.call`` as defined here (tests wrap it to trace kernel calls)
 _PLAIN_CALL = BlockRun.call
 
@@ -677,16 +692,19 @@ class Simulation:
         import numba
 
         start = time.perf_counter()
-        done: dict[tuple[int, tuple], Callable[..., int]] = {}
+        done: dict[tuple[int, ...], Callable[..., int]] = {}
         #: each block's kernel argument types (sam.sim.loops calls kernels of uniform types)
         self._sigs = {}
+        types: dict[tuple, object] = {}  # the numba type of each kind of array, typed once
+        wires_type = numba.typeof(self.wires)
         for bid, fn in fns.items():
             run = self.runs[bid]
-            args = (self.wires, run.st, run.fst, run.ins, run.optr, run.ochan, *run.mem.args())
-            sig = tuple(numba.typeof(a) for a in args)
-            if (id(fn), sig) not in done:
-                done[id(fn), sig] = fn.compile(sig)
-            fns[bid] = done[id(fn), sig]
+            args = (run.st, run.fst, run.ins, run.optr, run.ochan, *run.mem.args())
+            sig = (wires_type, *(_typeof(a, types) for a in args))
+            key = (id(fn), *map(id, sig))  # numba's types are interned: cheaper than hashing
+            if key not in done:
+                done[key] = fn.compile(sig)
+            fns[bid] = done[key]
             self._sigs[bid] = sig
         return time.perf_counter() - start
 
