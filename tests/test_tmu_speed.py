@@ -31,6 +31,9 @@ def check_against_binary_search(monkeypatch) -> list[int]:
     returns the list the counts are appended to."""
     seen: list[int] = []
     cursor = ex.occupancy_at
+    # the interpreter's steps only (the scalar loop's counts equal the interpreter's:
+    # tests/test_execute_fast.py)
+    monkeypatch.setattr(ex, "FAST", False)
 
     def checked(w, c, t, state, cur, cur_t):
         want = ex.occupancy(w, c, t)

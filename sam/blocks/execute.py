@@ -105,6 +105,14 @@ def occupancy(w, c, t):
 
 
 @jitable(inline=True)
+def passed(w, c, k, tail, t):
+    """The index past the tokens of ``c`` from the ``k``-th that arrived by cycle ``t``."""
+    while k < tail and w.time[c, ring_slot(w, k)] <= t:
+        k += 1
+    return k
+
+
+@jitable(inline=True)
 def occupancy_at(w, c, t, st, cur, cur_t):
     """:func:`occupancy`, counted forward from a cursor: ``st[cur]`` is the index past the
     tokens of ``c`` that had arrived by cycle ``st[cur_t]``. Tokens arrive in order and a
@@ -113,12 +121,7 @@ def occupancy_at(w, c, t, st, cur, cur_t):
     if t < st[cur_t]:
         return occupancy(w, c, t)
     h = w.head[c]
-    k = st[cur]
-    if k < h:
-        k = h
-    tail = w.tail[c]
-    while k < tail and w.time[c, ring_slot(w, k)] <= t:
-        k += 1
+    k = passed(w, c, st[cur] if st[cur] > h else h, w.tail[c], t)
     st[cur] = k
     st[cur_t] = t
     return k - h
@@ -143,6 +146,173 @@ def error(st, code, data):
     return RC_ERR
 
 
+#: Run the scalar statements of callbacks in :func:`scalar_run` (False: the interpreter only;
+#: ``tests/test_execute_fast.py`` compares the two).
+FAST = True
+
+
+@jitable(inline=True)
+def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
+    """Run control tokens and callback statements in one loop, the block's clock, cursors and
+    queue heads in local variables: the interpreter's steps for data tokens and scalar operands
+    (a token's section, ``x = pop`` of a scalar entry, ``x = a OP b``, ``sum``, ``out[..] OP=``
+    of a scalar), with the same cycles, values and statistics. Anything else (a missing, vector
+    or done token, a vector operand, an error, a bounded queue, an earlier cycle than a cursor's)
+    ends the run where it is, and the interpreter takes that step."""
+    if not FAST or w.depth[cc] > 0 or w.depth[cd] > 0:
+        return
+    ring = w.kind.shape[1] - 1
+    t = st[T]
+    idle = st[IDLE]
+    busy = st[BUSY]
+    first = st[FIRST_T]
+    phase = st[PHASE]
+    pc = st[PC]
+    end = st[END]
+    tok = st[TOK]
+    cur_c = st[CUR_C]
+    cur_c_t = st[CUR_C_T]
+    cur_d = st[CUR_D]
+    cur_d_t = st[CUR_D_T]
+    token_cost = st[TOKEN_COST]
+    pop_cost = st[POP_COST]
+    rows = st[ROWS]
+    cols = st[COLS]
+    hc = w.head[cc]
+    tc = w.tail[cc]
+    hd = w.head[cd]
+    td = w.tail[cd]
+    occ_d = work[stat + 2 * n_ids]
+    occ_c = work[stat + 2 * n_ids + 1]
+    while True:
+        if phase == NEED_TOKEN:
+            if hc >= tc:
+                break
+            s = hc & ring
+            if w.kind[cc, s] != DATA:
+                break
+            tk = w.data[cc, s]
+            if tk < 0 or tk >= n_ids or prog[1 + 2 * tk] < 0:
+                break
+            t_in = w.time[cc, s]
+            if t_in < t:
+                t_in = t
+            if t_in < cur_c_t:
+                break
+            k = passed(w, cc, cur_c if cur_c > hc else hc, tc, t_in)
+            cur_c = k
+            cur_c_t = t_in
+            if k - hc > occ_c:
+                occ_c = k - hc
+            if busy == 0:
+                first = t_in
+            idle += t_in - t
+            busy += token_cost
+            t = t_in + token_cost
+            hc += 1
+            work[stat + tk] += 1
+            tok = tk
+            pc = prog[1 + 2 * tk]
+            end = prog[2 + 2 * tk]
+            phase = RUN
+            continue
+        if pc >= end:
+            phase = NEED_TOKEN
+            continue
+        i = 1 + 2 * n_ids + pc * IREC
+        op = prog[i]
+        dst = prog[i + 1]
+        a = prog[i + 2]
+        b = prog[i + 3]
+        c = prog[i + 4]
+        if op == POP:
+            if hd >= td:
+                break
+            s = hd & ring
+            if w.kind[cd, s] != DATA:
+                break
+            t_in = w.time[cd, s]
+            if t_in < t:
+                t_in = t
+            if t_in < cur_d_t:
+                break
+            k = passed(w, cd, cur_d if cur_d > hd else hd, td, t_in)
+            cur_d = k
+            cur_d_t = t_in
+            if k - hd > occ_d:
+                occ_d = k - hd
+            regs[dst * nw] = w.fdata[cd, s]
+            work[dst] = 1
+            hd += 1
+            if busy == 0:
+                first = t_in
+            idle += t_in - t
+            busy += pop_cost
+            t = t_in + pop_cost
+            work[stat + n_ids + tok] += 1
+        elif op >= OUT_ADD:
+            if not scalar(work, c):
+                break
+            r = int(reg(regs, work, nregs, nw, a, 0))
+            col = int(reg(regs, work, nregs, nw, b, 0))
+            if r < 0 or r >= rows or col < 0 or col >= cols:
+                break
+            x = reg(regs, work, nregs, nw, c, 0)
+            q = r * cols + col
+            if op == OUT_ADD:
+                out[q] += x
+            elif op == OUT_SET:
+                out[q] = x
+            elif op == OUT_MAX:
+                if x > out[q]:
+                    out[q] = x
+            elif x < out[q]:
+                out[q] = x
+        elif op == SUM:
+            if not scalar(work, a):
+                break
+            regs[dst * nw] = 0.0 + reg(regs, work, nregs, nw, a, 0)  # the sum's 0.0 start
+            work[dst] = 1
+        else:
+            if not (scalar(work, a) and (op == MOV or scalar(work, b))):
+                break
+            x = reg(regs, work, nregs, nw, a, 0)
+            if op != MOV:
+                y = reg(regs, work, nregs, nw, b, 0)
+                if op == ADD:
+                    x = x + y
+                elif op == SUB:
+                    x = x - y
+                elif op == MUL:
+                    x = x * y
+                elif op == DIV:
+                    x = x / y
+                elif op == MAX:
+                    x = x if x > y else y
+                else:
+                    x = x if x < y else y
+            regs[dst * nw] = x
+            work[nregs + dst * nw] = 1
+            work[dst] = 1
+        pc += 1
+    st[T] = t
+    st[IDLE] = idle
+    st[BUSY] = busy
+    st[FIRST_T] = first
+    st[PHASE] = phase
+    st[PC] = pc
+    st[END] = end
+    st[TOK] = tok
+    st[CUR_C] = cur_c
+    st[CUR_C_T] = cur_c_t
+    st[CUR_D] = cur_d
+    st[CUR_D_T] = cur_d_t
+    w.head[cc] = hc
+    w.head[cd] = hd
+    work[stat + 2 * n_ids] = occ_d
+    work[stat + 2 * n_ids + 1] = occ_c
+
+
 @kernel
 def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
     """Execute kernel: control tokens select callbacks, ``pop`` takes data entries."""
@@ -153,6 +323,7 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
     n_ids = prog[0]
     stat = nregs + nregs * nw
     while st[STATUS] == 0:
+        scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat)
         if st[PHASE] == NEED_TOKEN:
             if w.head[cc] >= w.tail[cc]:
                 st[WAIT] = cc
