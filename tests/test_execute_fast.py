@@ -61,7 +61,7 @@ def matrices(seed: int, rows: int, cols: int, dim: int, density: float, blk: int
 @settings(max_examples=25, deadline=None)
 @given(op=st.sampled_from(OPS), seed=st.integers(0, 2**31), rows=st.integers(1, 7),
        cols=st.integers(1, 7), dim=st.integers(1, 5), density=st.floats(0.0, 0.9),
-       lanes=st.integers(1, 3), fifo=st.sampled_from([None, None, 4]))
+       lanes=st.integers(1, 3), fifo=st.sampled_from([None, None, 8]))
 def test_table1_operations_same_with_and_without_the_scalar_loop(op, seed, rows, cols, dim,
                                                                   density, lanes, fifo):
     lanes = 1 if op == "mp" else lanes

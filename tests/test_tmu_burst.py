@@ -74,11 +74,15 @@ def test_burst_on_off_and_engines_identical(op, seed, rows, cols, dim, density,
                                rtol=1e-12, atol=1e-12)
 
 
-def raw_queues(cfg, tensors, ring: int, burst: bool, monkeypatch):
+def raw_queues(cfg, tensors, ring: int, burst: bool):
     """Run the Python TMU kernel alone on rings of ``ring`` slots (full rings return to the
     caller, the burst stops there); every token's kind, payload and arrival, and the final
     state and work memory."""
-    monkeypatch.setattr(tmu, "BURST", burst)
+    with bursts(burst):
+        return _raw_queues(cfg, tensors, ring)
+
+
+def _raw_queues(cfg, tensors, ring: int):
     block = tmu.Tmu.of("tmu", cfg)
     s, fst, mem = block.initial_state(tensors)
     s[W.LAT] = 1
@@ -99,15 +103,15 @@ def raw_queues(cfg, tensors, ring: int, burst: bool, monkeypatch):
 
 
 @pytest.mark.parametrize("lanes", [1, 3])
-def test_small_rings_and_west0479_same_tokens_and_times(monkeypatch, lanes):
+def test_small_rings_and_west0479_same_tokens_and_times(lanes):
     """A shipped matrix on 16-slot rings: bursts stop at full rings and resume; every token,
     arrival cycle, the clock and the statistics equal the per-element path's."""
     A = load_tensor("west0479", "ds").to_scipy().tocsr()[:60]
     tab = np.round(np.random.default_rng(7).uniform(-1, 1, (479, 5)), 6)
     tensors = {"A": Tensor.from_scipy(A, "ds"), "B": Tensor.from_dense(tab, "dd")}
     cfg = sls_config("dae", lanes=lanes)
-    q_off, s_off, w_off, calls = raw_queues(cfg, tensors, 16, False, monkeypatch)
-    q_on, s_on, w_on, _ = raw_queues(cfg, tensors, 16, True, monkeypatch)
+    q_off, s_off, w_off, calls = raw_queues(cfg, tensors, 16, False)
+    q_on, s_on, w_on, _ = raw_queues(cfg, tensors, 16, True)
     assert calls > 10  # the rings filled up many times
     for a, b in zip(q_on, q_off, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -96,6 +96,8 @@ CTRL, DATAQ = 0, 1
 #: Burst path on (:func:`burst_inner`). Read by the Python kernel at every call (tests turn it
 #: off to compare with the per-element path); numba freezes it when it compiles the kernel.
 BURST = True
+#: Steps of the innermost layer :func:`chunk_steps` computes at a time (scratch in ``vals``).
+CHUNK = 256
 
 
 @jitable
@@ -317,6 +319,111 @@ def port_room(w, optr, ochan, port, per, room):
 
 
 @jitable(inline=True)
+def column_of(prog, d, nw, x, s):
+    """Where stream ``s``'s operand stream ``x`` is read in a chunk: its column in ``vals``
+    (``x`` in layer ``d``, computed before ``s`` in a step), -1 for its current value (an outer
+    layer's stream: constant in the fiber), -2 when a step reads it before computing it."""
+    if prog[prog[H_OFF_STREAM] + x * SREC + 1] != d:
+        return -1
+    if x >= s and prog[prog[H_OFF_STREAM] + x * SREC] != S_TU:
+        return -2
+    return max(1, prog[H_S] * nw) + x * CHUNK
+
+
+@jitable(inline=True)
+def chunk_steps(prog, work, vals, pool, d, nw, most):
+    """Up to ``most`` (at most :data:`CHUNK`) steps of the innermost layer ``d`` computed a
+    stream at a time into the scratch columns of ``vals`` (``column_of``), and the layer's TU,
+    values, masks and statistics advanced as that many :func:`step_layer` calls would. Only for
+    a layer of one TU, one lane and no vector anywhere (``nw`` = 1), whose streams read only
+    streams computed before them; else, or when the first step fails (a load out of range, a
+    division by zero: :func:`step_layer` reports it), 0 steps. A step that fails ends the chunk
+    before it."""
+    if nw != 1 or most <= 0:
+        return 0
+    lrec = prog[H_OFF_LAYER] + d * LREC
+    if prog[lrec + 3] != 1 or prog[lrec + 1] != 1:
+        return 0
+    u = prog[lrec + 2]
+    t = prog[H_OFF_TU] + u * TREC
+    step = prog[t + 6]
+    s_tu = prog[t + 7]
+    cur = work[u * 3 + TU_CUR]
+    hi = work[u * 3 + TU_HI]
+    if step <= 0 or cur >= hi:
+        return 0
+    n = (hi - cur + step - 1) // step
+    if n > most:
+        n = most
+    if n > CHUNK:
+        n = CHUNK
+    col0 = max(1, prog[H_S] * nw)
+    first = prog[lrec + 4]
+    last = first + prog[lrec + 5]
+    for s in range(first, last):
+        if s == s_tu:
+            c = col0 + s * CHUNK
+            for m in range(n):
+                vals[c + m] = float(cur + m * step)
+            continue
+        r = prog[H_OFF_STREAM] + s * SREC
+        typ = prog[r]
+        if typ == S_TU:
+            return 0  # another TU's stream: not this layer's shape
+        c = col0 + s * CHUNK
+        if typ == S_FWD:
+            ca = column_of(prog, d, nw, prog[r + 3], s)
+            if ca == -2:
+                return 0
+            for m in range(n):
+                vals[c + m] = vals[ca + m] if ca >= 0 else vals[prog[r + 3] * nw]
+            continue
+        ka = prog[r + 2]
+        ca = -1 if ka == K_LIT else column_of(prog, d, nw, prog[r + 3], s)
+        a0 = operand(prog, vals, ka, prog[r + 3], 0, nw)
+        if ca == -2:
+            return 0
+        if typ == S_MEM:
+            arr = prog[H_OFF_ARR] + 2 * prog[r + 6]
+            base = prog[arr]
+            size = prog[arr + 1]
+            for m in range(n):
+                a = vals[ca + m] if ca >= 0 else a0
+                if not (a >= 0 and a < size):
+                    n = m  # this step fails: the chunk ends before it
+                    break
+                vals[c + m] = pool[base + int(a)]
+        else:
+            kb = prog[r + 4]
+            cb = -1 if kb == K_LIT else column_of(prog, d, nw, prog[r + 5], s)
+            b0 = operand(prog, vals, kb, prog[r + 5], 0, nw)
+            if cb == -2:
+                return 0
+            op = prog[r + 6]
+            for m in range(n):
+                a = vals[ca + m] if ca >= 0 else a0
+                b = vals[cb + m] if cb >= 0 else b0
+                v = alu(op, a, b)
+                if np.isnan(v):
+                    n = m
+                    break
+                vals[c + m] = v
+        if n == 0:
+            return 0
+    # the state after n steps: last values, masks on, TU advanced, statistics
+    mask_off = prog[H_W_MASK]
+    for s in range(first, last):
+        vals[s * nw] = vals[col0 + s * CHUNK + n - 1]
+        work[mask_off + s * nw] = 1
+    stat = prog[H_W_STAT]
+    work[stat + 2 * u] += n
+    work[stat + 2 * prog[H_NT] + 4] += n  # lane 0 active
+    work[u * 3 + TU_CUR] = cur + n * step
+    work[prog[H_NT] * 3 + d] = 1
+    return n
+
+
+@jitable(inline=True)
 def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     """Burst path (dae mode, unbounded queues, width 1): the ``ite`` events of the innermost
     layer's current fiber in one tight loop. With unbounded queues every firing of the event
@@ -373,6 +480,90 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     n_data = 0
     n_stop = 0
     mc = 0
+    scalar_ops = True
+    for r in range(lo, hi):
+        rr = prog[H_OFF_RULE] + r * RREC
+        if prog[rr] == R_OPERAND and prog[rr + 2] == 1:
+            scalar_ops = False
+    col0 = max(1, prog[H_S] * nw)
+    while scalar_ops and room > 0:
+        n = chunk_steps(prog, work, vals, pool, d, nw, room)
+        if n == 0:
+            break
+        # the chunk's pushes rule by rule (a column of tokens each): the f-th data rule of
+        # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
+        # never before the tokens ahead of it in the queue (a running maximum: the largest
+        # f' + extra of the step before, of this step's rules up to f, the queue's last)
+        top = -(1 << 62)
+        fd = 0
+        for r in range(lo, hi):
+            rr = prog[H_OFF_RULE] + r * RREC
+            if prog[rr] == R_OPERAND:
+                x = fd + prog[prog[H_OFF_STREAM] + prog[rr + 1] * SREC + 8]
+                if x > top:
+                    top = x
+                fd += 1
+        fd = 0
+        fc = 0
+        pre = -(1 << 62)
+        base = t + lat
+        for r in range(lo, hi):
+            rr = prog[H_OFF_RULE] + r * RREC
+            if prog[rr] == R_OPERAND:
+                s = prog[rr + 1]
+                sr = prog[H_OFF_STREAM] + s * SREC
+                if fd + prog[sr + 8] > pre:
+                    pre = fd + prog[sr + 8]
+                col = col0 + s * CHUNK if prog[sr + 1] == d else -1
+                v0 = vals[s * nw]
+                for j in range(optr[DATAQ], optr[DATAQ + 1]):
+                    c = ochan[j]
+                    kr = w.kind[c]
+                    tr = w.time[c]
+                    vr = w.fdata[c]
+                    q = w.tail[c] + md + fd
+                    for m in range(n):
+                        a = base + m * nf + pre
+                        if m > 0 and base + (m - 1) * nf + top > a:
+                            a = base + (m - 1) * nf + top
+                        if a < arr_d:
+                            a = arr_d
+                        k = (q + m * nd) & ring
+                        kr[k] = DATA
+                        tr[k] = a
+                        vr[k] = vals[col + m] if col >= 0 else v0
+                fd += 1
+            else:
+                v = prog[rr + 1]
+                for j in range(optr[CTRL], optr[CTRL + 1]):
+                    c = ochan[j]
+                    kr = w.kind[c]
+                    tr = w.time[c]
+                    dr = w.data[c]
+                    q = w.tail[c] + mc + fc
+                    for m in range(n):
+                        a = base + m * nf + fc
+                        if a < arr_c:
+                            a = arr_c
+                        k = (q + m * nc) & ring
+                        kr[k] = DATA
+                        tr[k] = a
+                        dr[k] = v
+                fc += 1
+        if nd > 0:
+            a = base + (n - 1) * nf + top
+            if a > arr_d:
+                arr_d = a
+        if nc > 0:
+            a = base + (n - 1) * nf + nc - 1
+            if a > arr_c:
+                arr_c = a
+        md += n * nd
+        mc += n * nc
+        t += n * nf
+        n_data += n * nd
+        work[step_at] = t - 1
+        room -= n
     while room > 0 and has_iter(prog, work, d):
         bad = step_layer(prog, work, vals, pool, d)
         if bad >= 0:
@@ -784,7 +975,9 @@ def compile_config(cfg: TmuConfig, tensors: Mapping[str, Tensor], where: str = "
     pool = np.concatenate(arrays) if arrays else np.zeros(1, np.float64)
     work = np.zeros(w_last + nports + nl, np.int64)
     work[w_last + nports:] = -2  # the cycle of each layer's last step: none yet
-    return Compiled(prog, work, pool, np.zeros(max(1, ns * nw), np.float64))
+    # vals: each stream's current value per lane, then CHUNK values per stream for
+    # chunk_steps
+    return Compiled(prog, work, pool, np.zeros(max(1, ns * nw) + ns * CHUNK, np.float64))
 
 
 # ---------------------------------------------------------------------- the block
