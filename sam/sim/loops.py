@@ -88,6 +88,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
     rows ``ia[8i:8i+8]`` (st, ins, optr, ochan, m0..m3) and ``fa[3i:3i+3]`` (fst, f0, f1);
     ``horizons`` is 1 when the graph has feedback edges. ``done`` (1 per finished block) and
     ``out`` are updated."""
+    w = bare_wires(w)
     calls = 0
     n = addr.shape[0]
     # what each block waits for, from its last call: -1 nothing known (call it); c >= 0 input
@@ -198,6 +199,13 @@ def describe(arrays: list[np.ndarray]) -> np.ndarray:
     return np.array([(a.ctypes.data, a.shape[0]) for a in arrays], np.int64).reshape(-1, 2)
 
 
+def bare_wires(w):
+    """``w`` with every array rebuilt over the same memory without its owner (compiled code
+    only): a kernel then passes and indexes its rings without touching reference counts
+    (about 40 ns less per call; the driver is called again whenever the rings grow)."""
+    raise NotImplementedError("compiled code only")
+
+
 def int_array(addr, n):
     """The int64 array of ``n`` elements at ``addr`` (compiled code only)."""
     raise NotImplementedError("compiled code only")
@@ -241,8 +249,8 @@ def _intrinsic() -> object:
     return call_kernel
 
 
-def _pointers() -> tuple[object, object]:
-    """Intrinsics making an int64 address a pointer to int64 or to float64 elements."""
+def _pointers() -> tuple[object, object, object]:
+    """Intrinsics making an int64 address a pointer to int64, float64 or int8 elements."""
     from numba.core import types
     from numba.extending import intrinsic
 
@@ -258,7 +266,7 @@ def _pointers() -> tuple[object, object]:
 
         return as_pointer
 
-    return make(types.int64), make(types.float64)
+    return make(types.int64), make(types.float64), make(types.int8)
 
 
 def driver() -> Callable[..., int]:
@@ -272,7 +280,7 @@ def driver() -> Callable[..., int]:
         register_jitables()
         numba.config.CACHE_DIR = cache_dir()
         globals()["call_kernel"] = _intrinsic()
-        int_ptr, float_ptr = _pointers()
+        int_ptr, float_ptr, byte_ptr = _pointers()
 
         @numba.njit(inline="always")
         def int_array(addr, n):
@@ -282,8 +290,22 @@ def driver() -> Callable[..., int]:
         def float_array(addr, n):
             return numba.carray(float_ptr(addr), n)
 
+        @numba.njit(inline="always")
+        def bare_wires(w):
+            return W.Wires(numba.carray(byte_ptr(w.kind.ctypes.data), w.kind.shape),
+                           numba.carray(int_ptr(w.data.ctypes.data), w.data.shape),
+                           numba.carray(float_ptr(w.fdata.ctypes.data), w.fdata.shape),
+                           numba.carray(int_ptr(w.time.ctypes.data), w.time.shape),
+                           numba.carray(int_ptr(w.head.ctypes.data), w.head.shape),
+                           numba.carray(int_ptr(w.tail.ctypes.data), w.tail.shape),
+                           numba.carray(int_ptr(w.depth.ctypes.data), w.depth.shape),
+                           numba.carray(int_ptr(w.ptime.ctypes.data), w.ptime.shape),
+                           numba.carray(int_ptr(w.count.ctypes.data), w.count.shape),
+                           numba.carray(int_ptr(w.horizon.ctypes.data), w.horizon.shape))
+
         globals()["int_array"] = int_array
         globals()["float_array"] = float_array
+        globals()["bare_wires"] = bare_wires
         _DRIVE = numba.njit(cache=True, boundscheck=False, nogil=True)(drive_py)
     return _DRIVE
 
