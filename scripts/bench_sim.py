@@ -120,11 +120,12 @@ if case in ("ttv-fifo2", "ttv-skip-fifo2"):  # bounded FIFOs: blocks ping-pong a
                             if case == "ttv-skip-fifo2" else None)
     tensors = {"B": B, "c": c}
     fifo = 2
-elif case in ("ttv", "ttv-skip"):
-    B = random_tensor((300, 300, 3000), 3000 / (300 * 300 * 3000), 0)
+elif case in ("ttv", "ttv-skip", "ttv-skip-300k"):
+    nnz = 300_000 if case == "ttv-skip-300k" else 3000
+    B = random_tensor((300, 300, 3000), nnz / (300 * 300 * 3000), 0)
     c = random_tensor((3000,), 0.5, 1)
-    graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule="skip()" if case == "ttv-skip"
-                            else None)
+    graph = custard.compile("X(i,j)=B(i,j,k)*c(k)", schedule=None if case == "ttv"
+                            else "skip()")
     tensors = {"B": B, "c": c}
 elif case == "tmu-sls":
     from sam.tmu_ops import build_op
@@ -182,6 +183,7 @@ SUITE = [
     ("Gustavson pushpull^2", "core", ["spmspm_ikj", "pushpull"]),
     ("TTV plain (acyclic)", "feature", ["ttv"]),
     ("TTV --skip (feedback)", "feature", ["ttv-skip"]),
+    ("TTV --skip 300k nonzeros", "feature", ["ttv-skip-300k"]),
     ("TTV 100^2x3000 --fifo-depth 2", "feature", ["ttv-fifo2"]),
     ("TTV same --skip --fifo-depth 2", "feature", ["ttv-skip-fifo2"]),
     ("SpMM bcsstk13 x T(dd) dim 32", "feature", ["tmu-sls-core"]),
