@@ -90,6 +90,36 @@ def scalar(work, x):
     return x < 0 or work[x] == 1
 
 
+@jitable(inline=True)
+def combine(op, x, y):
+    """``x OP y`` for a binary statement (``+ - * /``, ``max``, ``min``)."""
+    if op == ADD:
+        return x + y
+    if op == SUB:
+        return x - y
+    if op == MUL:
+        return x * y
+    if op == DIV:
+        return x / y
+    if op == MAX:
+        return x if x > y else y
+    return x if x < y else y
+
+
+@jitable(inline=True)
+def update(out, q, op, x):
+    """``out[q] OP= x`` (``+=``, ``=``, ``max=``, ``min=``)."""
+    if op == OUT_ADD:
+        out[q] += x
+    elif op == OUT_SET:
+        out[q] = x
+    elif op == OUT_MAX:
+        if x > out[q]:
+            out[q] = x
+    elif x < out[q]:
+        out[q] = x
+
+
 @jitable
 def occupancy(w, c, t):
     """Tokens waiting in channel ``c`` that arrived by cycle ``t`` (arrivals are in order)."""
@@ -257,17 +287,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             col = int(reg(regs, work, nregs, nw, b, 0))
             if r < 0 or r >= rows or col < 0 or col >= cols:
                 break
-            x = reg(regs, work, nregs, nw, c, 0)
-            q = r * cols + col
-            if op == OUT_ADD:
-                out[q] += x
-            elif op == OUT_SET:
-                out[q] = x
-            elif op == OUT_MAX:
-                if x > out[q]:
-                    out[q] = x
-            elif x < out[q]:
-                out[q] = x
+            update(out, r * cols + col, op, reg(regs, work, nregs, nw, c, 0))
         elif op == SUM:
             if not scalar(work, a):
                 break
@@ -278,19 +298,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
                 break
             x = reg(regs, work, nregs, nw, a, 0)
             if op != MOV:
-                y = reg(regs, work, nregs, nw, b, 0)
-                if op == ADD:
-                    x = x + y
-                elif op == SUB:
-                    x = x - y
-                elif op == MUL:
-                    x = x * y
-                elif op == DIV:
-                    x = x / y
-                elif op == MAX:
-                    x = x if x > y else y
-                else:
-                    x = x if x < y else y
+                x = combine(op, x, reg(regs, work, nregs, nw, b, 0))
             regs[dst * nw] = x
             work[nregs + dst * nw] = 1
             work[dst] = 1
@@ -404,16 +412,7 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
                 x = reg(regs, work, nregs, nw, c, lane)
                 if r < 0 or r >= st[ROWS] or col + lane < 0 or col + lane >= st[COLS]:
                     return error(st, ERR_OUT, st[TOK])
-                q = r * st[COLS] + col + lane
-                if op == OUT_ADD:
-                    out[q] += x
-                elif op == OUT_SET:
-                    out[q] = x
-                elif op == OUT_MAX:
-                    if x > out[q]:
-                        out[q] = x
-                elif x < out[q]:
-                    out[q] = x
+                update(out, r * st[COLS] + col + lane, op, x)
         elif op == SUM:
             total = 0.0
             n = 1 if scalar(work, a) else nw
@@ -429,20 +428,8 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
                 x = reg(regs, work, nregs, nw, a, lane)
                 m = on(work, nregs, nw, a, lane)
                 if op != MOV:
-                    y = reg(regs, work, nregs, nw, b, lane)
+                    x = combine(op, x, reg(regs, work, nregs, nw, b, lane))
                     m = m & on(work, nregs, nw, b, lane)
-                    if op == ADD:
-                        x = x + y
-                    elif op == SUB:
-                        x = x - y
-                    elif op == MUL:
-                        x = x * y
-                    elif op == DIV:
-                        x = x / y
-                    elif op == MAX:
-                        x = x if x > y else y
-                    else:
-                        x = x if x < y else y
                 regs[dst * nw + lane] = x
                 work[nregs + dst * nw + lane] = m
             work[dst] = 0 if vec else 1
