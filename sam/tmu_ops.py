@@ -206,8 +206,8 @@ def build_op(op: str, A: Tensor, B: Tensor, X: Tensor | None = None, *, lanes: i
         if blk < 1 or B.shape[0] % blk or A.shape[1] * blk != B.shape[0]:
             raise GraphError(f"gather: the table B has {B.shape[0]} rows, which must be A's "
                              f"{A.shape[1]} key blocks of blk={blk} rows")
-        nnz = A.nnz if hasattr(A, "nnz") else len(A.vals)
-        graph = tmu_graph(gather_config(blk, lanes), out="Z", shape=(nnz * blk, cols),
+        stored = len(A.vals)  # one output block per stored entry, explicit zeros included
+        graph = tmu_graph(gather_config(blk, lanes), out="Z", shape=(stored * blk, cols),
                           program=GATHER_PROGRAM, formats=FORMATS, **costs)
     else:
         if X is None:

@@ -499,3 +499,15 @@ def test_fifo_shallower_than_a_vector_is_a_one_line_error():
         simulate(graph, t, engine="reference", fifo_depth=2)
     text = str(info.value)
     assert "raise --fifo-depth to at least the lane count" in text and "\n" not in text
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_gather_keeps_a_block_per_stored_entry_explicit_zeros_included(engine):
+    """An index matrix with an explicitly stored zero: the gather selects its key block too
+    (the output has a block per stored entry, as ``reference`` counts them)."""
+    A = sp.csr_matrix((np.array([1.0, 0.0, 2.0]), np.array([0, 2, 1]), np.array([0, 2, 3])),
+                      shape=(2, 3))
+    assert A.nnz == 3 and np.count_nonzero(A.data) == 2
+    B = np.arange(3 * 2 * 4, dtype=float).reshape(6, 4)
+    res = run_op("gather", A, B, None, engine, blk=2)
+    np.testing.assert_array_equal(res.outputs["Z"].to_dense(), reference("gather", A, B, blk=2))
