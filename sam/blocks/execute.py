@@ -176,6 +176,15 @@ def error(st, code, data):
     return RC_ERR
 
 
+@jitable(inline=True)
+def spent(t, idle, busy, first, t_in, cost):
+    """:func:`spend` on a clock held in locals ``(t, idle, busy, first)``: the clock after a
+    firing of ``cost`` cycles that starts when its input came (``t_in``)."""
+    if busy == 0:
+        first = t_in
+    return t_in + cost, idle + t_in - t, busy + cost, first
+
+
 #: Run the scalar statements of callbacks in :func:`scalar_run` (False: the interpreter only;
 #: ``tests/test_execute_fast.py`` compares the two).
 FAST = True
@@ -234,11 +243,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             cur_c_t = t_in
             if k - hc > occ_c:
                 occ_c = k - hc
-            if busy == 0:
-                first = t_in
-            idle += t_in - t
-            busy += token_cost
-            t = t_in + token_cost
+            t, idle, busy, first = spent(t, idle, busy, first, t_in, token_cost)
             hc += 1
             work[stat + tk] += 1
             tok = tk
@@ -274,11 +279,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             regs[dst * nw] = w.fdata[cd, s]
             work[dst] = 1
             hd += 1
-            if busy == 0:
-                first = t_in
-            idle += t_in - t
-            busy += pop_cost
-            t = t_in + pop_cost
+            t, idle, busy, first = spent(t, idle, busy, first, t_in, pop_cost)
             work[stat + n_ids + tok] += 1
         elif op >= OUT_ADD:
             if not scalar(work, c):

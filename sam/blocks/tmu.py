@@ -319,6 +319,13 @@ def port_room(w, optr, ochan, port, per, room):
 
 
 @jitable(inline=True)
+def column(prog, nw, s):
+    """Where stream ``s``'s scratch column starts in ``vals`` (after every stream's values per
+    lane; :func:`compile_config` sizes ``vals``)."""
+    return max(1, prog[H_S] * nw) + s * CHUNK
+
+
+@jitable(inline=True)
 def column_of(prog, d, nw, x, s):
     """Where stream ``s``'s operand stream ``x`` is read in a chunk: its column in ``vals``
     (``x`` in layer ``d``, computed before ``s`` in a step), -1 for its current value (an outer
@@ -327,7 +334,7 @@ def column_of(prog, d, nw, x, s):
         return -1
     if x >= s and prog[prog[H_OFF_STREAM] + x * SREC] != S_TU:
         return -2
-    return max(1, prog[H_S] * nw) + x * CHUNK
+    return column(prog, nw, x)
 
 
 @jitable(inline=True)
@@ -357,12 +364,11 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         n = most
     if n > CHUNK:
         n = CHUNK
-    col0 = max(1, prog[H_S] * nw)
     first = prog[lrec + 4]
     last = first + prog[lrec + 5]
     for s in range(first, last):
         if s == s_tu:
-            c = col0 + s * CHUNK
+            c = column(prog, nw, s)
             for m in range(n):
                 vals[c + m] = float(cur + m * step)
             continue
@@ -370,7 +376,7 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         typ = prog[r]
         if typ == S_TU:
             return 0  # another TU's stream: not this layer's shape
-        c = col0 + s * CHUNK
+        c = column(prog, nw, s)
         if typ == S_FWD:
             ca = column_of(prog, d, nw, prog[r + 3], s)
             if ca == -2:
@@ -413,7 +419,7 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
     # the state after n steps: last values, masks on, TU advanced, statistics
     mask_off = prog[H_W_MASK]
     for s in range(first, last):
-        vals[s * nw] = vals[col0 + s * CHUNK + n - 1]
+        vals[s * nw] = vals[column(prog, nw, s) + n - 1]
         work[mask_off + s * nw] = 1
     stat = prog[H_W_STAT]
     work[stat + 2 * u] += n
@@ -485,7 +491,6 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         rr = prog[H_OFF_RULE] + r * RREC
         if prog[rr] == R_OPERAND and prog[rr + 2] == 1:
             scalar_ops = False
-    col0 = max(1, prog[H_S] * nw)
     while scalar_ops and room > 0:
         n = chunk_steps(prog, work, vals, pool, d, nw, room)
         if n == 0:
@@ -514,7 +519,7 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                 sr = prog[H_OFF_STREAM] + s * SREC
                 if fd + prog[sr + 8] > pre:
                     pre = fd + prog[sr + 8]
-                col = col0 + s * CHUNK if prog[sr + 1] == d else -1
+                col = column(prog, nw, s) if prog[sr + 1] == d else -1
                 v0 = vals[s * nw]
                 for j in range(optr[DATAQ], optr[DATAQ + 1]):
                     c = ochan[j]
