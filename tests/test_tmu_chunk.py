@@ -29,6 +29,7 @@ from sam.blocks.tmu_config import (
     Token,
 )
 from sam.errors import SimulationError
+from sam.graph.dot import dumps, loads
 from sam.sim.engine import simulate
 from sam.tmu_ops import _segments, tmu_graph
 from tests.test_tmu_burst import raw_queues
@@ -96,6 +97,10 @@ def test_chunks_equal_the_per_element_path_and_numpy(seed, rows, cols, dim,
     graph = tmu_graph(config(latency, scale, 0), out="Z", shape=(rows, dim), program=PROGRAM)
     tensors = {"A": Tensor.from_scipy(A, "ds"), "B": Tensor.from_dense(B, "dd")}
     res = three_ways(graph, tensors)
+    # the graph as users get it (DOT text and back) runs the same
+    again = simulate(loads(dumps(graph)), tensors, engine="fast")
+    assert (again.tokens, again.cycles, again.blocks) == (res.tokens, res.cycles, res.blocks)
+    np.testing.assert_array_equal(again.outputs["Z"].to_dense(), res.outputs["Z"].to_dense())
     # every queue token's kind, payload and arrival cycle (the execute block, slower, hides
     # arrivals), on rings of 64 slots (chunks cut by full rings) and large ones
     cfg = config(latency, scale, 0)
