@@ -27,19 +27,20 @@ TOLD_STOP = -2
 @jitable(inline=True)
 def first_at_least(stored, crd, pos, end, base, s):
     """First position in ``[pos, end)`` whose coordinate is ``>= s`` (``end`` when none): a
-    binary search over ``crd`` for a stored level, arithmetic for an offset (dense) one."""
+    binary search over ``crd`` for a stored level (its halving step written as selects, which
+    compile to conditional moves: a skip's search is data-dependent branches otherwise),
+    arithmetic for an offset (dense) one."""
     if not stored:
         q = base + s
         return q if q < end else end
-    lo = pos
-    hi = end
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if crd[mid] < s:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    first = pos
+    n = end - pos
+    while n > 0:
+        half = n >> 1
+        less = crd[first + half] < s
+        first = first + half + 1 if less else first
+        n = n - half - 1 if less else half
+    return first
 
 
 @jitable(inline=True)

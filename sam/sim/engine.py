@@ -461,6 +461,7 @@ class Simulation:
         A graph with a kernel of other argument types keeps the Python loop, and so does a
         run whose ``BlockRun.call`` is wrapped (a tracer recording every kernel call, as
         ``tests/test_engines_agree.py`` does)."""
+        from sam.blocks import skiploop
         from sam.sim import loops
 
         if BlockRun.call is not _PLAIN_CALL:  # a tracer watches every kernel call
@@ -476,7 +477,7 @@ class Simulation:
                 return
         order = self.order
         pos = {bid: i for i, bid in enumerate(order)}
-        uptr, ublk = [0], []
+        uptr, ublk, fuse = [0], [], []
         seen: set[str] = set()
         for bid in order:
             if bid in seen:
@@ -485,12 +486,16 @@ class Simulation:
             seen.update(unit)
             ublk += [pos[b] for b in unit]
             uptr.append(len(ublk))
+            # coordinate skipping's cycle, two scanners and an intersecter: one loop
+            three = skiploop.component([self.runs[b] for b in unit])
+            fuse.append([pos[unit[j]] for j in three] if three else [-1, -1, -1])
         isfb = np.zeros(len(self.channels), np.int8)
         isfb[self.feedback] = 1
         addr = np.array([loops.kernel_address(self.runs[b].block.kernel.jit, want)
                          for b in order], np.int64)
         self._drive_static = (isfb, np.int64(1 if self.feedback else 0), addr,
-                              np.array(uptr, np.int64), np.array(ublk, np.int64))
+                              np.array(uptr, np.int64), np.array(ublk, np.int64),
+                              np.array(fuse, np.int64).reshape(-1, 3))
         start = time.perf_counter()
         fn = loops.driver()
         if not fn.overloads:  # compiled once, or loaded from the disk cache
@@ -511,9 +516,9 @@ class Simulation:
             m = r.mem.args()
             ints += [r.st, r.ins, r.optr, r.ochan, *m[:4]]
             floats += [r.fst, *m[4:]]
-        isfb, horizons, addr, uptr, ublk = self._drive_static
+        isfb, horizons, addr, uptr, ublk, fuse = self._drive_static
         return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
-                describe(ints), describe(floats))
+                describe(ints), describe(floats), fuse)
 
     def _drive(self) -> tuple[bool, bool]:
         """One call of the compiled driver, then what it left to the engine: (whether a block

@@ -80,8 +80,12 @@ def publish(w, st, ochan, done, rc, isfb):
     return moved
 
 
-def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
+def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fuse):
     """The scheduler's sweeps over blocks 0..n-1 (see module docstring).
+
+    ``fuse[u]`` names the blocks (scanner, scanner, intersecter) of unit u that
+    :func:`sam.blocks.skiploop.skip_component` runs in one loop before the unit's kernel
+    calls, or holds -1.
 
     ``addr[i]`` is block i's kernel address; units are ``ublk[uptr[u]:uptr[u+1]]`` (more than
     one block: a cycle of the graph); block i's arrays are described (address, length) by
@@ -104,6 +108,12 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
         for u in range(uptr.shape[0] - 1):
             lo = uptr[u]
             hi = uptr[u + 1]
+            if fuse[u, 0] >= 0 and fused(w, isfb, done, ia, fuse[u, 0], fuse[u, 1], fuse[u, 2]):
+                progressed = True
+            if fuse[u, 0] >= 0:  # the kernels take over where the loop stopped: call them
+                calls += 1
+                for j in range(3):
+                    watch[fuse[u, j]] = -1
             while True:
                 moved = False
                 for j in range(lo, hi):
@@ -176,6 +186,33 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa):
             return STALLED
         if calls >= budget:
             return BUDGET
+
+
+def fused(w, isfb, done, ia, i, j, k):
+    """:func:`sam.blocks.skiploop.skip_component` on scanners i, j and intersecter k (their
+    arrays described by ``ia``), unless one is done; whether anything moved."""
+    if done[i] != 0 or done[j] != 0 or done[k] != 0:
+        return False
+    a = N_INT * i
+    b = N_INT * j
+    c = N_INT * k
+    return skip_component(
+        w, isfb,
+        int_array(ia[a, 0], ia[a, 1]), int_array(ia[a + 1, 0], ia[a + 1, 1]),
+        int_array(ia[a + 3, 0], ia[a + 3, 1]), int_array(ia[a + 4, 0], ia[a + 4, 1]),
+        int_array(ia[a + 5, 0], ia[a + 5, 1]), int_array(ia[a + 6, 0], ia[a + 6, 1]),
+        int_array(ia[b, 0], ia[b, 1]), int_array(ia[b + 1, 0], ia[b + 1, 1]),
+        int_array(ia[b + 3, 0], ia[b + 3, 1]), int_array(ia[b + 4, 0], ia[b + 4, 1]),
+        int_array(ia[b + 5, 0], ia[b + 5, 1]), int_array(ia[b + 6, 0], ia[b + 6, 1]),
+        int_array(ia[c, 0], ia[c, 1]), int_array(ia[c + 1, 0], ia[c + 1, 1]),
+        int_array(ia[c + 2, 0], ia[c + 2, 1]), int_array(ia[c + 3, 0], ia[c + 3, 1]),
+        int_array(ia[c + 4, 0], ia[c + 4, 1]), int_array(ia[c + 5, 0], ia[c + 5, 1]),
+        int_array(ia[c + 6, 0], ia[c + 6, 1]))
+
+
+def skip_component(*args):
+    """:func:`sam.blocks.skiploop.skip_component` (bound when the driver compiles)."""
+    raise NotImplementedError("compiled code only")
 
 
 @jitable
@@ -306,6 +343,11 @@ def driver() -> Callable[..., int]:
         globals()["int_array"] = int_array
         globals()["float_array"] = float_array
         globals()["bare_wires"] = bare_wires
+        from sam.blocks import skiploop
+
+        register_jitables()
+        globals()["skip_component"] = skiploop.skip_component
+        globals()["fused"] = numba.njit(inline="always")(fused)
         _DRIVE = numba.njit(cache=True, boundscheck=False, nogil=True)(drive_py)
     return _DRIVE
 
