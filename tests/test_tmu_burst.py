@@ -18,6 +18,7 @@ import sam.blocks.registry  # noqa: F401
 import sam.blocks.tmu as tmu
 from formats import Tensor
 from formats.io import load_tensor
+from sam.errors import SimulationError
 from sam.sim import wires as W
 from sam.sim.engine import simulate
 from sam.tmu_ops import OPS, build_op, reference, sls_config
@@ -60,9 +61,11 @@ def assert_same(a, b) -> None:
 @settings(max_examples=30, deadline=None)
 @given(op=st.sampled_from(OPS), seed=st.integers(0, 2**31), rows=st.integers(1, 8),
        cols=st.integers(1, 8), dim=st.integers(1, 6), density=st.floats(0.0, 0.9),
-       blk=st.integers(1, 3), lanes=st.integers(1, 4), fifo=st.sampled_from([None, None, 5]))
+       blk=st.integers(1, 3), lanes=st.integers(1, 4), fifo=st.sampled_from([None, None, 6]))
 def test_burst_on_off_and_engines_identical(op, seed, rows, cols, dim, density,
                                              blk, lanes, fifo):
+    # (a bounded FIFO is at least as deep as the widest vector token, dim lanes: a shallower
+    # one is a user error, test_shallow_fifo_is_one_clear_error)
     lanes = 1 if op == "mp" else lanes
     A, B, X = inputs(op, seed, rows, cols, dim, density, blk)
     off = run(op, A, B, X, "reference", blk, lanes, fifo, False)
@@ -72,6 +75,16 @@ def test_burst_on_off_and_engines_identical(op, seed, rows, cols, dim, density,
     assert_same(fast, off)
     np.testing.assert_allclose(off.outputs["Z"].to_dense(), reference(op, A, B, X, blk=blk),
                                rtol=1e-12, atol=1e-12)
+
+
+def test_shallow_fifo_is_one_clear_error():
+    """A vector token of 6 lanes cannot enter a FIFO 5 deep: one error line saying what to
+    raise, from either engine."""
+    A, B, X = inputs("mp", 0, 1, 1, 6, 0.75, 1)
+    for engine in ("reference", "fast"):
+        with pytest.raises(SimulationError, match="more lanes than the data queue's FIFO "
+                                                  "depth; raise --fifo-depth"):
+            run("mp", A, B, X, engine, 1, 1, 5, True)
 
 
 def raw_queues(cfg, tensors, ring: int, burst: bool):

@@ -44,9 +44,8 @@ from sam.blocks.scanners import (
 from sam.blocks.skipping import TOLD_STOP, take_skip
 from sam.sim.jit import jitable
 from sam.sim.kernel import blocked, fire, reserve, reserve_all
-from sam.sim.loops import publish
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import BUSY, RC_BUF, RC_IN, WAIT, WIDTH, T, pop, push
+from sam.sim.wires import BUSY, RC_BUF, RC_IN, WAIT, WIDTH, T, pop, publish, push
 
 #: Use the loop (tests turn it off to compare; read when a simulation sets up its driver).
 ENABLED = True
@@ -353,7 +352,7 @@ def skip_component(w, isfb, sa, ina, oca, sega, crda, lensa, sb, inb, ocb, segb,
                    lensb, si, ini, opi, oci, last, told, skipto):
     """Run the cycle scanner A, scanner B, intersecter in the scheduler's rounds (each block
     as far as it goes, then its horizon published by the driver's rule,
-    :func:`sam.sim.loops.publish`) until a round moves nothing or a block needs its kernel;
+    :func:`sam.sim.wires.publish`) until a round moves nothing or a block needs its kernel;
     whether anything moved."""
     ska = ina[1] if ina.shape[0] > 1 else -1
     skb = inb[1] if inb.shape[0] > 1 else -1

@@ -19,6 +19,11 @@ publishing each block's horizon after its call as the engine does (``docs/timing
 
 ``out[2]`` counts the kernel calls made.
 
+A unit that is coordinate skipping's usual cycle, an intersecter and the two level scanners it
+sends skips to, first runs in one loop without kernel calls
+(:func:`sam.blocks.skiploop.skip_component`, the same rounds with the three blocks' firings
+written out); the kernels then take over where it stopped.
+
 The kernels called are the blocks' compiled kernels, the very machine code the engine calls,
 so the tokens, cycles and statistics are the Python scheduler's: the same kernels under the
 same protocol; only who dispatches them changed. The driver calls each kernel by its address
@@ -48,36 +53,6 @@ CALL_BUDGET = 200_000
 #: Int64 arrays per block in the driver's list (st, ins, optr, ochan, m0..m3), float64 ones
 #: (fst, f0, f1).
 N_INT, N_FLOAT = 8, 3
-
-
-@jitable
-def publish(w, st, ochan, done, rc, isfb):
-    """Publish the horizon of a block's output channels (``Simulation._publish``'s rule): its
-    next firing is no earlier than its clock, nor than the arrival of the token it waits for on
-    an ordinary input; never once done. True when a horizon moved."""
-    if done:
-        h = W.NEVER
-    else:
-        lb = st[W.T]
-        if rc == W.RC_IN:
-            x = st[W.WAIT]
-            if 0 <= x < isfb.shape[0] and isfb[x] == 0:
-                head = w.head[x]
-                if head < w.tail[x]:
-                    arrival = w.time[x, head & (w.time.shape[1] - 1)]
-                else:
-                    arrival = w.horizon[x]
-                if arrival > lb:
-                    lb = arrival
-        h = lb + st[W.LAT]
-        if h > W.NEVER:
-            h = W.NEVER
-    moved = False
-    for c in ochan:
-        if w.horizon[c] < h:
-            w.horizon[c] = h
-            moved = True
-    return moved
 
 
 def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fuse):
@@ -162,7 +137,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
                     elif rc == W.RC_FIFO or rc == W.RC_BUF:
                         watch[i] = -2
                         stamp[i] = heads(w, ochan)
-                    if horizons != 0 and publish(w, st, ochan, done[i], rc, isfb):
+                    if horizons != 0 and W.publish(w, st, ochan, done[i], rc, isfb):
                         moved = True
                 if hi - lo == 1:
                     if moved:

@@ -181,6 +181,36 @@ def connected(optr, port):
     return optr[port + 1] > optr[port]
 
 
+@jitable
+def publish(w, st, ochan, done, rc, isfb):
+    """Publish the horizon of a block's output channels (``Simulation._publish``'s rule): its
+    next firing is no earlier than its clock, nor than the arrival of the token it waits for on
+    an ordinary input; never once done. True when a horizon moved."""
+    if done:
+        h = NEVER
+    else:
+        lb = st[T]
+        if rc == RC_IN:
+            x = st[WAIT]
+            if 0 <= x < isfb.shape[0] and isfb[x] == 0:
+                head = w.head[x]
+                if head < w.tail[x]:
+                    arrival = w.time[x, head & (w.time.shape[1] - 1)]
+                else:
+                    arrival = w.horizon[x]
+                if arrival > lb:
+                    lb = arrival
+        h = lb + st[LAT]
+        if h > NEVER:
+            h = NEVER
+    moved = False
+    for c in ochan:
+        if w.horizon[c] < h:
+            w.horizon[c] = h
+            moved = True
+    return moved
+
+
 def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -> Wires:
     """Fresh, empty rings; ``capacity`` is rounded up to a power of two."""
     cap = 1 << max(4, int(capacity - 1).bit_length())
