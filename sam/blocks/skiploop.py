@@ -76,6 +76,21 @@ def room1(w, c, t):
 
 
 @jitable(inline=True)
+def reserve2(w, st, oc, orf, t):
+    """:func:`sam.sim.kernel.reserve_all` for a scanner's two output ports of one channel
+    each: the cycle ``>= t`` both have room, or -1/-2 with WAIT naming the port."""
+    t_out = room1(w, oc, t)
+    if t_out < 0:
+        st[WAIT] = 0
+        return t_out
+    q = room1(w, orf, t)
+    if q < 0:
+        st[WAIT] = 1
+        return q
+    return q if q > t_out else t_out
+
+
+@jitable(inline=True)
 def put1(w, c, kind, data, a):
     """:func:`sam.sim.wires.push` to the one channel ``c``."""
     s = w.tail[c] & (w.kind.shape[1] - 1)
@@ -96,16 +111,9 @@ def scan_steps(w, st, cin, sk, oc, orf, seg, crd, lens):
         t = st[T]
         phase = st[PHASE]
         if phase == IN_FIBER:
-            t_out = room1(w, oc, t)
+            t_out = reserve2(w, st, oc, orf, t)
             if t_out < 0:
-                st[WAIT] = 0
                 return blocked(t_out)
-            r = room1(w, orf, t)
-            if r < 0:
-                st[WAIT] = 1
-                return blocked(r)
-            if r > t_out:
-                t_out = r
             if sk >= 0 and st[SKIP_T] < t_out:
                 if w.head[sk] >= w.tail[sk]:
                     if w.horizon[sk] <= t_out:  # a skip may still arrive by t_out
@@ -149,16 +157,9 @@ def scan_steps(w, st, cin, sk, oc, orf, seg, crd, lens):
                 pop(w, cin, t_in)
                 st[PHASE] = CLOSE
                 continue
-            t_out = room1(w, oc, t_in)
+            t_out = reserve2(w, st, oc, orf, t_in)
             if t_out < 0:
-                st[WAIT] = 0
                 return blocked(t_out)
-            q = room1(w, orf, t_in)
-            if q < 0:
-                st[WAIT] = 1
-                return blocked(q)
-            if q > t_out:
-                t_out = q
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
             put1(w, oc, DATA, coordinate_at(st[COORDINATES], crd, start, start), a)
@@ -170,16 +171,9 @@ def scan_steps(w, st, cin, sk, oc, orf, seg, crd, lens):
             continue
         if k == DONE:
             return EXIT
-        t_out = room1(w, oc, t_in)
+        t_out = reserve2(w, st, oc, orf, t_in)
         if t_out < 0:
-            st[WAIT] = 0
             return blocked(t_out)
-        q = room1(w, orf, t_in)
-        if q < 0:
-            st[WAIT] = 1
-            return blocked(q)
-        if q > t_out:
-            t_out = q
         a = fire(st, t_in, t_out)
         if k == STOP:  # closes the current fiber (if any) and input level r: S(r+1)
             pop(w, cin, t_out)
@@ -358,34 +352,34 @@ def skip_component(w, isfb, sa, ina, oca, sega, crda, lensa, sb, inb, ocb, segb,
     skb = inb[1] if inb.shape[0] > 1 else -1
     progressed = False
     while True:
-        moved = False
         busy = sa[BUSY]
         rc = scan_steps(w, sa, ina[0], ska, oca[0], oca[1], sega, crda, lensa)
-        if sa[BUSY] != busy:
-            moved = True
-        if rc == EXIT:
+        moved, stop = outcome(w, sa, oca, busy, rc, isfb)
+        if stop:
             return progressed or moved
-        if publish(w, sa, oca, False, rc, isfb):
-            moved = True
         busy = sb[BUSY]
         rc = scan_steps(w, sb, inb[0], skb, ocb[0], ocb[1], segb, crdb, lensb)
-        if sb[BUSY] != busy:
-            moved = True
-        if rc == EXIT:
+        mb, stop = outcome(w, sb, ocb, busy, rc, isfb)
+        moved = moved or mb
+        if stop:
             return progressed or moved
-        if publish(w, sb, ocb, False, rc, isfb):
-            moved = True
         busy = si[BUSY]
         rc = intersect_steps(w, si, ini, opi, oci, last, told, skipto)
-        if si[BUSY] != busy:
-            moved = True
-        if rc == EXIT:
+        mi, stop = outcome(w, si, oci, busy, rc, isfb)
+        moved = moved or mi
+        if stop or not moved:
             return progressed or moved
-        if publish(w, si, oci, False, rc, isfb):
-            moved = True
-        if not moved:
-            return progressed
         progressed = True
+
+
+@jitable(inline=True)
+def outcome(w, st, ochan, busy, rc, isfb):
+    """After a block's steps (``busy`` its firings before): whether it moved (fired, or
+    published a later horizon), and whether its kernel must take over (:data:`EXIT`)."""
+    fired = st[BUSY] != busy
+    if rc == EXIT:
+        return fired, True
+    return publish(w, st, ochan, False, rc, isfb) or fired, False
 
 
 def component(runs: Sequence[object]) -> tuple[int, int, int] | None:
