@@ -207,16 +207,12 @@ def aligned(kc, xc, kr, xr):
 
 
 @jitable(inline=True)
-def intersect_steps(w, st, ins, optr, ochan, last, told, skipto):
-    """Fire a two-operand intersecter as :func:`sam.blocks.merges.merge`'s general path does
-    until it must wait: the kernel's return code, or :data:`EXIT` at a done token or a
-    malformed stream."""
+def intersect_steps(w, st, c0, r0, c1, r1, optr, ochan, last, told, skipto):
+    """Fire a two-operand intersecter (inputs ``c0, r0, c1, r1``) as
+    :func:`sam.blocks.merges.merge`'s general path does until it must wait: the kernel's
+    return code, or :data:`EXIT` at a done token or a malformed stream."""
     mask = w.kind.shape[1] - 1
     cap = w.kind.shape[1]
-    c0 = ins[0]
-    r0 = ins[1]
-    c1 = ins[2]
-    r1 = ins[3]
     # Unbounded outputs: a firing has room while every ring has a free slot (each firing
     # emits at most one token per channel); bounded ones reserve as the kernel does.
     free = cap
@@ -348,23 +344,35 @@ def skip_component(w, isfb, sa, ina, oca, sega, crda, lensa, sb, inb, ocb, segb,
     as far as it goes, then its horizon published by the driver's rule,
     :func:`sam.sim.wires.publish`) until a round moves nothing or a block needs its kernel;
     whether anything moved."""
+    # Channels as scalars, read once: read from their arrays in the loop, they would be read
+    # again (and every ring address derived from them computed again) after each store.
+    ca = ina[0]
     ska = ina[1] if ina.shape[0] > 1 else -1
+    oa0 = oca[0]
+    oa1 = oca[1]
+    cb = inb[0]
     skb = inb[1] if inb.shape[0] > 1 else -1
+    ob0 = ocb[0]
+    ob1 = ocb[1]
+    c0 = ini[0]
+    r0 = ini[1]
+    c1 = ini[2]
+    r1 = ini[3]
     progressed = False
     while True:
         busy = sa[BUSY]
-        rc = scan_steps(w, sa, ina[0], ska, oca[0], oca[1], sega, crda, lensa)
+        rc = scan_steps(w, sa, ca, ska, oa0, oa1, sega, crda, lensa)
         moved, stop = outcome(w, sa, oca, busy, rc, isfb)
         if stop:
             return progressed or moved
         busy = sb[BUSY]
-        rc = scan_steps(w, sb, inb[0], skb, ocb[0], ocb[1], segb, crdb, lensb)
+        rc = scan_steps(w, sb, cb, skb, ob0, ob1, segb, crdb, lensb)
         mb, stop = outcome(w, sb, ocb, busy, rc, isfb)
         moved = moved or mb
         if stop:
             return progressed or moved
         busy = si[BUSY]
-        rc = intersect_steps(w, si, ini, opi, oci, last, told, skipto)
+        rc = intersect_steps(w, si, c0, r0, c1, r1, opi, oci, last, told, skipto)
         mi, stop = outcome(w, si, oci, busy, rc, isfb)
         moved = moved or mi
         if stop or not moved:
