@@ -21,8 +21,8 @@ publishing each block's horizon after its call as the engine does (``docs/timing
 
 A unit that is coordinate skipping's usual cycle, an intersecter and the two level scanners it
 sends skips to, first runs in one loop without kernel calls
-(:func:`sam.blocks.skiploop.skip_component`, the same rounds with the three blocks' firings
-written out); the kernels then take over where it stopped.
+(:func:`sam.blocks.skiploop.skip_component`: the same rounds, the three kernels inlined into
+the loop instead of called by address); the driver's calls then carry on where it stopped.
 
 The kernels called are the blocks' compiled kernels, the very machine code the engine calls,
 so the tokens, cycles and statistics are the Python scheduler's: the same kernels under the
@@ -83,10 +83,10 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
         for u in range(uptr.shape[0] - 1):
             lo = uptr[u]
             hi = uptr[u + 1]
-            if fuse[u, 0] >= 0 and fused(w, isfb, done, ia, fuse[u, 0], fuse[u, 1], fuse[u, 2]):
-                progressed = True
-            if fuse[u, 0] >= 0:  # the kernels take over where the loop stopped: call them
-                calls += 1
+            if fuse[u, 0] >= 0:
+                if fused(w, isfb, done, ia, fa, fuse[u, 0], fuse[u, 1], fuse[u, 2]):
+                    progressed = True
+                calls += 1  # the kernels take over where the loop stopped: call them all
                 for j in range(3):
                     watch[fuse[u, j]] = -1
             while True:
@@ -163,7 +163,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
             return BUDGET
 
 
-def fused(w, isfb, done, ia, i, j, k):
+def fused(w, isfb, done, ia, fa, i, j, k):
     """:func:`sam.blocks.skiploop.skip_component` on scanners i, j and intersecter k (their
     arrays described by ``ia``), unless one is done; whether anything moved."""
     if done[i] != 0 or done[j] != 0 or done[k] != 0:
@@ -171,18 +171,29 @@ def fused(w, isfb, done, ia, i, j, k):
     a = N_INT * i
     b = N_INT * j
     c = N_INT * k
+    fb = N_FLOAT * i
+    fj = N_FLOAT * j
+    fk = N_FLOAT * k
     return skip_component(
         w, isfb,
-        int_array(ia[a, 0], ia[a, 1]), int_array(ia[a + 1, 0], ia[a + 1, 1]),
+        int_array(ia[a, 0], ia[a, 1]), float_array(fa[fb, 0], fa[fb, 1]),
+        int_array(ia[a + 1, 0], ia[a + 1, 1]), int_array(ia[a + 2, 0], ia[a + 2, 1]),
         int_array(ia[a + 3, 0], ia[a + 3, 1]), int_array(ia[a + 4, 0], ia[a + 4, 1]),
         int_array(ia[a + 5, 0], ia[a + 5, 1]), int_array(ia[a + 6, 0], ia[a + 6, 1]),
-        int_array(ia[b, 0], ia[b, 1]), int_array(ia[b + 1, 0], ia[b + 1, 1]),
+        int_array(ia[a + 7, 0], ia[a + 7, 1]), float_array(fa[fb + 1, 0], fa[fb + 1, 1]),
+        float_array(fa[fb + 2, 0], fa[fb + 2, 1]),
+        int_array(ia[b, 0], ia[b, 1]), float_array(fa[fj, 0], fa[fj, 1]),
+        int_array(ia[b + 1, 0], ia[b + 1, 1]), int_array(ia[b + 2, 0], ia[b + 2, 1]),
         int_array(ia[b + 3, 0], ia[b + 3, 1]), int_array(ia[b + 4, 0], ia[b + 4, 1]),
         int_array(ia[b + 5, 0], ia[b + 5, 1]), int_array(ia[b + 6, 0], ia[b + 6, 1]),
-        int_array(ia[c, 0], ia[c, 1]), int_array(ia[c + 1, 0], ia[c + 1, 1]),
-        int_array(ia[c + 2, 0], ia[c + 2, 1]), int_array(ia[c + 3, 0], ia[c + 3, 1]),
-        int_array(ia[c + 4, 0], ia[c + 4, 1]), int_array(ia[c + 5, 0], ia[c + 5, 1]),
-        int_array(ia[c + 6, 0], ia[c + 6, 1]))
+        int_array(ia[b + 7, 0], ia[b + 7, 1]), float_array(fa[fj + 1, 0], fa[fj + 1, 1]),
+        float_array(fa[fj + 2, 0], fa[fj + 2, 1]),
+        int_array(ia[c, 0], ia[c, 1]), float_array(fa[fk, 0], fa[fk, 1]),
+        int_array(ia[c + 1, 0], ia[c + 1, 1]), int_array(ia[c + 2, 0], ia[c + 2, 1]),
+        int_array(ia[c + 3, 0], ia[c + 3, 1]), int_array(ia[c + 4, 0], ia[c + 4, 1]),
+        int_array(ia[c + 5, 0], ia[c + 5, 1]), int_array(ia[c + 6, 0], ia[c + 6, 1]),
+        int_array(ia[c + 7, 0], ia[c + 7, 1]), float_array(fa[fk + 1, 0], fa[fk + 1, 1]),
+        float_array(fa[fk + 2, 0], fa[fk + 2, 1]))
 
 
 def skip_component(*args):
