@@ -16,7 +16,7 @@ import custard
 from formats.io import load_tensor
 from formats.synthetic import random_tensor
 from sam.blocks import skiploop
-from sam.blocks.skipping import first_at_least
+from sam.blocks.skipping import first_at_least, rank_index, rank_start
 from sam.sim.engine import Simulation
 
 TTV = "X(i,j)=B(i,j,k)*c(k)"
@@ -100,11 +100,25 @@ def test_no_skipping_no_loop(monkeypatch):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(0, 60), max_size=30, unique=True), st.data())
-def test_first_at_least_is_a_lower_bound_search(coords, data):
-    crd = np.array(sorted(coords), np.int64)
-    pos = data.draw(st.integers(0, len(crd)))
-    end = data.draw(st.integers(pos, len(crd)))
-    s = data.draw(st.integers(-1, 62))
+@given(st.lists(st.lists(st.integers(0, 60), max_size=30, unique=True), min_size=1, max_size=4),
+       st.data())
+def test_first_at_least_is_a_lower_bound_search(fibers, data):
+    """Binary search and rank index both find numpy's lower bound, for a skip ahead of the
+    scanner, in any fiber of a level (61 coordinates wide)."""
+    crd = np.array([x for f in fibers for x in sorted(f)], np.int64)
+    seg = np.cumsum([0] + [len(f) for f in fibers]).astype(np.int64)
+    rank = rank_index(seg, crd, 61)
+    assert rank.shape[0] == len(fibers) * 61
+    r = data.draw(st.integers(0, len(fibers) - 1))
+    pos = data.draw(st.integers(int(seg[r]), int(seg[r + 1])))
+    end = int(seg[r + 1])
+    s = data.draw(st.integers(int(crd[pos]) + 1 if pos < end else 0, 70))
     want = pos + int(np.searchsorted(crd[pos:end], s, side="left"))
-    assert first_at_least(True, crd, pos, end, 0, s) == want
+    assert first_at_least(True, crd, pos, end, 0, s, rank[:0], -1, 61) == want
+    assert first_at_least(True, crd, pos, end, 0, s, rank, rank_start(rank, 61, r), 61) == want
+
+
+def test_rank_index_only_within_its_budget():
+    crd = np.arange(10, dtype=np.int64)
+    assert rank_index(np.array([0, 10]), crd, 1 << 20).shape[0] == 0
+    assert rank_index(np.array([0, 10]), crd, 100).shape[0] == 100

@@ -33,7 +33,7 @@ from formats.errors import FormatError
 from formats.levels import Level, level_named
 from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
-from sam.blocks.skipping import take_skip
+from sam.blocks.skipping import rank_index, rank_start, take_skip
 from sam.errors import GraphError
 from sam.sim.burst import account, burst_room, commit
 from sam.sim.jit import jitable
@@ -77,8 +77,9 @@ NEED_REF, IN_FIBER, CLOSE = 0, 1, 2
 #: fiber wait for the next input token (the original's scanner only advances with a reference
 #: queued behind the current one; docs/timing-model.md, rule 12).
 SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0, phase=NEED_REF,
-             fib=0, sfib=0, skip_t=-1, lookahead=0)
-POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, FIB, SFIB, SKIP_T, LOOKAHEAD = SCAN.slots
+             fib=0, sfib=0, skip_t=-1, lookahead=0, rank_at=-1)
+(POSITIONS, COORDINATES, SIZE, POS, END, BASE, PHASE, FIB, SFIB, SKIP_T, LOOKAHEAD,
+ RANK_AT) = SCAN.slots
 
 ERR_RANGE = 1
 #: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
@@ -176,10 +177,12 @@ def fiber_burst(w, st, optr, ochan, crd):
 
 
 @kernel
-def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
+def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
     """Level scanner kernel: the fiber of each reference by the level's positions rule (stride
     over ``size``, ``seg`` segments or a single position), its coordinates by the coordinates
-    rule (offsets in the fiber, or ``crd``); ``lens`` ends the fibers of an extent level."""
+    rule (offsets in the fiber, or ``crd``); ``lens`` ends the fibers of an extent level;
+    ``rank`` (:func:`sam.blocks.skipping.rank_index`, empty when not built) finds a skip's
+    position."""
     cin = ins[0]
     sk = ins[1] if ins.shape[0] > 1 else -1  # the skip stream, if any (feedback)
     while st[STATUS] == 0:
@@ -205,7 +208,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
                 if ready(w, sk) and htime(w, sk) <= t_out:
                     st[SKIP_T] = t_out
                     pos, st[SFIB] = take_skip(w, sk, t_out, st[COORDINATES] == STORED, crd,
-                                              st[POS], st[END], st[BASE], st[FIB], st[SFIB])
+                                              st[POS], st[END], st[BASE], st[FIB], st[SFIB],
+                                              rank, st[RANK_AT], st[SIZE])
                     st[POS] = pos
                     if pos == st[END]:
                         st[PHASE] = CLOSE  # the fiber ends here: its stop is next
@@ -246,6 +250,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
             push(w, optr, ochan, 0, DATA, coordinate_at(st[COORDINATES], crd, start, start), a)
             push(w, optr, ochan, 1, DATA, start, a)
             st[BASE] = start
+            st[RANK_AT] = rank_start(rank, st[SIZE], r)
             st[POS] = start + 1
             st[END] = end
             st[PHASE] = IN_FIBER if start + 1 < end else CLOSE
@@ -354,8 +359,17 @@ class LevelScanner(LevelBlock):
         return {"lookahead": 1} if timing == "original" else {}
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
+        """The level's arrays; a skipping scanner of a compressed level also gets its
+        :func:`~sam.blocks.skipping.rank_index` (a skip's position in one read)."""
         level, counter = self._scanned(tensors)
-        return {} if counter else level_memories(self.id, level, self.kernel)
+        if counter:
+            return {}
+        arrays = level_memories(self.id, level, self.kernel)
+        if (self.skipping and level.ordered and level.positions == "segment"
+                and level.coordinates == "stored"):
+            arrays["rank"] = rank_index(np.asarray(arrays["seg"], np.int64),
+                                        np.asarray(arrays["crd"], np.int64), level.size)
+        return arrays
 
     def label(self) -> str:
         fmt = self.attrs.get("format", DEFAULT_FORMAT)

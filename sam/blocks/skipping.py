@@ -16,6 +16,8 @@ intersecter's side is in :mod:`sam.blocks.merges`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from sam.sim.jit import jitable
 from sam.sim.tokens import DATA, STOP
 from sam.sim.wires import hdata, hkind, pop
@@ -24,31 +26,67 @@ from sam.sim.wires import hdata, hkind, pop
 TOLD_STOP = -2
 
 
+#: A skipping scanner's level gets a :func:`rank_index` when it has at most this many entries
+#: beyond four per stored coordinate (memory and set-up time follow the level's size).
+RANK_SLACK = 1 << 16
+
+
+def rank_index(seg: np.ndarray, crd: np.ndarray, size: int) -> np.ndarray:
+    """For a compressed level (segments ``seg``, coordinates ``crd`` below ``size``): the
+    position of the first coordinate ``>= x`` in fiber r (the fiber's end when none) at
+    ``[r * size + x]``, so that a skip finds its position in one read instead of a binary
+    search; empty when that would take more than ``4 * len(crd) + RANK_SLACK`` entries."""
+    fibers = seg.shape[0] - 1
+    if fibers <= 0 or size <= 0 or fibers * size > 4 * crd.shape[0] + RANK_SLACK:
+        return np.zeros(0, np.int64)
+    owner = np.repeat(np.arange(fibers, dtype=np.int64), np.diff(seg[: fibers + 1]))
+    keys = owner * size + crd[: owner.shape[0]]
+    return (seg[0] + np.searchsorted(keys, np.arange(fibers * size, dtype=np.int64))).astype(
+        np.int64)
+
+
 @jitable(inline=True)
-def first_at_least(stored, crd, pos, end, base, s):
-    """First position in ``[pos, end)`` whose coordinate is ``>= s`` (``end`` when none): a
-    binary search over ``crd`` for a stored level (its halving step written as selects, which
-    compile to conditional moves: a skip's search is data-dependent branches otherwise),
-    arithmetic for an offset (dense) one."""
+def rank_start(rank, size, r):
+    """Where fiber ``r``'s row of a :func:`rank_index` starts (-1 when there is none)."""
+    return r * size if rank.shape[0] > 0 else -1
+
+
+@jitable(inline=True)
+def first_at_least(stored, crd, pos, end, base, s, rank, rank_at, size):
+    """First position in ``[pos, end)`` whose coordinate is ``>= s`` (``end`` when none), for
+    ``s`` above the coordinate at ``pos``: arithmetic for an offset (dense) level; for a stored
+    one, read from the level's :func:`rank_index` (row ``rank_at``, -1: none), else a binary
+    search over ``crd``. The search halves a window ``[first, first + n]`` known to hold the
+    answer, moving its start by ``half`` masked by the sign of ``crd - s`` (arithmetic, not a
+    branch: a skip's search would mispredict about half its steps), with unsigned positions
+    (no negative-index wrap-around on the chain of dependent loads). Coordinates are below
+    2**62, so the difference cannot overflow."""
     if not stored:
         q = base + s
         return q if q < end else end
-    first = pos
+    if rank_at >= 0:
+        if s >= size:
+            return end
+        q = rank[np.uint64(rank_at + s)]
+        return end if q > end else pos if q < pos else q
     n = end - pos
-    while n > 0:
+    if n <= 0:
+        return end
+    first = pos
+    while n > 1:
         half = n >> 1
-        less = crd[first + half] < s
-        first = first + half + 1 if less else first
-        n = n - half - 1 if less else half
-    return first
+        first += half & ((crd[np.uint64(first + half)] - s) >> 63)
+        n -= half
+    return first + (((crd[np.uint64(first)] - s) >> 63) & 1)
 
 
 @jitable(inline=True)
-def take_skip(w, c, t, stored, crd, pos, end, base, fib, sfib):
+def take_skip(w, c, t, stored, crd, pos, end, base, fib, sfib, rank, rank_at, size):
     """Take the head token of skip channel ``c`` in cycle ``t``; what it does to a scanner at
-    position ``pos`` of the fiber ``[base, end)``, having emitted ``fib`` stop tokens and taken
-    ``sfib`` from the skip stream: ``(new position, sfib)``. The new position is ``end`` when
-    the fiber ends (a stop, or no coordinate ``>=`` the skip)."""
+    position ``pos`` of the fiber ``[base, end)`` (its :func:`rank_index` row ``rank_at`` of a
+    level of ``size``), having emitted ``fib`` stop tokens and taken ``sfib`` from the skip
+    stream: ``(new position, sfib)``. The new position is ``end`` when the fiber ends (a stop,
+    or no coordinate ``>=`` the skip)."""
     k = hkind(w, c)
     s = hdata(w, c)
     pop(w, c, t)
@@ -59,5 +97,5 @@ def take_skip(w, c, t, stored, crd, pos, end, base, fib, sfib):
     if k == DATA and sfib == fib:
         here = crd[pos] if stored else pos - base
         if s > here:
-            pos = first_at_least(stored, crd, pos, end, base, s)
+            pos = first_at_least(stored, crd, pos, end, base, s, rank, rank_at, size)
     return pos, sfib
