@@ -517,8 +517,18 @@ class Simulation:
             ints += [r.st, r.ins, r.optr, r.ochan, *m[:4]]
             floats += [r.fst, *m[4:]]
         isfb, horizons, addr, uptr, ublk, fuse = self._drive_static
+        last = getattr(self, "_described", None)
+        if last is None or len(last[0]) != len(ints) or len(last[1]) != len(floats):
+            last = (ints, floats, describe(ints), describe(floats))
+        else:  # arrays keep their addresses: describe again only those replaced (grown)
+            for old, new, table in ((last[0], ints, last[2]), (last[1], floats, last[3])):
+                for k, (x, y) in enumerate(zip(old, new)):
+                    if x is not y:
+                        table[k] = (y.ctypes.data, y.shape[0])
+            last = (ints, floats, last[2], last[3])
+        self._described = last
         return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
-                describe(ints), describe(floats), fuse)
+                last[2], last[3], fuse)
 
     def _drive(self) -> tuple[bool, bool]:
         """One call of the compiled driver, then what it left to the engine: (whether a block

@@ -232,26 +232,26 @@ def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -
 
 
 def grow(w: Wires) -> Wires:
-    """The same channels with rings of twice the capacity (tokens kept in order)."""
-    n, cap = w.kind.shape
-    new = 2 * cap
-    out = allocate(n, new, w.depth)
-    out.head[:] = w.head
-    out.tail[:] = w.tail
-    out.count[:] = w.count
-    out.horizon[:] = w.horizon
-    bounded = w.ptime.shape[1] > 1
-    for c in range(n):
-        # Live tokens, plus the popped ones a bounded FIFO may still need, move to new slots.
-        lo = max(0, int(w.tail[c]) - cap)
-        idx_old = np.arange(lo, int(w.tail[c])) & (cap - 1)
-        idx_new = np.arange(lo, int(w.tail[c])) & (new - 1)
-        out.kind[c, idx_new] = w.kind[c, idx_old]
-        out.data[c, idx_new] = w.data[c, idx_old]
-        out.time[c, idx_new] = w.time[c, idx_old]
-        if bounded:
-            out.ptime[c, idx_new] = w.ptime[c, idx_old]
-    return out
+    """The same channels with rings of twice the capacity (tokens kept in order).
+
+    Token n sits in slot ``n mod cap`` of a ring of capacity cap, so in the doubled ring it
+    belongs in slot ``n mod 2cap``, which is ``n mod cap`` in one of the two halves: each ring
+    is copied into both halves, which puts every token of the last ``cap`` (the live ones, and
+    the popped ones whose pop cycles a bounded FIFO may still need) in its new slot. The other
+    copies sit in slots no token occupies."""
+    data = np.tile(w.data, (1, 2))
+    return Wires(
+        kind=np.tile(w.kind, (1, 2)),
+        data=data,
+        fdata=data.view(np.float64),
+        time=np.tile(w.time, (1, 2)),
+        head=w.head.copy(),
+        tail=w.tail.copy(),
+        depth=w.depth.copy(),
+        ptime=np.tile(w.ptime, (1, 2)) if w.ptime.shape[1] > 1 else w.ptime.copy(),
+        count=w.count.copy(),
+        horizon=w.horizon.copy(),
+    )
 
 
 def drain(w: Wires, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
