@@ -33,7 +33,7 @@ from formats.errors import FormatError
 from formats.levels import Level, level_named
 from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
-from sam.blocks.skipping import rank_index, rank_start, take_skip
+from sam.blocks.skipping import drop_stale, rank_index, rank_start, take_skip
 from sam.errors import GraphError
 from sam.sim.burst import account, burst_room, commit
 from sam.sim.jit import jitable
@@ -48,15 +48,16 @@ from sam.sim.kernel import (
     fire,
     kernel,
     reserve_all,
-    settled,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
 from sam.sim.wires import (
     DONE_T,
+    IDLE,
     LAT,
     RC_DONE,
     RC_IN,
     STATUS,
+    WIDTH,
     T,
     hdata,
     hkind,
@@ -176,6 +177,23 @@ def fiber_burst(w, st, optr, ochan, crd):
     return n
 
 
+@jitable(inline=True)
+def skips_known(w, st, sk, t_in, t):
+    """Before a firing in cycle ``t`` that needs the input token arrived in ``t_in``: a
+    scanner with a skip stream ``sk`` (width 1) drops the skips left from its earlier fibers
+    (:func:`sam.blocks.skipping.drop_stale`), so that they never pile up behind fibers too
+    short to take them. It was idle until ``t_in`` (its clock moves there first, so that
+    the horizon it publishes while it waits for the skip stream is ``t_in``'s). Whether it may
+    fire."""
+    if sk < 0 or st[WIDTH] > 1:
+        return True
+    if t_in > st[T]:
+        st[IDLE] += t_in - st[T]
+        st[T] = t_in
+    ok, st[SFIB] = drop_stale(w, st, sk, t, st[FIB], st[SFIB])
+    return ok
+
+
 @kernel
 def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
     """Level scanner kernel: the fiber of each reference by the level's positions rule (stride
@@ -202,8 +220,10 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             if sk >= 0 and st[SKIP_T] < t_out:
-                # Coordinate skipping (Sec. 4.2): first take a skip that has arrived by now.
-                if not settled(w, st, sk, t_out):
+                # Coordinate skipping (Sec. 4.2): first take a skip that has arrived by now
+                # (those left from earlier fibers dropped).
+                ok, st[SFIB] = drop_stale(w, st, sk, t_out, st[FIB], st[SFIB])
+                if not ok:
                     return RC_IN
                 if ready(w, sk) and htime(w, sk) <= t_out:
                     st[SKIP_T] = t_out
@@ -238,6 +258,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
                     return fail(st, ERR_RANGE, w, cin, 0)
             if start == end:
                 # Empty fiber: take the reference now, emit its stop next cycle.
+                if not skips_known(w, st, sk, t_in, t_in):
+                    return RC_IN
                 fire(st, t_in, t_in)
                 pop(w, cin, t_in)
                 st[PHASE] = CLOSE
@@ -245,6 +267,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
                 return blocked(t_out)
+            if not skips_known(w, st, sk, t_in, t_out):
+                return RC_IN
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
             push(w, optr, ochan, 0, DATA, coordinate_at(st[COORDINATES], crd, start, start), a)
@@ -259,6 +283,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
+        if k != DONE and not skips_known(w, st, sk, t_in, t_out):
+            return RC_IN
         if k == DONE:
             if phase == CLOSE:  # close the last fiber first
                 a = fire(st, t_in, t_out)

@@ -81,6 +81,20 @@ def pair_room(d, tail, hd, pt, mask, cap):
 
 
 @jitable(inline=True)
+def drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask):
+    """:func:`sam.blocks.skipping.drop_stale` on a skip channel read ``skh`` of ``skt`` tokens
+    (every token arriving by ``t`` is there: the loop is at cycle ``t``); (``skh``, ``sfib``)."""
+    while sfib < fib and skh < skt:
+        q = slot(skh, mask)
+        if skti[q] > t:
+            break
+        if skk[q] == STOP:
+            sfib += 1
+        skh += 1
+    return skh, sfib
+
+
+@jitable(inline=True)
 def scan_at(t, s, hd, skt, env):
     """Level scanner (:func:`sam.blocks.scanners.scan`) in cycle ``t``: ``s`` its state, ``hd``
     the tokens the intersecter popped from its pair, ``skt`` the skips sent to it. Returns
@@ -98,6 +112,8 @@ def scan_at(t, s, hd, skt, env):
         t_out = r if r > T_ else T_
         if t_out > t:
             return LATER, s, t_out
+        if hassk and skip_t < t:
+            skh, sfib = drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask)
         if hassk and skip_t < t and skh < skt and skti[slot(skh, mask)] <= t:
             # Take one skip (rule 11; :func:`sam.blocks.skipping.take_skip`).
             skip_t = t
@@ -152,6 +168,8 @@ def scan_at(t, s, hd, skt, env):
         if start == stop:  # an empty fiber: take the reference, its stop next cycle
             if t_in > t:
                 return LATER, s, t_in
+            if hassk:
+                skh, sfib = drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask)
             if cbounded:
                 cpt[q] = t
             if busy == 0:
@@ -164,6 +182,8 @@ def scan_at(t, s, hd, skt, env):
         t_out = r if r > t_in else t_in
         if t_out > t:
             return LATER, s, t_out
+        if hassk:
+            skh, sfib = drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask)
         if cbounded:
             cpt[q] = t
         a = t + lat
@@ -188,6 +208,8 @@ def scan_at(t, s, hd, skt, env):
     t_out = r if r > t_in else t_in
     if t_out > t:
         return LATER, s, t_out
+    if hassk:
+        skh, sfib = drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask)
     level = 0
     if k == STOP:
         level = cd[q] + 1

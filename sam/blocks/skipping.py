@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from sam.sim.jit import jitable
+from sam.sim.kernel import settled
 from sam.sim.tokens import DATA, STOP
-from sam.sim.wires import hdata, hkind, pop
+from sam.sim.wires import hdata, hkind, htime, pop, ready
 
 #: ``told[k]`` of an intersecter once it has sent input k's scanner the stop of this fiber.
 TOLD_STOP = -2
@@ -78,6 +79,22 @@ def first_at_least(stored, crd, pos, end, base, s, rank, rank_at, size):
         first += half & ((crd[np.uint64(first + half)] - s) >> 63)
         n -= half
     return first + (((crd[np.uint64(first)] - s) >> 63) & 1)
+
+
+@jitable(inline=True)
+def drop_stale(w, st, c, t, fib, sfib):
+    """Before a firing in cycle ``t``, a scanner drops the tokens of skip channel ``c`` left
+    from its earlier fibers (``sfib < fib``: they would be ignored) that arrived by ``t``,
+    once every token that can arrive by ``t`` is known (rule 10). Returns (whether the scanner
+    may fire, the new ``sfib``); False means it waits, as for a missing input."""
+    while True:
+        if not settled(w, st, c, t):
+            return False, sfib
+        if sfib >= fib or not ready(w, c) or htime(w, c) > t:
+            return True, sfib
+        if hkind(w, c) == STOP:
+            sfib += 1
+        pop(w, c, t)
 
 
 @jitable(inline=True)
