@@ -22,7 +22,7 @@ import math
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.burst import account, burst_len, commit, fan_out, first_channel
+from sam.sim.burst import account, burst_len, commit_stops, fan_out, first_channel
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -70,7 +70,8 @@ def binary(op, x, y):
 
 @jitable(inline=True)
 def values_burst(w, st, optr, ochan, ca, cb, op):
-    """Combine a run of value pairs in one loop (:mod:`sam.sim.burst`); the firings made."""
+    """Combine a run of value pairs, and pass the aligned stop tokens between them, in one
+    loop (:mod:`sam.sim.burst`); the firings made."""
     n = burst_len(w, st, ochan, ca)
     nb = burst_len(w, st, ochan, cb)
     if nb < n:
@@ -82,13 +83,16 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     hb = w.head[cb]
     ka = w.kind[ca]
     va = w.fdata[ca]
+    da = w.data[ca]
     ta_ = w.time[ca]
     kb = w.kind[cb]
     vb = w.fdata[cb]
+    db = w.data[cb]
     tb_ = w.time[cb]
     o = first_channel(optr, ochan, 0)
     ko = w.kind[o if o >= 0 else ca]  # the rows of the first output channel
     vo = w.fdata[o if o >= 0 else ca]
+    do = w.data[o if o >= 0 else ca]
     to = w.time[o if o >= 0 else ca]
     tail = w.tail[o] if o >= 0 else 0
     t = st[T]
@@ -96,11 +100,13 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     idle = 0
     t0 = t
     m = 0
+    nstop = 0
     while m < n:
         sa = (ha + m) & mask
         sb = (hb + m) & mask
-        if ka[sa] != DATA or kb[sb] != DATA:
-            break
+        k = ka[sa]
+        if k != kb[sb] or (k != DATA and (k != STOP or da[sa] != db[sb])):
+            break  # values and stops of one level go through; the rest takes the general path
         ta = ta_[sa]
         tb = tb_[sb]
         if tb > ta:
@@ -112,8 +118,13 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
             t0 = t
         if o >= 0:
             so = (tail + m) & mask
-            ko[so] = DATA
-            vo[so] = binary(op, va[sa], vb[sb])
+            if k == DATA:
+                ko[so] = DATA
+                vo[so] = binary(op, va[sa], vb[sb])
+            else:
+                ko[so] = STOP
+                do[so] = da[sa]
+                nstop += 1
             to[so] = t + lat
         t += 1
         m += 1
@@ -121,7 +132,7 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
         w.head[ca] = ha + m
         w.head[cb] = hb + m
         fan_out(w, optr, ochan, 0, m)
-        commit(w, optr, ochan, 0, DATA, m)
+        commit_stops(w, optr, ochan, 0, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 

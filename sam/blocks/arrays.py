@@ -20,7 +20,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
-from sam.sim.burst import account, burst_len, commit, fan_out, first_channel
+from sam.sim.burst import account, burst_len, commit_stops, fan_out, first_channel
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -58,7 +58,8 @@ NMAX, ACC = STORE.slots
 
 @jitable(inline=True)
 def load_burst(w, st, optr, ochan, c, vals):
-    """Load a run of data references in one loop (:mod:`sam.sim.burst`); the firings made."""
+    """Load a run of data references, and pass the stop tokens between them, in one loop
+    (:mod:`sam.sim.burst`); the firings made."""
     n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0
@@ -70,6 +71,7 @@ def load_burst(w, st, optr, ochan, c, vals):
     o = first_channel(optr, ochan, 0)
     ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
     vo = w.fdata[o if o >= 0 else c]
+    do = w.data[o if o >= 0 else c]
     to = w.time[o if o >= 0 else c]
     tail = w.tail[o] if o >= 0 else 0
     t = st[T]
@@ -77,13 +79,16 @@ def load_burst(w, st, optr, ochan, c, vals):
     idle = 0
     t0 = t
     m = 0
+    nstop = 0
     while m < n:
         s = (h + m) & mask
-        if kc[s] != DATA:
-            break
+        k = kc[s]
         r = dc[s]
-        if r < 0 or r >= vals.shape[0]:
-            break  # the general path reports it
+        if k == DATA:
+            if r < 0 or r >= vals.shape[0]:
+                break  # the general path reports it
+        elif k != STOP:
+            break
         ta = tc[s]
         if ta > t:
             idle += ta - t
@@ -92,15 +97,20 @@ def load_burst(w, st, optr, ochan, c, vals):
             t0 = t
         if o >= 0:
             so = (tail + m) & mask
-            ko[so] = DATA
-            vo[so] = vals[r]
+            if k == DATA:
+                ko[so] = DATA
+                vo[so] = vals[r]
+            else:
+                ko[so] = STOP
+                do[so] = r
+                nstop += 1
             to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
         w.head[c] = h + m
         fan_out(w, optr, ochan, 0, m)
-        commit(w, optr, ochan, 0, DATA, m)
+        commit_stops(w, optr, ochan, 0, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 

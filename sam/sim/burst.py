@@ -17,7 +17,7 @@ simulator ring: :func:`burst_len` is 0 then and the kernel takes its general pat
 from __future__ import annotations
 
 from sam.sim.jit import jitable
-from sam.sim.tokens import DATA
+from sam.sim.tokens import DATA, STOP
 from sam.sim.wires import BUSY, FIRST_T, IDLE, WIDTH, T
 
 #: Bursts on. Read by the Python kernels at every call (tests turn it off to compare); numba
@@ -108,6 +108,17 @@ def commit(w, optr, ochan, port, kind, m):
         oc = ochan[j]
         w.tail[oc] += m
         w.count[oc, kind] += m
+
+
+@jitable
+def commit_stops(w, optr, ochan, port, m, nstop):
+    """Publish the ``m`` tokens a burst wrote on ``port``, ``nstop`` of them stop tokens and
+    the rest data (a burst that passes fiber ends through)."""
+    for j in range(optr[port], optr[port + 1]):
+        oc = ochan[j]
+        w.tail[oc] += m
+        w.count[oc, DATA] += m - nstop
+        w.count[oc, STOP] += nstop
 
 
 @jitable

@@ -522,7 +522,7 @@ class Simulation:
             last = (ints, floats, describe(ints), describe(floats))
         else:  # arrays keep their addresses: describe again only those replaced (grown)
             for old, new, table in ((last[0], ints, last[2]), (last[1], floats, last[3])):
-                for k, (x, y) in enumerate(zip(old, new)):
+                for k, (x, y) in enumerate(zip(old, new, strict=True)):
                     if x is not y:
                         table[k] = (y.ctypes.data, y.shape[0])
             last = (ints, floats, last[2], last[3])
