@@ -16,6 +16,7 @@ cycle its first inner coordinate passes.
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
+from sam.sim.burst import account, burst_room, commit_stops, fan_out, first_channel
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -29,7 +30,7 @@ from sam.sim.kernel import (
     reserve_all,
 )
 from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 NEED_OUTER, IN_FIBER = 0, 1
 #: Phase; the outer coordinate held; whether it was emitted; the held inner stop level (-1:
@@ -52,12 +53,184 @@ def merge_empty(held, c):
     return -1, c
 
 
+@jitable(inline=True)
+def drop_burst(w, st, optr, ochan, co, ci):
+    """:func:`drop`'s firings in one loop, its state in local variables (:mod:`sam.sim.burst`:
+    unbounded FIFOs, so every firing is in the cycle its input arrives), as far as the
+    inputs and the rings go; a done token or a malformed stream takes the general path. The
+    firings made."""
+    if w.depth[co] > 0 or w.depth[ci] > 0:
+        return 0
+    room = burst_room(w, st, ochan)
+    if room == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    ko_, do_, to_ = w.kind[co], w.data[co], w.time[co]
+    ki_, di_, ti_ = w.kind[ci], w.data[ci], w.time[ci]
+    o0 = first_channel(optr, ochan, 0)
+    o1 = first_channel(optr, ochan, 1)
+    k0, d0, t0 = w.kind[o0 if o0 >= 0 else co], w.data[o0 if o0 >= 0 else co], \
+        w.time[o0 if o0 >= 0 else co]
+    k1, d1, t1 = w.kind[o1 if o1 >= 0 else ci], w.data[o1 if o1 >= 0 else ci], \
+        w.time[o1 if o1 >= 0 else ci]
+    tail0 = w.tail[o0] if o0 >= 0 else 0
+    tail1 = w.tail[o1] if o1 >= 0 else 0
+    ho = w.head[co]
+    eo = w.tail[co]
+    hi = w.head[ci]
+    ei = w.tail[ci]
+    phase = st[PHASE]
+    hold = st[HOLD]
+    emitted = st[EMITTED]
+    held = st[HELD]
+    outer_has = st[OUTER_HAS]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    first = -1
+    fired = 0
+    n0 = 0  # tokens out on each port, stops among them
+    s0 = 0
+    n1 = 0
+    s1 = 0
+    while n0 < room and n1 < room:
+        if phase == IN_FIBER:
+            if hi >= ei:
+                break
+            q = hi & mask
+            k = ki_[q]
+            if k != DATA and k != STOP:
+                break
+            t_in = ti_[q] if ti_[q] > t else t
+            a = t_in + lat
+            if k == DATA:
+                if emitted == 0:  # the outer coordinate is effectual: emit it first
+                    if o0 >= 0:
+                        p = (tail0 + n0) & mask
+                        k0[p] = DATA
+                        d0[p] = hold
+                        t0[p] = a
+                    n0 += 1
+                    emitted = 1
+                    if held >= 0:  # close the previous inner fiber first
+                        if o1 >= 0:
+                            p = (tail1 + n1) & mask
+                            k1[p] = STOP
+                            d1[p] = held
+                            t1[p] = a
+                        n1 += 1
+                        s1 += 1
+                        held = -1
+                    else:
+                        if o1 >= 0:
+                            p = (tail1 + n1) & mask
+                            k1[p] = DATA
+                            d1[p] = di_[q]
+                            t1[p] = a
+                        n1 += 1
+                        hi += 1
+                else:
+                    if o1 >= 0:
+                        p = (tail1 + n1) & mask
+                        k1[p] = DATA
+                        d1[p] = di_[q]
+                        t1[p] = a
+                    n1 += 1
+                    hi += 1
+            else:
+                c = di_[q]
+                if emitted == 1:
+                    held = c
+                else:
+                    now, held = merge_empty(held, c)
+                    if now >= 0:
+                        if o1 >= 0:
+                            p = (tail1 + n1) & mask
+                            k1[p] = STOP
+                            d1[p] = now
+                            t1[p] = a
+                        n1 += 1
+                        s1 += 1
+                hi += 1
+                phase = NEED_OUTER
+        else:
+            if ho >= eo:
+                break
+            q = ho & mask
+            k = ko_[q]
+            t_in = to_[q] if to_[q] > t else t
+            if k == DATA:
+                hold = do_[q]
+                emitted = 0
+                outer_has = 1
+                phase = IN_FIBER
+                ho += 1
+            elif k == STOP:
+                n = do_[q]
+                now = -1
+                nheld = held
+                if outer_has == 0:  # an empty outer fiber: the inner stream marks it S(n+1)
+                    if hi >= ei:
+                        break
+                    qi = hi & mask
+                    if ki_[qi] != STOP or di_[qi] != n + 1:
+                        break  # misaligned: the general path reports it
+                    if ti_[qi] > t_in:
+                        t_in = ti_[qi]
+                    now, nheld = merge_empty(held, n + 1)
+                a = t_in + lat
+                if o0 >= 0:
+                    p = (tail0 + n0) & mask
+                    k0[p] = STOP
+                    d0[p] = n
+                    t0[p] = a
+                n0 += 1
+                s0 += 1
+                if now >= 0:
+                    if o1 >= 0:
+                        p = (tail1 + n1) & mask
+                        k1[p] = STOP
+                        d1[p] = now
+                        t1[p] = a
+                    n1 += 1
+                    s1 += 1
+                if outer_has == 0:
+                    hi += 1
+                held = nheld
+                outer_has = 0
+                ho += 1
+            else:
+                break
+        # one firing, in cycle t_in (the outputs are unbounded: no stall)
+        if first < 0:
+            first = t_in
+        idle += t_in - t
+        t = t_in + 1
+        fired += 1
+    if fired > 0:
+        w.head[co] = ho
+        w.head[ci] = hi
+        fan_out(w, optr, ochan, 0, n0)
+        fan_out(w, optr, ochan, 1, n1)
+        commit_stops(w, optr, ochan, 0, n0, s0)
+        commit_stops(w, optr, ochan, 1, n1, s1)
+        account(st, first, t - 1, idle, fired)
+        st[PHASE] = phase
+        st[HOLD] = hold
+        st[EMITTED] = emitted
+        st[HELD] = held
+        st[OUTER_HAS] = outer_has
+    return fired
+
+
 @kernel
 def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Coordinate dropper: input 0 outer coordinates, input 1 inner coordinates."""
     co = ins[0]
     ci = ins[1]
     while st[STATUS] == 0:
+        if drop_burst(w, st, optr, ochan, co, ci) > 0:
+            continue
         t = st[T]
         if st[PHASE] == IN_FIBER:
             t_in = arrive(w, st, ci, t)
