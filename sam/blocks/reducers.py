@@ -45,7 +45,17 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
 from sam.errors import GraphError
-from sam.sim.burst import account, burst_room, bursts_on, commit, put, putv
+from sam.sim.burst import (
+    account,
+    burst_room,
+    bursts_on,
+    commit,
+    commit_stops,
+    fan_out,
+    first_channel,
+    put,
+    putv,
+)
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     AGAIN,
@@ -93,11 +103,106 @@ SUMS = State.floats(sum=0.0)
 (R_SUM,) = SUMS.slots
 
 
+@jitable(inline=True)
+def scalar_burst(w, st, fst, optr, ochan, c):
+    """:func:`reduce_scalar`'s firings in one loop, its state in local variables
+    (:mod:`sam.sim.burst`: unbounded FIFOs, each firing in the cycle its input arrives), as far
+    as the input and the output ring go; a done token takes the general path. The firings
+    made."""
+    if w.depth[c] > 0:
+        return 0
+    room = burst_room(w, st, ochan)
+    if room == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    kc, dc, vc, tc = w.kind[c], w.data[c], w.fdata[c], w.time[c]
+    o = first_channel(optr, ochan, 0)
+    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
+    do = w.data[o if o >= 0 else c]
+    vo = w.fdata[o if o >= 0 else c]
+    to = w.time[o if o >= 0 else c]
+    tail = w.tail[o] if o >= 0 else 0
+    h = w.head[c]
+    e = w.tail[c]
+    total = fst[R_SUM]
+    seen = st[R_SEEN]
+    pend = st[R_PEND]
+    zero = st[R_MODE] == ZERO
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    first = -1
+    fired = 0
+    m = 0  # tokens out, stops among them
+    nstop = 0
+    while m < room:
+        if pend >= 0:  # the stop owed after a sum
+            t_in = t
+            if o >= 0:
+                p = (tail + m) & mask
+                ko[p] = STOP
+                do[p] = pend
+                to[p] = t + lat
+            m += 1
+            nstop += 1
+            pend = -1
+        else:
+            if h >= e:
+                break
+            q = h & mask
+            k = kc[q]
+            t_in = tc[q] if tc[q] > t else t
+            if k == DATA or k == EMPTY:  # an empty value (N) still stands for a coordinate
+                if k == DATA:
+                    total += vc[q]
+                seen = 1
+            elif k == STOP:
+                n = dc[q]
+                if seen == 1 or zero:
+                    if o >= 0:
+                        p = (tail + m) & mask
+                        ko[p] = DATA
+                        vo[p] = total
+                        to[p] = t_in + lat
+                    m += 1
+                    if n >= 1:
+                        pend = n - 1
+                elif n >= 1:
+                    if o >= 0:
+                        p = (tail + m) & mask
+                        ko[p] = STOP
+                        do[p] = n - 1
+                        to[p] = t_in + lat
+                    m += 1
+                    nstop += 1
+                total = 0.0
+                seen = 0
+            else:
+                break
+            h += 1
+        if first < 0:
+            first = t_in
+        idle += t_in - t
+        t = t_in + 1
+        fired += 1
+    if fired > 0:
+        w.head[c] = h
+        fan_out(w, optr, ochan, 0, m)
+        commit_stops(w, optr, ochan, 0, m, nstop)
+        account(st, first, t - 1, idle, fired)
+        fst[R_SUM] = total
+        st[R_SEEN] = seen
+        st[R_PEND] = pend
+    return fired
+
+
 @kernel
 def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Scalar reducer (n = 0): sum of each innermost fiber of ins[0]."""
     c = ins[0]
     while st[STATUS] == 0:
+        if scalar_burst(w, st, fst, optr, ochan, c) > 0:
+            continue
         t = st[T]
         if st[R_PEND] >= 0:
             t_out = reserve_all(w, st, optr, ochan, t)
