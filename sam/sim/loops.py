@@ -21,8 +21,8 @@ publishing each block's horizon after its call as the engine does (``docs/timing
 
 A unit that is coordinate skipping's usual cycle, an intersecter and the two level scanners it
 sends skips to, first runs in one loop without kernel calls
-(:func:`sam.blocks.skiploop.skip_component`: the same rounds, the three kernels inlined into
-the loop instead of called by address); the driver's calls then carry on where it stopped.
+(:func:`sam.blocks.skiploop.skip_component`: the three blocks cycle by cycle, their state in
+local variables); the driver's calls then carry on where it stopped.
 
 The kernels called are the blocks' compiled kernels, the very machine code the engine calls,
 so the tokens, cycles and statistics are the Python scheduler's: the same kernels under the
