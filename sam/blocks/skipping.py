@@ -41,9 +41,14 @@ def rank_index(seg: np.ndarray, crd: np.ndarray, size: int) -> np.ndarray:
     if fibers <= 0 or size <= 0 or fibers * size > 4 * crd.shape[0] + RANK_SLACK:
         return np.zeros(0, np.int64)
     owner = np.repeat(np.arange(fibers, dtype=np.int64), np.diff(seg[: fibers + 1]))
-    keys = owner * size + crd[: owner.shape[0]]
-    return (seg[0] + np.searchsorted(keys, np.arange(fibers * size, dtype=np.int64))).astype(
-        np.int64)
+    inside = crd[: owner.shape[0]]
+    if inside.size and (inside.min() < 0 or inside.max() >= size):
+        return np.zeros(0, np.int64)  # coordinates out of range: the scanner searches
+    keys = owner * size + inside
+    # the first position >= x is the number of (ascending) keys below x: a running count
+    below = np.zeros(fibers * size + 1, np.int64)
+    np.cumsum(np.bincount(keys, minlength=fibers * size)[: fibers * size], out=below[1:])
+    return seg[0] + below[:-1]
 
 
 @jitable(inline=True)
