@@ -16,7 +16,7 @@ cycle its first inner coordinate passes.
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.burst import account, burst_room, commit_stops, fan_out, first_channel
+from sam.sim.burst import account, burst_room, commit_stops, fan_out, first_channel, put_row
 from sam.sim.jit import jitable
 from sam.sim.kernel import (
     NOT_YET,
@@ -105,37 +105,17 @@ def drop_burst(w, st, optr, ochan, co, ci):
             a = t_in + lat
             if k == DATA:
                 if emitted == 0:  # the outer coordinate is effectual: emit it first
-                    if o0 >= 0:
-                        p = (tail0 + n0) & mask
-                        k0[p] = DATA
-                        d0[p] = hold
-                        t0[p] = a
-                    n0 += 1
+                    n0 = put_row(o0 >= 0, k0, d0, t0, tail0, n0, DATA, hold, a, mask)
                     emitted = 1
                     if held >= 0:  # close the previous inner fiber first
-                        if o1 >= 0:
-                            p = (tail1 + n1) & mask
-                            k1[p] = STOP
-                            d1[p] = held
-                            t1[p] = a
-                        n1 += 1
+                        n1 = put_row(o1 >= 0, k1, d1, t1, tail1, n1, STOP, held, a, mask)
                         s1 += 1
                         held = -1
                     else:
-                        if o1 >= 0:
-                            p = (tail1 + n1) & mask
-                            k1[p] = DATA
-                            d1[p] = di_[q]
-                            t1[p] = a
-                        n1 += 1
+                        n1 = put_row(o1 >= 0, k1, d1, t1, tail1, n1, DATA, di_[q], a, mask)
                         hi += 1
                 else:
-                    if o1 >= 0:
-                        p = (tail1 + n1) & mask
-                        k1[p] = DATA
-                        d1[p] = di_[q]
-                        t1[p] = a
-                    n1 += 1
+                    n1 = put_row(o1 >= 0, k1, d1, t1, tail1, n1, DATA, di_[q], a, mask)
                     hi += 1
             else:
                 c = di_[q]
@@ -144,12 +124,7 @@ def drop_burst(w, st, optr, ochan, co, ci):
                 else:
                     now, held = merge_empty(held, c)
                     if now >= 0:
-                        if o1 >= 0:
-                            p = (tail1 + n1) & mask
-                            k1[p] = STOP
-                            d1[p] = now
-                            t1[p] = a
-                        n1 += 1
+                        n1 = put_row(o1 >= 0, k1, d1, t1, tail1, n1, STOP, now, a, mask)
                         s1 += 1
                 hi += 1
                 phase = NEED_OUTER
@@ -179,20 +154,10 @@ def drop_burst(w, st, optr, ochan, co, ci):
                         t_in = ti_[qi]
                     now, nheld = merge_empty(held, n + 1)
                 a = t_in + lat
-                if o0 >= 0:
-                    p = (tail0 + n0) & mask
-                    k0[p] = STOP
-                    d0[p] = n
-                    t0[p] = a
-                n0 += 1
+                n0 = put_row(o0 >= 0, k0, d0, t0, tail0, n0, STOP, n, a, mask)
                 s0 += 1
                 if now >= 0:
-                    if o1 >= 0:
-                        p = (tail1 + n1) & mask
-                        k1[p] = STOP
-                        d1[p] = now
-                        t1[p] = a
-                    n1 += 1
+                    n1 = put_row(o1 >= 0, k1, d1, t1, tail1, n1, STOP, now, a, mask)
                     s1 += 1
                 if outer_has == 0:
                     hi += 1

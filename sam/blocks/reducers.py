@@ -54,6 +54,7 @@ from sam.sim.burst import (
     fan_out,
     first_channel,
     put,
+    put_row,
     putv,
 )
 from sam.sim.jit import jitable
@@ -138,12 +139,7 @@ def scalar_burst(w, st, fst, optr, ochan, c):
     while m < room:
         if pend >= 0:  # the stop owed after a sum
             t_in = t
-            if o >= 0:
-                p = (tail + m) & mask
-                ko[p] = STOP
-                do[p] = pend
-                to[p] = t + lat
-            m += 1
+            m = put_row(o >= 0, ko, do, to, tail, m, STOP, pend, t + lat, mask)
             nstop += 1
             pend = -1
         else:
@@ -168,12 +164,7 @@ def scalar_burst(w, st, fst, optr, ochan, c):
                     if n >= 1:
                         pend = n - 1
                 elif n >= 1:
-                    if o >= 0:
-                        p = (tail + m) & mask
-                        ko[p] = STOP
-                        do[p] = n - 1
-                        to[p] = t_in + lat
-                    m += 1
+                    m = put_row(o >= 0, ko, do, to, tail, m, STOP, n - 1, t_in + lat, mask)
                     nstop += 1
                 total = 0.0
                 seen = 0

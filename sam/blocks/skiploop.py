@@ -254,6 +254,27 @@ def skip_to(sk_k, sk_d, sk_t, tail, kind, x, a, mask):
 
 
 @jitable(inline=True)
+def drop_input(has, told, skt, skh, sk_k, sk_d, sk_t, kind, x, bounded, pk, pr, h, t, lat,
+               mask, cap):
+    """The intersecter drops the head of one input (its pair popped in cycle ``t``), telling
+    that input's scanner, if it has a skip channel (``skt`` sent, ``skh`` taken), ``kind``:
+    a coordinate ``x`` to reach when beyond what it was ``told`` in this fiber, or the fiber's
+    stop once (rule 11). (Whether it could: False when the skip ring is full; ``skt``,
+    ``told``, the pair's new head, skips sent as data, as stops.)"""
+    send = has and told != TOLD_STOP and (kind == STOP or x > told)
+    if send and skt - skh >= cap:
+        return False, skt, told, h, 0, 0
+    nd = 0
+    ns = 0
+    if send:
+        skt = skip_to(sk_k, sk_d, sk_t, skt, kind, x, t + lat, mask)
+        told = TOLD_STOP if kind == STOP else x
+        nd = 1 if kind == DATA else 0
+        ns = 1 - nd
+    return True, skt, told, pop_pair(bounded, pk, pr, h, t, mask), nd, ns
+
+
+@jitable(inline=True)
 def downstream_room(w, optr, ochan, t_in, free):
     """The cycle ``>= t_in`` in which the intersecter's coordinate and reference outputs (ports
     0-2, outside the cycle) all have room, or -1 when one is full (the kernels wait for it).
@@ -408,32 +429,23 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                             idle += t_in - ti
                             stall += t - t_in
                             any_fired = True
-                    elif x0 < x1:
-                        if has0 and told0 != TOLD_STOP and x1 > told0:
-                            if skt0 - a[16] >= cap:
-                                out = True
-                            else:
-                                skt0 = skip_to(s0k, s0d, s0t, skt0, DATA, x1, t + lat, mask)
-                                nsd0 += 1
-                                told0 = x1
-                        if not out:
-                            l0 = x0
-                            h0 = pop_pair(bounded0, pt0, pr0, h0, t, mask)
-                            idle += t_in - ti
-                            any_fired = True
+                    elif x0 < x1:  # input 0 behind: dropped, its scanner told to reach x1
+                        ok, skt0, told0, h0, nd, ns = drop_input(
+                            has0, told0, skt0, a[16], s0k, s0d, s0t, DATA, x1, bounded0, pt0,
+                            pr0, h0, t, lat, mask, cap)
+                        out = not ok
+                        l0 = x0 if ok else l0
+                        nsd0 += nd
                     else:
-                        if has1 and told1 != TOLD_STOP and x0 > told1:
-                            if skt1 - b[16] >= cap:
-                                out = True
-                            else:
-                                skt1 = skip_to(s1k, s1d, s1t, skt1, DATA, x0, t + lat, mask)
-                                nsd1 += 1
-                                told1 = x0
-                        if not out:
-                            l1 = x1
-                            h1 = pop_pair(bounded1, pt1, pr1, h1, t, mask)
-                            idle += t_in - ti
-                            any_fired = True
+                        ok, skt1, told1, h1, nd, ns = drop_input(
+                            has1, told1, skt1, b[16], s1k, s1d, s1t, DATA, x0, bounded1, pt1,
+                            pr1, h1, t, lat, mask, cap)
+                        out = not ok
+                        l1 = x1 if ok else l1
+                        nsd1 += nd
+                    if not out and x0 != x1:
+                        idle += t_in - ti
+                        any_fired = True
                 elif kx0 == STOP and kx1 == STOP:
                     send0 = has0 and told0 != TOLD_STOP
                     send1 = has1 and told1 != TOLD_STOP
@@ -465,37 +477,29 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                         any_fired = True
                 elif kx0 == DATA and kx1 == STOP:
                     # Input 1's fiber is over: drop input 0's coordinate, tell its scanner.
-                    if x0 <= l0:
-                        out = True
-                    else:
-                        if has0 and told0 != TOLD_STOP:
-                            if skt0 - a[16] >= cap:
-                                out = True
-                            else:
-                                skt0 = skip_to(s0k, s0d, s0t, skt0, STOP, 0, t + lat, mask)
-                                nss0 += 1
-                                told0 = TOLD_STOP
-                        if not out:
-                            l0 = x0
-                            h0 = pop_pair(bounded0, pt0, pr0, h0, t, mask)
-                            idle += t_in - ti
-                            any_fired = True
+                    ok = x0 > l0  # else out of order: the kernel reports it
+                    if ok:
+                        ok, skt0, told0, h0, nd, ns = drop_input(
+                            has0, told0, skt0, a[16], s0k, s0d, s0t, STOP, 0, bounded0, pt0,
+                            pr0, h0, t, lat, mask, cap)
+                        l0 = x0 if ok else l0
+                        nss0 += ns
+                    out = not ok
+                    if ok:
+                        idle += t_in - ti
+                        any_fired = True
                 elif kx0 == STOP and kx1 == DATA:
-                    if x1 <= l1:
-                        out = True
-                    else:
-                        if has1 and told1 != TOLD_STOP:
-                            if skt1 - b[16] >= cap:
-                                out = True
-                            else:
-                                skt1 = skip_to(s1k, s1d, s1t, skt1, STOP, 0, t + lat, mask)
-                                nss1 += 1
-                                told1 = TOLD_STOP
-                        if not out:
-                            l1 = x1
-                            h1 = pop_pair(bounded1, pt1, pr1, h1, t, mask)
-                            idle += t_in - ti
-                            any_fired = True
+                    ok = x1 > l1
+                    if ok:
+                        ok, skt1, told1, h1, nd, ns = drop_input(
+                            has1, told1, skt1, b[16], s1k, s1d, s1t, STOP, 0, bounded1, pt1,
+                            pr1, h1, t, lat, mask, cap)
+                        l1 = x1 if ok else l1
+                        nss1 += ns
+                    out = not ok
+                    if ok:
+                        idle += t_in - ti
+                        any_fired = True
                 else:
                     out = True  # a done token or a malformed stream: the kernel's cases
                 if any_fired:

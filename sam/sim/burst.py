@@ -110,6 +110,19 @@ def commit(w, optr, ochan, port, kind, m):
         w.count[oc, kind] += m
 
 
+@jitable(inline=True)
+def put_row(on, kr, dr, tr, tail, n, kind, data, a, mask):
+    """Write token ``n`` of a burst (``kind``, integer payload ``data``, arriving in cycle
+    ``a``) past ``tail`` into the rows of a port's first channel, when the port has one
+    (``on``); ``n + 1``."""
+    if on:
+        p = (tail + n) & mask
+        kr[p] = kind
+        dr[p] = data
+        tr[p] = a
+    return n + 1
+
+
 @jitable
 def commit_stops(w, optr, ochan, port, m, nstop):
     """Publish the ``m`` tokens a burst wrote on ``port``, ``nstop`` of them stop tokens and
