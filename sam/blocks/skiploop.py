@@ -95,6 +95,20 @@ def drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask):
 
 
 @jitable(inline=True)
+def put_pair(ok, od, ot, rk, rd, rt, tail, kind, crd, ref, a, mask):
+    """A scanner's token number ``tail`` on its pair of channels (rows ``ok``.. of the crd
+    channel, ``rk``.. of the ref one): ``kind`` with payloads ``crd`` and ``ref``, arriving in
+    cycle ``a``."""
+    q = slot(tail, mask)
+    ok[q] = kind
+    od[q] = crd
+    ot[q] = a
+    rk[q] = kind
+    rd[q] = ref
+    rt[q] = a
+
+
+@jitable(inline=True)
 def scan_at(t, s, hd, skt, env):
     """Level scanner (:func:`sam.blocks.scanners.scan`) in cycle ``t``: ``s`` its state, ``hd``
     the tokens the intersecter popped from its pair, ``skt`` the skips sent to it. Returns
@@ -133,14 +147,8 @@ def scan_at(t, s, hd, skt, env):
             if pos == end:
                 phase = CLOSE  # the fiber ends: its stop is next (below)
         if phase == IN_FIBER:
-            a = t + lat
-            q = slot(tail, mask)
-            ok[q] = DATA
-            od[q] = coordinate_at(coordinates, crd, pos, base)
-            ot[q] = a
-            rk[q] = DATA
-            rd[q] = pos
-            rt[q] = a
+            put_pair(ok, od, ot, rk, rd, rt, tail, DATA,
+                     coordinate_at(coordinates, crd, pos, base), pos, t + lat, mask)
             if busy == 0:
                 first = t
             stall += t - T_
@@ -186,14 +194,8 @@ def scan_at(t, s, hd, skt, env):
             skh, sfib = drop_stale_at(skh, skt, skk, skti, fib, sfib, t, mask)
         if cbounded:
             cpt[q] = t
-        a = t + lat
-        p = slot(tail, mask)
-        ok[p] = DATA
-        od[p] = coordinate_at(coordinates, crd, start, start)
-        ot[p] = a
-        rk[p] = DATA
-        rd[p] = start
-        rt[p] = a
+        put_pair(ok, od, ot, rk, rd, rt, tail, DATA,
+                 coordinate_at(coordinates, crd, start, start), start, t + lat, mask)
         if busy == 0:
             first = t
         return (FIRED, (t + 1, IN_FIBER if start + 1 < stop else CLOSE, start + 1, stop, start,
@@ -216,14 +218,7 @@ def scan_at(t, s, hd, skt, env):
         if cbounded:
             cpt[q] = t
         cinh += 1
-    a = t + lat
-    p = slot(tail, mask)
-    ok[p] = STOP
-    od[p] = level
-    ot[p] = a
-    rk[p] = STOP
-    rd[p] = level
-    rt[p] = a
+    put_pair(ok, od, ot, rk, rd, rt, tail, STOP, level, level, t + lat, mask)
     if busy == 0:
         first = t
     return FIRED, (t + 1, NEED_REF, pos, end, base, fib + 1, sfib, skip_t, busy + 1,
