@@ -69,12 +69,13 @@ ERR_TOKEN, ERR_LEFT, ERR_EMPTY, ERR_OUT = 1, 2, 3, 4
 
 @jitable
 def reg(regs, work, nregs, nw, x, lane):
-    """Value of operand ``x`` (register >= 0, constant < 0) in ``lane``."""
+    """Value of operand ``x`` (register >= 0, constant < 0) in ``lane`` (unsigned indexes: no
+    negative-index wrap-around)."""
     if x < 0:
-        return regs[nregs * nw + (-x - 1)]
-    if work[x] == 1:
-        return regs[x * nw]
-    return regs[x * nw + lane]
+        return regs[np.uint64(nregs * nw - x - 1)]
+    if work[np.uint64(x)] == 1:
+        return regs[np.uint64(x * nw)]
+    return regs[np.uint64(x * nw + lane)]
 
 
 @jitable
@@ -87,7 +88,7 @@ def on(work, nregs, nw, x, lane):
 
 @jitable
 def scalar(work, x):
-    return x < 0 or work[x] == 1
+    return x < 0 or work[np.uint64(x)] == 1
 
 
 @jitable(inline=True)
@@ -245,7 +246,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
                 occ_c = k - hc
             t, idle, busy, first = spent(t, idle, busy, first, t_in, token_cost)
             hc += 1
-            work[stat + tk] += 1
+            work[np.uint64(stat + tk)] += 1
             tok = tk
             pc = prog[1 + 2 * tk]
             end = prog[2 + 2 * tk]
@@ -254,12 +255,12 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
         if pc >= end:
             phase = NEED_TOKEN
             continue
-        i = 1 + 2 * n_ids + pc * IREC
+        i = np.uint64(1 + 2 * n_ids + pc * IREC)
         op = prog[i]
-        dst = prog[i + 1]
-        a = prog[i + 2]
-        b = prog[i + 3]
-        c = prog[i + 4]
+        dst = prog[i + np.uint64(1)]
+        a = prog[i + np.uint64(2)]
+        b = prog[i + np.uint64(3)]
+        c = prog[i + np.uint64(4)]
         if op == POP:
             if hd >= td:
                 break
@@ -276,11 +277,11 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             cur_d_t = t_in
             if k - hd > occ_d:
                 occ_d = k - hd
-            regs[dst * nw] = w.fdata[cd, s]
-            work[dst] = 1
+            regs[np.uint64(dst * nw)] = w.fdata[cd, s]
+            work[np.uint64(dst)] = 1
             hd += 1
             t, idle, busy, first = spent(t, idle, busy, first, t_in, pop_cost)
-            work[stat + n_ids + tok] += 1
+            work[np.uint64(stat + n_ids + tok)] += 1
         elif op >= OUT_ADD:
             if not scalar(work, c):
                 break
@@ -288,21 +289,21 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             col = int(reg(regs, work, nregs, nw, b, 0))
             if r < 0 or r >= rows or col < 0 or col >= cols:
                 break
-            update(out, r * cols + col, op, reg(regs, work, nregs, nw, c, 0))
+            update(out, np.uint64(r * cols + col), op, reg(regs, work, nregs, nw, c, 0))
         elif op == SUM:
             if not scalar(work, a):
                 break
-            regs[dst * nw] = 0.0 + reg(regs, work, nregs, nw, a, 0)  # the sum's 0.0 start
-            work[dst] = 1
+            regs[np.uint64(dst * nw)] = 0.0 + reg(regs, work, nregs, nw, a, 0)  # 0.0 start
+            work[np.uint64(dst)] = 1
         else:
             if not (scalar(work, a) and (op == MOV or scalar(work, b))):
                 break
             x = reg(regs, work, nregs, nw, a, 0)
             if op != MOV:
                 x = combine(op, x, reg(regs, work, nregs, nw, b, 0))
-            regs[dst * nw] = x
-            work[nregs + dst * nw] = 1
-            work[dst] = 1
+            regs[np.uint64(dst * nw)] = x
+            work[np.uint64(nregs + dst * nw)] = 1
+            work[np.uint64(dst)] = 1
         pc += 1
     st[T] = t
     st[IDLE] = idle
