@@ -58,6 +58,9 @@ ENABLED = True
 #: (a token, a pop); fires later (in a known cycle); or needs the kernels (``OUT``: an input
 #: from outside the cycle, a done token, a malformed stream, a full output ring).
 FIRED, WAITS, LATER, OUT = 0, 1, 2, 3
+#: Positions in a scanner's loop state (:func:`scanner_state`) that the intersecter reads: the
+#: tail of the scanner's output pair, the head of its skip channel.
+TAIL, SKH = 13, 15
 
 
 @jitable(inline=True)
@@ -114,8 +117,8 @@ def scan_at(t, s, hd, skt, env):
     the tokens the intersecter popped from its pair, ``skt`` the skips sent to it. Returns
     (what it did, its new state, the cycle it fires in when ``LATER``)."""
     (T_, phase, pos, end, base, fib, sfib, skip_t, busy, idle, stall, first, cinh, tail, nd,
-     ns, skh, rank_at) = s
-    (cin, ctail, ck, cd, ct, cpt, cbounded, ok, od, ot, rk, rd, rt, d, pt, hassk, skk, skd, skti,
+     skh, rank_at) = s
+    (ctail, ck, cd, ct, cpt, cbounded, ok, od, ot, rk, rd, rt, d, pt, hassk, skk, skd, skti,
      positions, coordinates, size, seg, crd, lens, rank, lat, mask, cap) = env
     if T_ > t:
         return LATER, s, T_
@@ -157,9 +160,9 @@ def scan_at(t, s, hd, skt, env):
             if pos == end:
                 phase = CLOSE
             return FIRED, (t + 1, phase, pos, end, base, fib, sfib, skip_t, busy, idle, stall,
-                           first, cinh, tail + 1, nd + 1, ns, skh, rank_at), NEVER
+                           first, cinh, tail + 1, nd + 1, skh, rank_at), NEVER
     s = (T_, phase, pos, end, base, fib, sfib, skip_t, busy, idle, stall, first, cinh, tail, nd,
-         ns, skh, rank_at)
+         skh, rank_at)
     # Phases that need the next input token (a reference, or what follows a fiber).
     if cinh >= ctail:
         return OUT, s, NEVER
@@ -183,7 +186,7 @@ def scan_at(t, s, hd, skt, env):
             if busy == 0:
                 first = t
             return (FIRED, (t + 1, CLOSE, pos, end, base, fib, sfib, skip_t, busy + 1,
-                            idle + t - T_, stall, first, cinh + 1, tail, nd, ns, skh, rank_at),
+                            idle + t - T_, stall, first, cinh + 1, tail, nd, skh, rank_at),
                     NEVER)
         if r < 0:
             return WAITS, s, NEVER
@@ -200,7 +203,7 @@ def scan_at(t, s, hd, skt, env):
             first = t
         return (FIRED, (t + 1, IN_FIBER if start + 1 < stop else CLOSE, start + 1, stop, start,
                         fib, sfib, skip_t, busy + 1, idle + t_in - T_, stall + t - t_in, first,
-                        cinh + 1, tail + 1, nd + 1, ns, skh, rank_start(rank, size, cd[q])),
+                        cinh + 1, tail + 1, nd + 1, skh, rank_start(rank, size, cd[q])),
                 NEVER)
     if k == DONE or (k != STOP and phase != CLOSE):
         return OUT, s, NEVER
@@ -222,8 +225,8 @@ def scan_at(t, s, hd, skt, env):
     if busy == 0:
         first = t
     return FIRED, (t + 1, NEED_REF, pos, end, base, fib + 1, sfib, skip_t, busy + 1,
-                   idle + t_in - T_, stall + t - t_in, first, cinh, tail + 1, nd, ns + 1,
-                   skh, rank_at), NEVER
+                   idle + t_in - T_, stall + t - t_in, first, cinh, tail + 1, nd, skh,
+                   rank_at), NEVER
 
 
 @jitable(inline=True)
@@ -255,18 +258,16 @@ def drop_input(has, told, skt, skh, sk_k, sk_d, sk_t, kind, x, bounded, pk, pr, 
     that input's scanner, if it has a skip channel (``skt`` sent, ``skh`` taken), ``kind``:
     a coordinate ``x`` to reach when beyond what it was ``told`` in this fiber, or the fiber's
     stop once (rule 11). (Whether it could: False when the skip ring is full; ``skt``,
-    ``told``, the pair's new head, skips sent as data, as stops.)"""
+    ``told``, the pair's new head, skips sent as data: 0 or 1.)"""
     send = has and told != TOLD_STOP and (kind == STOP or x > told)
     if send and skt - skh >= cap:
-        return False, skt, told, h, 0, 0
+        return False, skt, told, h, 0
     nd = 0
-    ns = 0
     if send:
         skt = skip_to(sk_k, sk_d, sk_t, skt, kind, x, t + lat, mask)
         told = TOLD_STOP if kind == STOP else x
         nd = 1 if kind == DATA else 0
-        ns = 1 - nd
-    return True, skt, told, pop_pair(bounded, pk, pr, h, t, mask), nd, ns
+    return True, skt, told, pop_pair(bounded, pk, pr, h, t, mask), nd
 
 
 @jitable(inline=True)
@@ -303,13 +304,14 @@ def downstream_free(w, optr, ochan, cap):
 
 
 @jitable(inline=True)
-def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1,
-                   sb, fsb, inb, opb, ocb, mb0, mb1, mb2, mb3, fb0, fb1,
-                   si, fsi, ini, opi, oci, mi0, mi1, mi2, mi3, fi0, fi1):
-    """Run scanner A, scanner B and their intersecter (each block's state, wiring and
-    memories as the driver describes them; ``mi0``-``mi2`` the intersecter's ``last``,
-    ``told``, ``skipto``) cycle by cycle until none can go on without the kernels; whether
-    any fired."""
+def skip_component(w, scan_a, scan_b, inter):
+    """Run scanner A, scanner B and their intersecter (each block's kernel arrays,
+    :func:`sam.sim.loops.block_arrays`: state, wiring and memories; the scanners' ``seg``,
+    ``crd``, ``lens``, ``rank``, the intersecter's ``last``, ``told``, ``skipto``) cycle by
+    cycle until none can go on without the kernels; whether any fired."""
+    sa, _, ina, _, _, ma0, ma1, ma2, ma3, _, _ = scan_a
+    sb, _, inb, _, _, mb0, mb1, mb2, mb3, _, _ = scan_b
+    si, _, ini, opi, oci, mi0, mi1, mi2, _, _, _ = inter
     mask = w.kind.shape[1] - 1
     cap = mask + 1
     lat = si[LAT]
@@ -372,10 +374,10 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
     h1 = w.head[c1]
     skt0 = w.tail[sk0] if has0 else 0
     skt1 = w.tail[sk1] if has1 else 0
-    nsd0 = 0
-    nss0 = 0
+    skt0_was = skt0
+    skt1_was = skt1
+    nsd0 = 0  # skips sent as data (the rest are stops)
     nsd1 = 0
-    nss1 = 0
     free = downstream_free(w, opi, oci, cap)
     fired = False
     t = min(ti, min(a[0], b[0]))
@@ -386,7 +388,7 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
         # -- the intersecter in cycle t (Def. 3.2, rule 11; :func:`sam.blocks.merges.merge`)
         if ti > t:
             nxt = ti
-        elif h0 < a[13] and h1 < b[13]:
+        elif h0 < a[TAIL] and h1 < b[TAIL]:
             q0 = slot(h0, mask)
             q1 = slot(h1, mask)
             t_in = ti
@@ -406,8 +408,8 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                         out = True  # out of order: the kernel reports it
                     elif x0 == x1:
                         t_out = downstream_room(w, opi, oci, t_in, free)
-                        if t_out < 0 or (has0 and skt0 - a[16] >= cap) \
-                                or (has1 and skt1 - b[16] >= cap):
+                        if t_out < 0 or (has0 and skt0 - a[SKH] >= cap) \
+                                or (has1 and skt1 - b[SKH] >= cap):
                             out = True
                         elif t_out > t:
                             nxt = t_out
@@ -425,15 +427,15 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                             stall += t - t_in
                             any_fired = True
                     elif x0 < x1:  # input 0 behind: dropped, its scanner told to reach x1
-                        ok, skt0, told0, h0, nd, ns = drop_input(
-                            has0, told0, skt0, a[16], s0k, s0d, s0t, DATA, x1, bounded0, pt0,
+                        ok, skt0, told0, h0, nd = drop_input(
+                            has0, told0, skt0, a[SKH], s0k, s0d, s0t, DATA, x1, bounded0, pt0,
                             pr0, h0, t, lat, mask, cap)
                         out = not ok
                         l0 = x0 if ok else l0
                         nsd0 += nd
                     else:
-                        ok, skt1, told1, h1, nd, ns = drop_input(
-                            has1, told1, skt1, b[16], s1k, s1d, s1t, DATA, x0, bounded1, pt1,
+                        ok, skt1, told1, h1, nd = drop_input(
+                            has1, told1, skt1, b[SKH], s1k, s1d, s1t, DATA, x0, bounded1, pt1,
                             pr1, h1, t, lat, mask, cap)
                         out = not ok
                         l1 = x1 if ok else l1
@@ -445,8 +447,8 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                     send0 = has0 and told0 != TOLD_STOP
                     send1 = has1 and told1 != TOLD_STOP
                     t_out = downstream_room(w, opi, oci, t_in, free)
-                    if x0 != x1 or t_out < 0 or (has0 and skt0 - a[16] >= cap) \
-                            or (has1 and skt1 - b[16] >= cap):
+                    if x0 != x1 or t_out < 0 or (has0 and skt0 - a[SKH] >= cap) \
+                            or (has1 and skt1 - b[SKH] >= cap):
                         out = True  # misaligned stops (the kernel reports them), or no room
                     elif t_out > t:
                         nxt = t_out
@@ -459,10 +461,8 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                         h1 = pop_pair(bounded1, pt1, pr1, h1, t, mask)
                         if send0:
                             skt0 = skip_to(s0k, s0d, s0t, skt0, STOP, x0, at, mask)
-                            nss0 += 1
                         if send1:
                             skt1 = skip_to(s1k, s1d, s1t, skt1, STOP, x0, at, mask)
-                            nss1 += 1
                         l0 = -1
                         l1 = -1
                         told0 = -1
@@ -474,11 +474,10 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                     # Input 1's fiber is over: drop input 0's coordinate, tell its scanner.
                     ok = x0 > l0  # else out of order: the kernel reports it
                     if ok:
-                        ok, skt0, told0, h0, nd, ns = drop_input(
-                            has0, told0, skt0, a[16], s0k, s0d, s0t, STOP, 0, bounded0, pt0,
+                        ok, skt0, told0, h0, nd = drop_input(
+                            has0, told0, skt0, a[SKH], s0k, s0d, s0t, STOP, 0, bounded0, pt0,
                             pr0, h0, t, lat, mask, cap)
                         l0 = x0 if ok else l0
-                        nss0 += ns
                     out = not ok
                     if ok:
                         idle += t_in - ti
@@ -486,11 +485,10 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
                 elif kx0 == STOP and kx1 == DATA:
                     ok = x1 > l1
                     if ok:
-                        ok, skt1, told1, h1, nd, ns = drop_input(
-                            has1, told1, skt1, b[16], s1k, s1d, s1t, STOP, 0, bounded1, pt1,
+                        ok, skt1, told1, h1, nd = drop_input(
+                            has1, told1, skt1, b[SKH], s1k, s1d, s1t, STOP, 0, bounded1, pt1,
                             pr1, h1, t, lat, mask, cap)
                         l1 = x1 if ok else l1
-                        nss1 += ns
                     out = not ok
                     if ok:
                         idle += t_in - ti
@@ -543,11 +541,11 @@ def skip_component(w, isfb, sa, fsa, ina, opa, oca, ma0, ma1, ma2, ma3, fa0, fa1
     if has0:
         w.tail[sk0] = skt0
         w.count[sk0, DATA] += nsd0
-        w.count[sk0, STOP] += nss0
+        w.count[sk0, STOP] += skt0 - skt0_was - nsd0
     if has1:
         w.tail[sk1] = skt1
         w.count[sk1, DATA] += nsd1
-        w.count[sk1, STOP] += nss1
+        w.count[sk1, STOP] += skt1 - skt1_was - nsd1
     store_scanner(w, sa, ina, c0, r0, a)
     store_scanner(w, sb, inb, c1, r1, b)
     return fired
@@ -560,7 +558,7 @@ def scanner_env(w, st, ins, c, r, pt, seg, crd, lens, rank, mask, cap):
     cin = ins[0]
     sk = ins[1] if ins.shape[0] > 1 and ins[1] >= 0 else c
     cbounded = w.depth[cin] > 0
-    return (cin, w.tail[cin], w.kind[cin], w.data[cin], w.time[cin],
+    return (w.tail[cin], w.kind[cin], w.data[cin], w.time[cin],
             w.ptime[cin] if cbounded else w.ptime[0], cbounded,
             w.kind[c], w.data[c], w.time[c], w.kind[r], w.data[r], w.time[r], w.depth[c], pt,
             ins.shape[0] > 1 and ins[1] >= 0, w.kind[sk], w.data[sk], w.time[sk],
@@ -570,10 +568,11 @@ def scanner_env(w, st, ins, c, r, pt, seg, crd, lens, rank, mask, cap):
 @jitable(inline=True)
 def scanner_state(w, st, ins, c):
     """A scanner's state for :func:`scan_at`: its kernel state, its input's head, its output
-    pair's tail, tokens pushed (data, stop) in the loop, its skip channel's head."""
+    pair's tail (``TAIL``), data tokens pushed in the loop (the others are stops), its skip
+    channel's head (``SKH``), its rank index row."""
     sk = ins[1] if ins.shape[0] > 1 and ins[1] >= 0 else -1
     return (st[T], st[PHASE], st[POS], st[END], st[BASE], st[FIB], st[SFIB], st[SKIP_T],
-            st[BUSY], st[IDLE], st[STALL], st[FIRST_T], w.head[ins[0]], w.tail[c], 0, 0,
+            st[BUSY], st[IDLE], st[STALL], st[FIRST_T], w.head[ins[0]], w.tail[c], 0,
             w.head[sk] if sk >= 0 else 0, st[RANK_AT])
 
 
@@ -588,20 +587,19 @@ def store_scanner(w, st, ins, c, r, s):
     st[FIB] = s[5]
     st[SFIB] = s[6]
     st[SKIP_T] = s[7]
-    st[RANK_AT] = s[17]
+    st[RANK_AT] = s[16]
     st[BUSY] = s[8]
     st[IDLE] = s[9]
     st[STALL] = s[10]
     st[FIRST_T] = s[11]
     w.head[ins[0]] = s[12]
-    w.tail[c] = s[13]
-    w.tail[r] = s[13]
-    w.count[c, DATA] += s[14]
-    w.count[r, DATA] += s[14]
-    w.count[c, STOP] += s[15]
-    w.count[r, STOP] += s[15]
+    stops = s[TAIL] - w.tail[c] - s[14]
+    for x in (c, r):
+        w.tail[x] = s[TAIL]
+        w.count[x, DATA] += s[14]
+        w.count[x, STOP] += stops
     if ins.shape[0] > 1 and ins[1] >= 0:
-        w.head[ins[1]] = s[16]
+        w.head[ins[1]] = s[SKH]
 
 
 def component(runs: Sequence[object]) -> tuple[int, int, int] | None:

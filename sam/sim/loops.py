@@ -84,7 +84,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
             lo = uptr[u]
             hi = uptr[u + 1]
             if fuse[u, 0] >= 0:
-                if fused(w, isfb, done, ia, fa, fuse[u, 0], fuse[u, 1], fuse[u, 2]):
+                if fused(w, done, ia, fa, fuse[u, 0], fuse[u, 1], fuse[u, 2]):
                     progressed = True
                 calls += 1  # the kernels take over where the loop stopped: call them all
                 for j in range(3):
@@ -95,9 +95,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
                     i = ublk[j]
                     if done[i] != 0:
                         continue
-                    a = N_INT * i
-                    b = N_FLOAT * i
-                    ochan = int_array(ia[a + 3, 0], ia[a + 3, 1])
+                    ochan = int_array(ia[N_INT * i + 3, 0], ia[N_INT * i + 3, 1])
                     x = watch[i]
                     if x >= 0:
                         if w.tail[x] == stamp[i] and w.horizon[x] == stamp2[i]:
@@ -105,17 +103,10 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
                     elif x == -2:
                         if heads(w, ochan) == stamp[i]:
                             continue
-                    st = int_array(ia[a, 0], ia[a, 1])
+                    arrays = block_arrays(ia, fa, i)
+                    st = arrays[0]
                     busy = st[W.BUSY]
-                    rc = call_kernel(addr[i], w, st, float_array(fa[b, 0], fa[b, 1]),
-                                     int_array(ia[a + 1, 0], ia[a + 1, 1]),
-                                     int_array(ia[a + 2, 0], ia[a + 2, 1]), ochan,
-                                     int_array(ia[a + 4, 0], ia[a + 4, 1]),
-                                     int_array(ia[a + 5, 0], ia[a + 5, 1]),
-                                     int_array(ia[a + 6, 0], ia[a + 6, 1]),
-                                     int_array(ia[a + 7, 0], ia[a + 7, 1]),
-                                     float_array(fa[b + 1, 0], fa[b + 1, 1]),
-                                     float_array(fa[b + 2, 0], fa[b + 2, 1]))
+                    rc = call_kernel(addr[i], w, *arrays)
                     calls += 1
                     out[2] += 1
                     if rc == W.RC_GROW or rc == W.RC_ERR:
@@ -163,37 +154,26 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
             return BUDGET
 
 
-def fused(w, isfb, done, ia, fa, i, j, k):
-    """:func:`sam.blocks.skiploop.skip_component` on scanners i, j and intersecter k (their
-    arrays described by ``ia``), unless one is done; whether anything moved."""
+def block_arrays(ia, fa, i):
+    """Block i's kernel arrays after the ``Wires`` record, as its kernel takes them (``st,
+    fst, ins, optr, ochan, m0..m3, f0, f1``), from their descriptions ``ia``/``fa``."""
+    a = N_INT * i
+    b = N_FLOAT * i
+    return (int_array(ia[a, 0], ia[a, 1]), float_array(fa[b, 0], fa[b, 1]),
+            int_array(ia[a + 1, 0], ia[a + 1, 1]), int_array(ia[a + 2, 0], ia[a + 2, 1]),
+            int_array(ia[a + 3, 0], ia[a + 3, 1]), int_array(ia[a + 4, 0], ia[a + 4, 1]),
+            int_array(ia[a + 5, 0], ia[a + 5, 1]), int_array(ia[a + 6, 0], ia[a + 6, 1]),
+            int_array(ia[a + 7, 0], ia[a + 7, 1]), float_array(fa[b + 1, 0], fa[b + 1, 1]),
+            float_array(fa[b + 2, 0], fa[b + 2, 1]))
+
+
+def fused(w, done, ia, fa, i, j, k):
+    """:func:`sam.blocks.skiploop.skip_component` on scanners i, j and intersecter k, unless
+    one is done; whether anything moved."""
     if done[i] != 0 or done[j] != 0 or done[k] != 0:
         return False
-    a = N_INT * i
-    b = N_INT * j
-    c = N_INT * k
-    fb = N_FLOAT * i
-    fj = N_FLOAT * j
-    fk = N_FLOAT * k
-    return skip_component(
-        w, isfb,
-        int_array(ia[a, 0], ia[a, 1]), float_array(fa[fb, 0], fa[fb, 1]),
-        int_array(ia[a + 1, 0], ia[a + 1, 1]), int_array(ia[a + 2, 0], ia[a + 2, 1]),
-        int_array(ia[a + 3, 0], ia[a + 3, 1]), int_array(ia[a + 4, 0], ia[a + 4, 1]),
-        int_array(ia[a + 5, 0], ia[a + 5, 1]), int_array(ia[a + 6, 0], ia[a + 6, 1]),
-        int_array(ia[a + 7, 0], ia[a + 7, 1]), float_array(fa[fb + 1, 0], fa[fb + 1, 1]),
-        float_array(fa[fb + 2, 0], fa[fb + 2, 1]),
-        int_array(ia[b, 0], ia[b, 1]), float_array(fa[fj, 0], fa[fj, 1]),
-        int_array(ia[b + 1, 0], ia[b + 1, 1]), int_array(ia[b + 2, 0], ia[b + 2, 1]),
-        int_array(ia[b + 3, 0], ia[b + 3, 1]), int_array(ia[b + 4, 0], ia[b + 4, 1]),
-        int_array(ia[b + 5, 0], ia[b + 5, 1]), int_array(ia[b + 6, 0], ia[b + 6, 1]),
-        int_array(ia[b + 7, 0], ia[b + 7, 1]), float_array(fa[fj + 1, 0], fa[fj + 1, 1]),
-        float_array(fa[fj + 2, 0], fa[fj + 2, 1]),
-        int_array(ia[c, 0], ia[c, 1]), float_array(fa[fk, 0], fa[fk, 1]),
-        int_array(ia[c + 1, 0], ia[c + 1, 1]), int_array(ia[c + 2, 0], ia[c + 2, 1]),
-        int_array(ia[c + 3, 0], ia[c + 3, 1]), int_array(ia[c + 4, 0], ia[c + 4, 1]),
-        int_array(ia[c + 5, 0], ia[c + 5, 1]), int_array(ia[c + 6, 0], ia[c + 6, 1]),
-        int_array(ia[c + 7, 0], ia[c + 7, 1]), float_array(fa[fk + 1, 0], fa[fk + 1, 1]),
-        float_array(fa[fk + 2, 0], fa[fk + 2, 1]))
+    return skip_component(w, block_arrays(ia, fa, i), block_arrays(ia, fa, j),
+                          block_arrays(ia, fa, k))
 
 
 def skip_component(*args):
@@ -333,6 +313,7 @@ def driver() -> Callable[..., int]:
 
         register_jitables()
         globals()["skip_component"] = skiploop.skip_component
+        globals()["block_arrays"] = numba.njit(inline="always")(block_arrays)
         globals()["fused"] = numba.njit(inline="always")(fused)
         _DRIVE = numba.njit(cache=True, boundscheck=False, nogil=True)(drive_py)
     return _DRIVE
