@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import shlex
 import shutil
 import subprocess
@@ -31,9 +30,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from formats.atomic import atomic_write
-from formats.errors import ToolkitError
 from formats.format import Format
 from sam.cli import TENSOR_SPECS, add_run_options, run_graph, run_program_graphs
+from sam.command.entry import Parser, UsageError
 from sam.errors import CompileError
 
 _SYNTAX = """\
@@ -92,19 +91,6 @@ examples:
 """
 
 
-class UsageError(Exception):
-    """A command-line usage error (argparse's exit status 2), raised instead of exiting."""
-
-    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
-        super().__init__(message)
-        self.parser = parser
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
-        raise UsageError(self, message)
-
-
 def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("expression", nargs="+", metavar="EXPRESSION",
                    help='tensor index notation, e.g. "X(i,j)=B(i,k)*C(k,j)" (several words '
@@ -148,7 +134,7 @@ CORE_COMMANDS = ("compile", "counts", "table1", "tile")
 
 
 def build_parser(ember: bool = True) -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="custard",
         description="Compile tensor index notation, with tensor formats and a loop order, to a "
         "SAM dataflow graph in the Custard DOT schema.",
@@ -412,7 +398,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     if args.draw:
         _picture_format(args.draw)
     from sam.bind import parse_bindings
-    from sam.outputs import check_outputs, input_files
+    from sam.command.outputs import check_outputs, input_files
 
     check_outputs({"-o": args.output_dot, "--draw": args.draw,
                    "--result": getattr(args, "output", None),
@@ -481,55 +467,13 @@ def _cmd_table1(args: argparse.Namespace) -> int:
     return 0
 
 
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
-
-
 def main(argv: list[str] | None = None) -> int:
+    from sam.command.entry import run_main
+
     words = sys.argv[1:] if argv is None else argv
     command = next((a for a in words if not a.startswith("-")), None)
-    parser = build_parser(ember=command not in CORE_COMMANDS)
-    try:
-        args = parser.parse_args(argv)
-    except UsageError as err:
-        err.parser.print_usage(sys.stderr)
-        print(f"{err.parser.prog}: error: {_one_line(err)}", file=sys.stderr)
-        return 2
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return args.func(args)
-    except UsageError as err:
-        err.parser.print_usage(sys.stderr)
-        print(f"{err.parser.prog}: error: {_one_line(err)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("custard: interrupted", file=sys.stderr)
-        return 130
-    except ToolkitError as err:
-        print(f"custard: error: {_one_line(err)}", file=sys.stderr)
-        return 1
-    except MemoryError as err:  # --run on tensors too large for this machine
-        print(f"custard: error: out of memory ({_one_line(err)}); try smaller tensors or a "
-              "smaller --fifo-depth", file=sys.stderr)
-        return 1
-    except RecursionError:  # the compiler recurses over the expression tree
-        print("custard: error: the expression is nested too deeply to compile (Python's "
-              "recursion limit); split it into smaller expressions", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # `custard compile ... | head`
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the exit-time flush
-        except OSError:
-            pass
-        return 1
-    except Exception as err:  # a bug in the toolkit, not a user error: still one line
-        if os.environ.get("CUSTARD_DEBUG"):
-            raise
-        print(f"custard: internal error (please report it; CUSTARD_DEBUG=1 shows the "
-              f"traceback): {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
-        return 4
+    return run_main("custard", lambda: build_parser(ember=command not in CORE_COMMANDS), argv,
+                    debug_env="CUSTARD_DEBUG")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -394,8 +393,8 @@ def _save_report(path: str, report: dict) -> None:
 def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[str, str]
                       ) -> None:
     """Outputs that would overwrite an input or each other, or cannot be written: refused
-    before anything runs (:mod:`sam.outputs`)."""
-    from sam.outputs import check_outputs, input_files
+    before anything runs (:mod:`sam.command.outputs`)."""
+    from sam.command.outputs import check_outputs, input_files
 
     check_outputs({getattr(args, "output_option", "-o"): getattr(args, "output", None),
                    "--report": args.report}, [graph_path, *input_files(specs)])
@@ -484,9 +483,9 @@ def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: s
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
+    from sam.command.outputs import check_outputs
     from sam.graph.dot import load_all
     from sam.graph.draw import render
-    from sam.outputs import check_outputs
     from sam.report import load_report
 
     suffix = Path(args.output).suffix.lower().lstrip(".")
@@ -512,7 +511,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from sam.outputs import check_outputs
+    from sam.command.outputs import check_outputs
     from sam.plot import plot_report
     from sam.report import load_report
 
@@ -542,9 +541,10 @@ BUILTIN_COMMANDS = ("run", "draw", "plot", "tmu", "tensor", "data")
 
 
 def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
+    from sam.command.entry import Parser
     from sam.tmu_cli import add_tmu_command
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sam-sim",
         description="Simulate SAM dataflow graphs (Custard DOT files) on real and synthetic "
         "tensors, token by token, counting cycles.",
@@ -625,43 +625,13 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
-
-
 def main(argv: list[str] | None = None) -> int:
+    from sam.command.entry import run_main
+
     words = sys.argv[1:] if argv is None else argv
     command = next((a for a in words if not a.startswith("-")), None)
-    parser = build_parser(plugins=command not in BUILTIN_COMMANDS)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
-    try:
-        return args.func(args)
-    except ToolkitError as err:
-        print(f"sam-sim: error: {_one_line(err)}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("sam-sim: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:  # e.g. piped into `head`
-        sys.stderr.close()
-        return 0
-    except MemoryError as err:
-        print(f"sam-sim: error: out of memory ({_one_line(err)}); try smaller tensors or a "
-              "smaller --fifo-depth", file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as err:
-        where = f"{err.filename}: " if err.filename else ""
-        print(f"sam-sim: error: {where}{err.strerror or _one_line(err)}", file=sys.stderr)
-        return EXIT_ERROR
-    except Exception as err:  # a bug in the toolkit, not a user error: still one line
-        if os.environ.get("SAM_SIM_DEBUG"):
-            raise
-        print(f"sam-sim: internal error (please report it; SAM_SIM_DEBUG=1 shows the "
-              f"traceback): {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
-        return EXIT_INTERNAL
+    return run_main("sam-sim", lambda: build_parser(plugins=command not in BUILTIN_COMMANDS),
+                    argv, debug_env="SAM_SIM_DEBUG")
 
 
 if __name__ == "__main__":
