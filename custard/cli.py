@@ -323,6 +323,10 @@ def print_notices(result) -> None:
 
 
 # ---------------------------------------------------------------------------- commands
+#: what ``custard compile -o`` writes: DOT text
+DOT_SUFFIXES = (".gv", ".dot")
+
+
 def _write(path: str, text: str, what: str) -> None:
     try:
         with atomic_write(path) as out:
@@ -403,7 +407,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     check_outputs({"-o": args.output_dot, "--draw": args.draw,
                    "--result": getattr(args, "output", None),
                    "--report": getattr(args, "report", None)},
-                  input_files(parse_bindings(getattr(args, "tensor", None) or [])))
+                  input_files(parse_bindings(getattr(args, "tensor", None) or [])),
+                  {"-o": DOT_SUFFIXES, "--report": (".json",)})
     result = result_from_args(args)
     print_notices(result)
     graphs = graphs_of(result)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 
 from sam.blocks.base import Block, make_block
+from sam.command.bounds import check_size
 from sam.errors import CompileError
 from sam.graph.model import Graph
 
@@ -58,6 +59,13 @@ def _links(graph: Graph) -> list[Link]:
     return out
 
 
+#: Most lanes ``parallelize(i,N)`` makes (a graph of N copies of the sub-graph below i).
+MAX_LANES = 4096
+#: Bytes a block of a lane costs, compiled and simulated (graph node, state, start rings;
+#: measured about 2 kB and 7.5 kB on parallelize(i,1000) of Gustavson's SpM*SpM).
+BYTES_PER_BLOCK = 10_000
+
+
 class _Lanes:
     def __init__(self, graph: Graph, var: str, lanes: int, mode: str) -> None:
         self.graph = graph
@@ -69,8 +77,9 @@ class _Lanes:
         if var not in order:
             raise CompileError(f"{self.what}: {var} is not an index variable of the graph "
                                f"(loop order {','.join(order)})")
-        if lanes < 1:
-            raise CompileError(f"{self.what}: the number of lanes must be at least 1")
+        check_size(self.what, lanes, high=MAX_LANES, why="SAM lanes are copies of the "
+                   "sub-graph in hardware, 2 to 64 in accelerators, Sec. 4.4",
+                   error=CompileError)
         if mode not in LANE_MODES:
             raise CompileError(f"{self.what}: unknown lane mode {mode!r}; use "
                                f"{' or '.join(LANE_MODES)}")
@@ -194,6 +203,9 @@ class _Lanes:
     # ---------------------------------------------------------------- rewrite
     def rewrite(self) -> Graph:
         self.classify()
+        check_size(self.what, self.n, bytes_each=BYTES_PER_BLOCK * len(self.inside),
+                   what=f"a graph of {self.n:,} copies of {len(self.inside)} blocks",
+                   error=CompileError)
         g = Graph(formats=dict(self.graph.formats), attrs=dict(self.graph.attrs),
                   name=self.graph.name, dot_id=self.graph.dot_id)
         g.notices = list(self.graph.notices)

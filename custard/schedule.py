@@ -22,8 +22,9 @@ variables, and yields that order plus what the graph should record:
 ``divide``      Splitting the iteration (tiling included) never changes the result, so the
                 graph iterates i whole, at the place of i's outermost part in the final
                 loop nest; the commands and that loop nest are recorded in the graph
-                attributes ``split`` and ``split_loops`` with a notice, for the tiling issue
-                to emit the split levels. Fusing or ``pos`` of a part works on the whole.
+                attributes ``split`` and ``split_loops`` with a notice; ``--split-mode``
+                emits the split levels and ``custard tile`` runs tile by tile. Fusing or
+                ``pos`` of a part works on the whole.
 ``parallelize`` ``parallelize(i,CPUThread,NoRaces)``: recorded in the graph attribute
                 ``parallelize="i:CPUThread:NoRaces"`` with a notice. ``parallelize(i,4)``
                 (``parallelize(i,4,range)``): SAM lanes (Sec. 4.4): the sub-graph below i
@@ -263,7 +264,8 @@ class _Interpreter:
 
     def integer(self, d: Directive, text: str, what: str) -> int:
         if not text.isdigit() or int(text) < 1:
-            raise CompileError(f"{d}: the {what} {text!r} is not a positive integer")
+            raise CompileError(f"{d}: the {what} must be a whole number of 1 or more, not "
+                               f"{text}")
         return int(text)
 
     # ---------------------------------------------------------------- commands
@@ -351,7 +353,7 @@ class _Interpreter:
             f"{var} level; the graph is the coordinate one")
 
     def cmd_parallelize(self, d: Directive) -> None:
-        if len(d.args) in (2, 3) and d.args[1].isdigit():
+        if len(d.args) in (2, 3) and d.args[1].lstrip("+-").isdigit():
             self.lanes_command(d)
             return
         self.arity(d, 3, usage="parallelize(i, unit, race_strategy) or parallelize(i, lanes)")
@@ -371,9 +373,10 @@ class _Interpreter:
         variables = ",".join(self.loops[k].variables)
         self.out.parallel.append(f"{variables}:{unit}:{races}")
         self.out.notices.append(
-            f"{d}: recorded in the graph ({PARALLELIZE_ATTR}={variables}:{unit}:{races}); "
-            "SAM lanes (parallelizer/serializer blocks, paper Sec. 4.4) are not compiled yet, "
-            "and the thread kind and race strategy are C-code notions")
+            f"{d}: recorded in the graph ({PARALLELIZE_ATTR}={variables}:{unit}:{races}); the "
+            "thread kind and race strategy are C-code notions; for SAM lanes (parallelizer and "
+            f"serializer blocks, paper Sec. 4.4) write parallelize({d.args[0]},N) "
+            "(docs/lanes.md)")
 
     def lanes_command(self, d: Directive) -> None:
         """``parallelize(i, n[, rr|range])``: SAM lanes (Sec. 4.4), carried out by
@@ -493,7 +496,8 @@ class _Interpreter:
     def finish(self) -> Schedule:
         """The loop order over the expression's variables (:meth:`flatten`). Splitting never
         changes the result (Sec. 4.1), so the graph iterates split variables whole; the
-        splits are recorded for the tiling issue."""
+        splits are recorded in the graph (``--split-mode`` and ``custard tile`` carry them
+        out)."""
         self.out.order = self.flatten()
         if self.splits:
             self.out.loop_nest = [(loop.name, list(loop.variables)) for loop in self.loops]
@@ -503,9 +507,10 @@ class _Interpreter:
             variables = self.split_variables[n]
             self.out.splits.append((str(d), variables))
             self.out.notices.append(
-                f"{d}: recorded in the graph ({SPLIT_ATTR}, {SPLIT_LOOPS_ATTR}={nest}); split "
-                "levels (SAM paper Sec. 4.1) are the tiling issue's; splitting never changes "
-                f"the result, so the graph iterates {','.join(variables)} whole")
+                f"{d}: recorded in the graph ({SPLIT_ATTR}, {SPLIT_LOOPS_ATTR}={nest}); "
+                f"splitting never changes the result, so the graph iterates "
+                f"{','.join(variables)} whole; for split levels (SAM paper Sec. 4.1) add "
+                "--split-mode stored|online, to run tile by tile use custard tile")
         return self.out
 
 

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from formats.errors import ToolkitError
 from formats.format import Format
 from formats.tensor import Tensor
-from sam.gold import Coo, Evaluator, GoldError
+from sam.gold import Coo, Evaluator, GoldError, coordinate_keys
 from sam.notation.expr import (
     Access,
     Add,
@@ -132,7 +132,8 @@ def expected(expression: str, tensors: Mapping[str, Tensor],
     with deep_recursion():
         if _dense_size(index_sizes) <= SPARSE_FROM and finite and not division:
             return evaluate(assign, {n: t.to_dense() for n, t in tensors.items()}, index_sizes)
-        if finite and not broadcast_indices(assign) and not division:
+        if finite and not broadcast_indices(assign) and not division \
+                and _index_arrays_fit(tensors):
             try:
                 return _expected_sparse(expression, assign, tensors)
             except CheckError:
@@ -141,6 +142,19 @@ def expected(expression: str, tensors: Mapping[str, Tensor],
             return _expected_coo(assign, tensors, index_sizes)
         except GoldError as err:
             raise CheckError(f"cannot check {expression}: {err}") from None
+
+
+#: scipy's compressed matrices hold an index pointer per row (or column): used only up to this
+#: dimension (or 4 per stored entry), beyond it the gold follows the nonzeros alone
+SCIPY_DIMENSION = 1 << 24
+
+
+def _index_arrays_fit(tensors: Mapping[str, Tensor]) -> bool:
+    """Whether scipy's index pointers for every operand stay small (a 10^11 x 10^11 matrix of
+    one nonzero would ask for a 745 GiB row pointer)."""
+    nnz = sum(t.nnz for t in tensors.values())
+    return all(max(t.shape, default=0) <= max(SCIPY_DIMENSION, 4 * nnz)
+               for t in tensors.values())
 
 
 def _has_division(node: Node) -> bool:
@@ -288,8 +302,10 @@ def _aligned(shape: tuple[int, ...], a_crd: np.ndarray, a_vals: np.ndarray,
     if not shape:
         return (np.array([a_vals.sum() if a_vals.size else 0.0]),
                 np.array([b_vals.sum() if b_vals.size else 0.0]))
-    ka = np.ravel_multi_index(tuple(a_crd.T), dims) if len(a_vals) else np.zeros(0, np.int64)
-    kb = np.ravel_multi_index(tuple(b_crd.T), dims) if len(b_vals) else np.zeros(0, np.int64)
+    ka = coordinate_keys(a_crd, dims)
+    kb = coordinate_keys(b_crd, dims)
+    if ka.dtype != kb.dtype:  # one side empty: its keys are int64, the other's objects
+        ka, kb = ka.astype(object), kb.astype(object)
     keys, inverse = np.unique(np.concatenate([ka, kb]), return_inverse=True)
     inverse = inverse.ravel()
     a = np.zeros(len(keys))

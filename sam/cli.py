@@ -215,6 +215,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
         raise ToolkitError("the graph writes no output tensor to check")
     resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
     tensors = bind_tensors(graph, specs, seed=args.seed, resolved=resolved)
+    _check_results_fit(args, [graph], tensors)
     # Whether the result can be checked is decided before simulating, never after.
     gold = _gold(expression, tensors, prog, graph) if args.check else None
 
@@ -258,6 +259,7 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
     tensors = bind_program(program, specs, seed=args.seed)
+    _check_results_fit(args, [p.graph for p in program.phases], tensors)
     latencies = _latencies(args.latency or [])
     formats = {t: p.graph.formats[t] for p in program.phases for t in p.writes()
                if t in p.graph.formats}
@@ -315,6 +317,28 @@ def _check_output_target(args: argparse.Namespace, written: Sequence[str],
     if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
         raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
                            f"result {written[0]} has order {fmt.order}; write .tns or .npy")
+
+
+def _check_results_fit(args: argparse.Namespace, graphs: Sequence[Graph],
+                       tensors: Mapping[str, Tensor]) -> None:
+    """Results whose dense levels, or dense ``-o X.npy`` file, cannot fit in memory: refused
+    before simulating (:func:`sam.command.outputs.check_result_fits`)."""
+    from sam.command.outputs import check_result_fits
+    from sam.graph.implicit import output_formats
+    from sam.graph.validate import output_tensors
+    from sam.sim.assemble import expected_shape
+
+    output = getattr(args, "output", None)
+    last = graphs[-1]
+    for graph in graphs:
+        converted = output_formats(graph)
+        for name in output_tensors(graph):
+            shape = expected_shape(graph, name, tensors)
+            if shape is None:
+                continue
+            fmts = [graph.formats[name], *([converted[name]] if name in converted else [])]
+            check_result_fits(name, shape, fmts, output if graph is last else None,
+                              getattr(args, "output_option", "-o"))
 
 
 class _ProgressBar:
@@ -397,7 +421,8 @@ def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[
     from sam.command.outputs import check_outputs, input_files
 
     check_outputs({getattr(args, "output_option", "-o"): getattr(args, "output", None),
-                   "--report": args.report}, [graph_path, *input_files(specs)])
+                   "--report": args.report}, [graph_path, *input_files(specs)],
+                  {"--report": (".json",)})
 
 
 def _gold(expression: str, tensors: Mapping[str, Tensor], prog: str, graph: Graph) -> Gold:

@@ -42,7 +42,7 @@ class Coo:
         return len(self.vals)
 
 
-def _keys(crd: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def coordinate_keys(crd: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """One int64 (or object, when the product of sizes overflows) key per coordinate row."""
     if not shape:
         return np.zeros(len(crd), np.int64)
@@ -66,7 +66,7 @@ def _aggregate(indices: tuple[str, ...], crd: np.ndarray, vals: np.ndarray,
                 total = np.array([vals.sum()]) if len(vals) else np.zeros(0)
             return Coo((), np.zeros((len(total), 0), np.int64), total)
         return Coo(indices, crd.reshape(0, len(indices)), vals)
-    keys = _keys(crd, tuple(sizes[v] for v in indices))
+    keys = coordinate_keys(crd, tuple(sizes[v] for v in indices))
     uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     with np.errstate(all="ignore"):
         summed = np.zeros(len(uniq))
@@ -112,9 +112,9 @@ class Evaluator:
         like a product) per matching pair of stored entries."""
         shared = [v for v in a.indices if v in b.indices]
         out = a.indices + tuple(v for v in b.indices if v not in a.indices)
-        ka = _keys(a.crd[:, [a.indices.index(v) for v in shared]],
+        ka = coordinate_keys(a.crd[:, [a.indices.index(v) for v in shared]],
                    tuple(self.sizes[v] for v in shared))
-        kb = _keys(b.crd[:, [b.indices.index(v) for v in shared]],
+        kb = coordinate_keys(b.crd[:, [b.indices.index(v) for v in shared]],
                    tuple(self.sizes[v] for v in shared))
         order_b = np.argsort(kb, kind="stable")
         kb_sorted = kb[order_b]

@@ -55,6 +55,44 @@ def add_tmu_command(sub: Any) -> None:
     p.set_defaults(func=run_tmu_command)
 
 
+#: Largest vector of the element layer (``--lanes``), and cost per lane of the TMU program and
+#: the execute block's registers (measured: about 500 bytes and 12 us per lane).
+MAX_LANES = 4096
+LANE_BYTES = 600
+#: Largest embedding row (``--dim``) and key block (``--blk``)
+MAX_DIM = 1 << 20
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Every size-like option, before any work (:mod:`sam.command.bounds`)."""
+    from sam.command.bounds import check_size
+    from sam.command.outputs import check_outputs
+    from sam.errors import GraphError
+
+    check_size("--lanes", args.lanes, high=MAX_LANES, bytes_each=LANE_BYTES,
+               why="a TMU vector register; Ember's vector lengths are 4 to 64",
+               what="the TMU program's vector registers")
+    check_size("--dim", args.dim, high=MAX_DIM, why="an embedding row; DLRM's are 16 to 256")
+    check_size("--blk", args.blk, high=MAX_DIM, why="table rows per key block")
+    check_size("--token-cost", args.token_cost, high=2**31 - 1)
+    check_size("--pop-cost", args.pop_cost, high=2**31 - 1)
+    check_size("--fifo-depth", args.fifo_depth, high=2**31 - 1)
+    check_size("--queues", args.queues, low=0, high=2**31 - 1)
+    if args.mode == "sam" and args.op != "sls":
+        raise GraphError(f"--mode sam is built for --op sls only, not {args.op}; use --mode dae")
+    inputs = [args.index] if Path(args.index).is_file() else []
+    check_outputs({"--dot": args.dot}, inputs, {"--dot": (".gv", ".dot")})
+
+
+def _check_tables(args: argparse.Namespace, shape: tuple[int, int]) -> None:
+    """The random tables (B, and X for mp) must fit in memory."""
+    from sam.command.bounds import check_size
+
+    rows = shape[1] * (args.blk if args.op == "gather" else 1) + shape[0]
+    check_size("--dim", args.dim, high=MAX_DIM, bytes_each=3 * 8 * rows,
+               what=f"tables of {rows:,} rows")
+
+
 def _index_matrix(spec: str) -> Any:
     from formats.io import load_tensor
     from sam.bind import synthetic_tensor
@@ -73,21 +111,15 @@ def run_tmu_command(args: argparse.Namespace) -> int:
 
     from formats.tensor import Tensor
     from sam.blocks.tmu import queue_trace
-    from sam.errors import GraphError
+    from sam.command.files import write_text
     from sam.graph.dot import dumps
     from sam.report import build_report, format_text
     from sam.sim.engine import simulate
     from sam.tmu_ops import build_op, gather_config, mp_config, reference, sam_graph, sls_config
 
-    for name in ("dim", "blk", "lanes", "token_cost", "pop_cost"):
-        if getattr(args, name) < 1:
-            raise GraphError(f"--{name.replace('_', '-')} must be >= 1, got "
-                             f"{getattr(args, name)}")
-    if args.fifo_depth is not None and args.fifo_depth < 1:
-        raise GraphError(f"--fifo-depth must be >= 1, got {args.fifo_depth}")
-    if args.mode == "sam" and args.op != "sls":
-        raise GraphError(f"--mode sam is built for --op sls only, not {args.op}; use --mode dae")
+    _check_options(args)
     A = _index_matrix(args.index)
+    _check_tables(args, A.shape)
     rng = np.random.default_rng(args.seed)
     rows = A.shape[1] * (args.blk if args.op == "gather" else 1)
     B = np.round(rng.uniform(-1, 1, (rows, args.dim)), 6)
@@ -101,7 +133,7 @@ def run_tmu_command(args: argparse.Namespace) -> int:
                                   lanes=args.lanes, blk=args.blk, token_cost=args.token_cost,
                                   pop_cost=args.pop_cost)
     if args.dot:
-        Path(args.dot).write_text(dumps(graph))
+        write_text(args.dot, dumps(graph))
         print(f"wrote {args.dot}")
         return 0
     if args.queues and args.mode == "dae":

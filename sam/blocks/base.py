@@ -134,6 +134,12 @@ class Block:
     def outputs(self) -> list[Port]:
         return []
 
+    def port_named(self, direction: str, name: str) -> Port | None:
+        """The input (``direction="in"``) or output port called ``name`` (``"ref:out-B"``), or
+        None. Blocks with many ports (lanes) answer without listing them all."""
+        ports = self.inputs() if direction == "in" else self.outputs()
+        return next((p for p in ports if p.name == name), None)
+
     def find_port(self, direction: str, kind: str, comment: str) -> Port | None:
         """The port a DOT edge of ``kind`` with ``comment`` attaches to on this block."""
         ports = [p for p in (self.inputs() if direction == "in" else self.outputs())

@@ -552,6 +552,12 @@ def _int_attr(block: Block, name: str, default: int | None = None, low: int = 0)
     return value
 
 
+def _lane_number(name: str, prefix: str) -> int | None:
+    """K of a port name ``PREFIX + K`` (``crd:lane3`` -> 3), or None."""
+    digits = name[len(prefix):] if name.startswith(prefix) else ""
+    return int(digits) if digits.isdigit() and str(int(digits)) == digits else None
+
+
 class _LaneBlock(Block):
     """Shared attributes: ``lanes`` (n >= 1), ``kind`` (crd, ref or val), ``depth``, ``mode``."""
 
@@ -589,6 +595,18 @@ class _LaneBlock(Block):
     def label(self) -> str:
         return f"{self.dot_type} x{self.attrs.get('lanes', '?')} {self.attrs.get('mode', '')}"
 
+    #: the side of the lane ports ("out" for a parallelizer, "in" for a serializer)
+    lane_side = ""
+
+    def port_named(self, direction: str, name: str) -> Port | None:
+        """``KIND:laneK`` without listing the ``lanes`` lane ports (a graph of n lanes connects
+        n of them: linear, not quadratic, in n)."""
+        lane = _lane_number(name, f"{self.kind}:lane")
+        if direction == self.lane_side and lane is not None:
+            return Port(self.kind, f"lane{lane}", optional=direction == "out") \
+                if lane < self.lanes else None
+        return super().port_named(direction, name)
+
     def memories(self, tensors) -> dict[str, np.ndarray]:
         return {self.kernel.memories[0]: np.zeros(self.lanes, np.int64)}
 
@@ -600,6 +618,7 @@ class Parallelizer(_LaneBlock):
 
     dot_type = "parallelize"
     kernel = parallelize
+    lane_side = "out"
     modes = ("rr", "range", "order")
     default_mode = "rr"
 
@@ -651,6 +670,7 @@ class Serializer(_LaneBlock):
 
     dot_type = "serialize"
     kernel = serialize
+    lane_side = "in"
     modes = ("order", "crd")
     default_mode = "order"
 
@@ -699,6 +719,14 @@ class LaneReducer(Block):
 
     def outputs(self) -> list[Port]:
         return [Port("val", optional=True), Port("crd", "out", optional=True)]
+
+    def port_named(self, direction: str, name: str) -> Port | None:
+        """``crd:inK``/``val:inK`` without listing every lane's ports."""
+        for kind in ("crd", "val"):
+            lane = _lane_number(name, f"{kind}:in")
+            if direction == "in" and lane is not None:
+                return Port(kind, f"in{lane}") if lane < self.lanes else None
+        return super().port_named(direction, name)
 
     def params(self, tensors) -> dict[str, int]:
         return {"lanes": self.lanes}

@@ -10,7 +10,7 @@ that an absurd value is one line, not minutes of work and gigabytes of memory.
 from __future__ import annotations
 
 from formats.errors import ToolkitError
-from formats.memory import format_bytes, too_large
+from formats.memory import too_large
 
 
 class BoundError(ToolkitError):
@@ -19,25 +19,28 @@ class BoundError(ToolkitError):
 
 def check_size(option: str, value: int | float | None, *, low: int | float = 1,
                high: int | float | None = None, why: str = "", bytes_each: float = 0,
-               fixed_bytes: float = 0, what: str = "") -> None:
+               fixed_bytes: float = 0, what: str = "",
+               error: type[ToolkitError] = BoundError) -> None:
     """Refuse ``value`` of ``option`` (``--lanes``, ``parallelize(i,N)``) when it is below
     ``low``, above ``high`` (``why`` says what the limit is) or when ``fixed_bytes +
-    bytes_each * value`` (the memory ``what`` needs) does not fit. ``None`` is unset: fine."""
+    bytes_each * value`` (the memory ``what`` needs) does not fit, raising ``error``. ``None``
+    is unset: fine."""
     if value is None:
         return
+    # a schedule command's text (``parallelize(i,8)``) names its value itself
+    subject = option if option.endswith(")") else f"{option} {_number(value)}"
     if value < low:
-        raise BoundError(f"{option} {value:g}: give {low:g} or more")
+        raise error(f"{subject}: give {_number(low)} or more")
     if high is not None and value > high:
         reason = f" ({why})" if why else ""
-        raise BoundError(f"{option} {value:g}: at most {high:g}{reason}")
+        raise error(f"{subject}: at most {_number(high)}{reason}")
     if bytes_each or fixed_bytes:
         need = int(fixed_bytes + bytes_each * value)
         problem = too_large(need)
         if problem:
-            raise BoundError(f"{option} {value:g}: {what or 'the run'} {problem}; give a "
-                             f"smaller {option}")
+            raise error(f"{subject}: {what or 'the run'}: {problem}; give a smaller value")
 
 
-def describe_bytes(nbytes: float) -> str:
-    """``2.3 GB`` (for messages that state an estimate)."""
-    return format_bytes(nbytes)
+def _number(value: float) -> str:
+    """``100,000,000`` for whole numbers, ``0.5`` otherwise."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"

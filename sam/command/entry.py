@@ -94,6 +94,8 @@ def _run(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
         _say(prog, f"error: {one_line(err)}")
         return EXIT_ERROR
     except MemoryError as err:
+        if os.environ.get(debug_env):
+            raise
         hint = getattr(args, "memory_hint", None) or "try smaller inputs"
         _say(prog, f"error: out of memory ({one_line(err)}); {hint}")
         return EXIT_ERROR

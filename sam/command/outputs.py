@@ -38,11 +38,6 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
     given = [(opt, Path(p)) for opt, p in outputs.items() if p not in (None, "", "-")]
     read = [Path(p) for p in inputs if p not in (None, "", "-")]
     for k, (opt, path) in enumerate(given):
-        allowed = (suffixes or {}).get(opt)
-        if allowed and path.suffix.lower() not in allowed:
-            raise OutputError(f"{opt} {path}: unknown file type "
-                              f"{path.suffix.lower() or '(no extension)'!r}; {opt} writes "
-                              f"{', '.join(allowed)}")
         for src in read:
             if _same(path, src):
                 raise OutputError(f"{opt} {path}: that is an input of this command; writing it "
@@ -51,6 +46,11 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
             if _same(path, other):
                 raise OutputError(f"{opt} {path}: {other_opt} writes the same file; give each "
                                   "output its own name")
+        allowed = (suffixes or {}).get(opt)
+        if allowed and path.suffix.lower() not in allowed:
+            raise OutputError(f"{opt} {path}: unknown file type "
+                              f"{path.suffix.lower() or '(no extension)'!r}; {opt} writes "
+                              f"{', '.join(allowed)}")
         if path.is_dir():
             raise OutputError(f"{opt} {path}: is a folder; give a file name")
         folder = path.parent if str(path.parent) else Path(".")
@@ -89,3 +89,28 @@ def check_output_folder(option: str, path: str | os.PathLike,
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {folder}: folder {parent} is not writable")
     return folder
+
+
+def check_result_fits(name: str, shape: Sequence[int | None], fmts: Sequence[object],
+                      output: str | os.PathLike | None = None, option: str = "-o") -> None:
+    """Refuse, before simulating, a result that cannot be stored: dense levels of one of its
+    formats ``fmts`` (:class:`formats.format.Format`) over a shape too large for memory, or a
+    dense ``.npy`` file of it (``output``). Modes of unknown size (``None``) are not judged."""
+    if any(s is None for s in shape):
+        return
+    from formats.memory import dense_bytes, positions, too_large
+
+    dims = " x ".join(f"{s:,}" for s in shape)
+    for fmt in fmts:
+        problem = too_large(dense_bytes(shape, fmt, 0))  # type: ignore[arg-type]
+        if problem:
+            raise OutputError(f"result {name} ({dims}) in format {fmt}: its dense levels "
+                              f"{problem}; give {name} compressed levels (e.g. -f={name}:"
+                              f"{'s' * len(shape)})")
+    if output is not None and Path(output).suffix.lower() == ".npy":
+        need = 8 * positions(shape)  # type: ignore[arg-type]
+        problem = too_large(need)
+        if problem:
+            raise OutputError(f"{option} {output}: result {name} is {dims}; a dense .npy file "
+                              f"of it {problem}; write .mtx or .tns "
+                              "(its nonzeros only)")

@@ -115,10 +115,10 @@ class Graph:
 
 def port_by_name(block: Block, direction: str, name: str) -> Port:
     """The input (``direction="in"``) or output port ``name`` of ``block`` (``"ref:out-B"``)."""
+    port = block.port_named(direction, name)
+    if port is not None:
+        return port
     ports = block.inputs() if direction == "in" else block.outputs()
-    for p in ports:
-        if p.name == name:
-            return p
     names = ", ".join(p.name for p in ports) or "none"
     raise GraphError(
         f"node {block.id} ({block.dot_type}) has no {direction}put port {name!r}; "

@@ -21,7 +21,7 @@ from formats.levels import CompressedLevel
 from formats.tensor import Tensor
 from sam.blocks.arrays import ArrayStore
 from sam.blocks.writers import LevelWriter
-from sam.errors import SimulationError
+from sam.errors import GraphError, SimulationError
 from sam.graph.implicit import declared_dims, output_formats
 from sam.graph.scatter import scattered_outputs, stored_result
 
@@ -199,6 +199,33 @@ def _output_shape(
         else:
             crd = parts[str(mode)]["crd"]
             shape.append(int(crd.max()) + 1 if len(crd) else 0)
+    return tuple(shape)
+
+
+def expected_shape(graph: Graph, name: str, inputs: Mapping[str, Tensor]
+                   ) -> tuple[int | None, ...] | None:
+    """The shape output ``name`` will have, known before simulating: per mode, its recorded
+    size or its index variable's size (None where only the written coordinates will tell);
+    None when the graph gives ``name`` no format."""
+    fmt = graph.formats.get(name)
+    if fmt is None:
+        return None
+    recorded = graph.attrs.get(f"shape_{name}")
+    if recorded:
+        try:
+            return tuple(int(s) for s in recorded.split("x"))
+        except ValueError:
+            return None
+    sizes = _index_sizes(graph, inputs)
+    shape: list[int | None] = [None] * fmt.order
+    for b in graph.blocks.values():
+        if isinstance(b, LevelWriter) and b.tensor == name and not b.writes_values:
+            try:
+                mode = b.mode
+            except (ValueError, SimulationError, GraphError):
+                continue
+            if 0 <= mode < fmt.order and b.attrs.get("index") in sizes:
+                shape[mode] = sizes[b.attrs["index"]]
     return tuple(shape)
 
 

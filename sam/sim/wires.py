@@ -211,12 +211,39 @@ def publish(w, st, ochan, done, rc, isfb):
     return moved
 
 
+#: Bytes all rings may take at the start: a graph of many channels (lanes) starts with shorter
+#: rings, which double when a stream needs more (:func:`grow`)
+START_BUDGET = 64 * 2**20
+
+
+def _slot_bytes(bounded: bool) -> int:
+    """Bytes of one ring slot: kind, payload, arrival (and pop cycle when bounded)."""
+    return 1 + 8 + 8 + (8 if bounded else 0)
+
+
+def _check_fits(n_channels: int, cap: int, bounded: bool) -> None:
+    """Refuse rings that cannot fit in memory, in one line, before allocating them."""
+    from formats.memory import too_large
+    from sam.errors import SimulationError
+
+    problem = too_large(n_channels * cap * _slot_bytes(bounded))
+    if problem:
+        raise SimulationError(f"the graph's {n_channels:,} streams with rings of {cap:,} tokens "
+                              f"{problem} (a stream holding that many tokens unconsumed, or a "
+                              "graph of very many blocks: fewer lanes, smaller inputs or a "
+                              "--fifo-depth bound)")
+
+
 def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -> Wires:
-    """Fresh, empty rings; ``capacity`` is rounded up to a power of two."""
-    cap = 1 << max(4, int(capacity - 1).bit_length())
+    """Fresh, empty rings; ``capacity`` is rounded up to a power of two, and lowered (to 16
+    at least) so that all rings start within :data:`START_BUDGET`."""
     depth = np.zeros(n_channels, np.int64) if depths is None else np.asarray(depths, np.int64)
-    data = np.zeros((n_channels, cap), np.int64)
     bounded = bool(depth.size and depth.max() > 0)
+    cap = 1 << max(4, int(capacity - 1).bit_length())
+    while cap > 16 and n_channels * cap * _slot_bytes(bounded) > START_BUDGET:
+        cap //= 2
+    _check_fits(n_channels, cap, bounded)
+    data = np.zeros((n_channels, cap), np.int64)
     return Wires(
         kind=np.full((n_channels, cap), DATA, np.int8),
         data=data,
@@ -239,6 +266,7 @@ def grow(w: Wires) -> Wires:
     is copied into both halves, which puts every token of the last ``cap`` (the live ones, and
     the popped ones whose pop cycles a bounded FIFO may still need) in its new slot. The other
     copies sit in slots no token occupies."""
+    _check_fits(w.data.shape[0], 2 * w.data.shape[1], w.ptime.shape[1] > 1)
     data = np.tile(w.data, (1, 2))
     return Wires(
         kind=np.tile(w.kind, (1, 2)),
