@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,12 @@ def run_tmu_command(args: argparse.Namespace) -> int:
         print("data:", ", ".join(_entry(e) for e in trace.data[: args.queues]),
               "..." if len(trace.data) > args.queues else "")
     result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth)
+    if result.interrupted:  # Ctrl-C: the statistics so far, no check
+        report = build_report(result, graph_path=f"tmu --op {args.op}", expression=None,
+                              inputs=tensors, sources={"A": args.index})
+        print(format_text(report))
+        print("sam-sim: interrupted; the statistics above are partial", file=sys.stderr)
+        return 130
     got = result.outputs["Z"].to_dense()
     want = reference(args.op, A, B, X, blk=args.blk)
     ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-9)

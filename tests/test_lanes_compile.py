@@ -108,7 +108,9 @@ def test_gamma_counts_follow_the_paper():
 
 @pytest.mark.parametrize("command,message", [
     ("parallelize(q,2)", "not a loop"),
-    ("parallelize(i,0)", "positive integer"),
+    ("parallelize(i,0)", "whole number of 1 or more, not 0"),
+    ("parallelize(i,-2)", "whole number of 1 or more, not -2"),  # issue 31: not an arity error
+    ("parallelize(i,100000)", r"at most 4,096 \(SAM lanes are copies"),
     ("parallelize(i,2,zigzag)", "round robin"),
 ])
 def test_bad_parallelize_one_line(command, message):

@@ -405,7 +405,8 @@ def test_cli_runs_every_operation_and_checks(tmp_path, capsys):
     dot_file = tmp_path / "mp.gv"
     assert main(["tmu", "--op", "mp", "--dot", str(dot_file), "-A", "random:0.5:1:3x6"]) == 0
     assert loads(dot_file.read_text()).blocks["0"].dot_type == "tmu"
-    for bad, message in ((["--lanes", "0"], "--lanes must be >= 1"),
+    for bad, message in ((["--lanes", "0"], "--lanes 0: give 1 or more"),
+                         (["--lanes", "100000000"], "--lanes 100,000,000: at most 4,096"),
                          (["--mode", "sam", "--op", "kg"], "--mode sam is built for --op sls"),
                          (["-A", "nosuchmatrix"], "nosuchmatrix")):
         argv = ["tmu", "--op", "sls", *bad]
