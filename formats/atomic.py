@@ -4,7 +4,8 @@
 file system) and, when the ``with`` block ends normally, renames it over the destination in one
 step (``os.replace``). If anything fails on the way (an exception in the block, a full disk, an
 interrupt) the temporary file is removed and an existing file at the destination is left
-exactly as it was. Every writer of results in :mod:`formats` goes through it.
+exactly as it was. Every writer of results in :mod:`formats` goes through it;
+:func:`atomic_path` does the same for writers that want a file name (matplotlib, graphviz).
 
 Details: the new file gets the permissions of the file it replaces (else the usual ``0o666``
 less the umask, as ``open`` would give); a symbolic link is followed, so the file it points to
@@ -65,6 +66,28 @@ def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
             pass
         if isinstance(err, OSError):
             raise _cannot_write(shown, err) from None
+        raise
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary file name beside ``path``, with its suffix, for a writer that wants a name
+    (``fig.savefig(tmp)``); renamed over ``path`` only if the block succeeds, removed if not."""
+    target = Path(os.path.realpath(path))
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
+                                    dir=target.parent)
+    except OSError as err:
+        raise _cannot_write(str(path), err) from None
+    os.close(fd)
+    try:
+        yield Path(temp)
+        os.replace(temp, target)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
         raise
 
 

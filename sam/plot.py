@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from formats.atomic import atomic_path
 from formats.errors import ToolkitError
 from sam.sim.tokens import KIND_NAMES
 from sam.style import FAMILY_COLORS
@@ -76,7 +77,8 @@ def plot_report(report: Mapping[str, Any], output: str | Path,
     ax.set_title("Stream token breakdown (cf. SAM paper Fig. 14)")
     ax.legend(ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(out)
+    with atomic_path(out) as temp:
+        fig.savefig(temp)
     plt.close(fig)
 
     tl = Path(timeline) if timeline else out.with_name(f"{out.stem}-timeline{out.suffix}")
@@ -94,6 +96,7 @@ def plot_report(report: Mapping[str, Any], output: str | Path,
     ax.set_xlabel("cycle (bar: first to last firing; darker = busier)")
     ax.set_title("Block activity timeline")
     fig.tight_layout()
-    fig.savefig(tl)
+    with atomic_path(tl) as temp:
+        fig.savefig(temp)
     plt.close(fig)
     return [out, tl]

@@ -142,11 +142,12 @@ def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
 def load_report(path: str | Path, phase: int | None = None) -> dict[str, Any]:
     """Read a JSON report written by ``sam-sim run --json``; of a program's report, phase
     ``phase`` (1-based; needed when the program has several phases)."""
+    from formats.text import read_text
+
+    text = read_text(path, "report")
     try:
-        data = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise ToolkitError(f"{path}: cannot read report ({err.strerror or err})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
         raise ToolkitError(f"{path}: not a JSON report ({err})") from None
     if isinstance(data, dict) and isinstance(data.get("phases"), list):
         data = _phase_of(data, path, phase)

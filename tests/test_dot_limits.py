@@ -93,7 +93,7 @@ def test_100mb_file_refused_unread(tmp_path: Path) -> None:
     with open(path, "wb") as out:
         out.truncate(100 * 2**20)  # a sparse file: nothing is written
     assert load_limited(path) == (
-        f"{path}: the file has 104,857,600 bytes, more than the reader's limit of 67,108,864 "
+        f"{path}: the graph file has 104,857,600 bytes, more than the limit of 67,108,864 "
         "(sam.graph.dotparse.MAX_TEXT); SAM graphs of real kernels are a few kilobytes")
 
 
@@ -183,8 +183,8 @@ def test_within_limits(small_limits: None) -> None:
 def test_file_limit_is_checked_before_reading(small_limits: None, tmp_path: Path) -> None:
     path = tmp_path / "g.gv"
     path.write_text("digraph { " + " " * 2000 + "}")
-    with pytest.raises(GraphError, match=r"the file has 2,011 bytes, more than the reader's "
-                                         r"limit of 2,000 \(sam\.graph\.dotparse\.MAX_TEXT\)"):
+    with pytest.raises(GraphError, match=r"the graph file has 2,011 bytes, more than the limit "
+                                         r"of 2,000 \(sam\.graph\.dotparse\.MAX_TEXT\)"):
         load(path)
 
 

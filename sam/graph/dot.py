@@ -34,6 +34,7 @@ from pathlib import Path
 from formats.atomic import atomic_write
 from formats.errors import FormatError
 from formats.format import Format
+from formats.text import InputError, read_text
 from sam.blocks.base import Block, Port
 from sam.blocks.registry import make_block
 from sam.errors import GraphError
@@ -168,17 +169,12 @@ def load(path: str | Path) -> Graph:
 
 
 def _read(path: str | Path) -> str:
-    p = Path(path)
     try:
-        limit = dotparse.MAX_TEXT
-        if p.is_file() and p.stat().st_size > limit:
-            raise GraphError(f"{path}: the file has {p.stat().st_size:,} bytes, more than the "
-                             f"reader's limit of {limit:,} (sam.graph.dotparse.MAX_TEXT); "
-                             "SAM graphs of real kernels are a few kilobytes")
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise GraphError(f"{path}: cannot read graph file ({err.__class__.__name__}: "
-                         f"{getattr(err, 'strerror', None) or err})") from None
+        return read_text(path, "graph file", max_bytes=dotparse.MAX_TEXT, allow_empty=True,
+                         limit_note=" (sam.graph.dotparse.MAX_TEXT); SAM graphs of real kernels "
+                         "are a few kilobytes")
+    except InputError as err:
+        raise GraphError(str(err)) from None
 
 
 def load_all(path: str | Path) -> list[Graph]:
