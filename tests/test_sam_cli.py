@@ -460,7 +460,7 @@ SPMV_OK = ("-t", "B=west0479", "-t", "c=random:0.5")
 SMALL_OK = ("-t", "B=west0067", "-t", "c=random:0.5", "--engine", "reference")  # a quick run
 ERRORS = {
     "missing graph": (["run", "no_such_graph.gv", *SPMV_OK],
-                      "no_such_graph.gv: cannot read graph file"),
+                      "no_such_graph.gv: no such graph file"),
     "malformed DOT": (["run", "malformed.gv", *SPMV_OK], "malformed.gv: line 2"),
     "unknown node type": (["run", "unknown_type.gv", *SPMV_OK], "unknown type 'frobnicate'"),
     "missing binding": (["run", G, "-t", "B=west0479"],
@@ -564,7 +564,7 @@ ERRORS = {
     "draw stats not a report": (["draw", G, "-o", "g.svg", "--stats", "not_a_report.json"],
                                 "not_a_report.json: not a sam-sim report"),
     "draw stats missing": (["draw", G, "-o", "g.svg", "--stats", "none.json"],
-                           "none.json: cannot read report"),
+                           "none.json: no such report"),
     "draw unknown picture format": (["draw", G, "-o", "g.bmp"],
                                     "unknown picture format 'bmp'"),
     "plot not a report": (["plot", "not_a_report.json", "-o", "t.png"],
