@@ -19,10 +19,11 @@ class BoundError(ToolkitError):
 
 def check_size(option: str, value: int | float | None, *, low: int | float = 1,
                high: int | float | None = None, why: str = "", bytes_each: float = 0,
-               fixed_bytes: float = 0, what: str = "") -> None:
+               fixed_bytes: float = 0, what: str = "", advice: str = "") -> None:
     """Refuse ``value`` of ``option`` (``--lanes``, ``parallelize(i,N)``) when it is below
     ``low``, above ``high`` (``why`` says what the limit is) or when ``fixed_bytes +
-    bytes_each * value`` (the memory ``what`` needs) does not fit. ``None`` is unset: fine."""
+    bytes_each * value`` (the memory ``what`` needs) does not fit; ``advice`` replaces "give a
+    smaller OPTION" (a tile size needs a larger one). ``None`` is unset: fine."""
     if value is None:
         return
     if value < low:
@@ -34,8 +35,8 @@ def check_size(option: str, value: int | float | None, *, low: int | float = 1,
         need = int(fixed_bytes + bytes_each * value)
         problem = too_large(need)
         if problem:
-            raise BoundError(f"{option} {value:g}: {what or 'the run'} {problem}; give a "
-                             f"smaller {option}")
+            raise BoundError(f"{option} {value:g}: {what or 'the run'} {problem}; "
+                             f"{advice or f'give a smaller {option}'}")
 
 
 def describe_bytes(nbytes: float) -> str:
