@@ -22,7 +22,8 @@ variable is not split, and a notice says so).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -77,29 +78,170 @@ class TiledResult:
 def tile_sizes(schedule: str | Sequence[str] | None, tile: int | None,
                variables: Sequence[str]) -> tuple[dict[str, int], list[str]]:
     """Tile size of each split variable and the loop order (original variables) the schedule
-    gives: ``split(i,i0,i1,128)`` -> ``{"i": 128}``; ``tile`` splits every variable."""
+    gives: ``split(i,i0,i1,128)`` -> ``{"i": 128}``; ``tile`` splits every variable. Sizes
+    below 1 (or beyond int64) are refused (:func:`sam.command.bounds.check_size`)."""
+    from sam.command.bounds import check_size
+
+    check_size("--tile", tile, high=MAX_TILE, why="tile coordinates are int64")
     sizes: dict[str, int] = {v: int(tile) for v in variables} if tile else {}
-    if tile is not None and tile < 1:
-        raise CompileError(f"--tile {tile}: give a tile size of 1 or more")
     outer: dict[str, str] = {}
     order: list[str] = []
     texts = [schedule] if isinstance(schedule, str) else list(schedule or [])
     for text in texts:
         for d in schedule_option(text, list(variables)):
             if d.name == "split":
-                if len(d.args) != 4 or d.args[0] not in variables or not d.args[3].isdigit():
+                size = _int(d.args[3]) if len(d.args) == 4 else None
+                if size is None or d.args[0] not in variables:
                     raise CompileError(f"tiling: {d.name}({','.join(d.args)}): write "
                                        "split(i,i0,i1,SIZE) with i a variable of the expression")
-                sizes[d.args[0]] = int(d.args[3])
+                check_size(f"split({','.join(d.args[:3])},SIZE)", size, high=MAX_TILE,
+                           why="tile coordinates are int64")
+                sizes[d.args[0]] = size
                 outer[d.args[1]] = outer[d.args[2]] = d.args[0]
             elif d.name == "reorder":
                 order = list(dict.fromkeys(outer.get(v, v) for v in d.args))
             else:
                 raise CompileError(f"tiling: {d.name} is not supported with tiles; use split "
                                    "and reorder")
-    if any(s < 1 for s in sizes.values()):
-        raise CompileError("tiling: every split size must be 1 or more")
     return sizes, order
+
+
+def _int(text: str) -> int | None:
+    """``text`` as an integer (``-3`` too, so that its bound is checked), else None."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------- bounds
+#: Largest tile size: tile coordinates and offsets are int64.
+MAX_TILE = 2**62
+#: Bytes a stored tile costs (its key, two numpy arrays, the dict entry), a tile tuple (its key,
+#: run and partial result, and the peak of its simulation), and a step of the memory model per
+#: level (one TileUse per operand and the output's). tracemalloc on west0479 x west0479 (1x1
+#: tiles; between 16x16 and 4x4) gave about 450 (500 at the peak), 700 (1,100 at the peak) and
+#: 950 bytes; rounded up.
+TILE_BYTES = 600
+TUPLE_BYTES = 1500
+STEP_BYTES = 1200
+
+
+@dataclass
+class TilingSize:
+    """An upper bound of what a tiling builds: stored tiles, tile tuples, grid tuples."""
+
+    tiles: int
+    tuples: int
+    grid: int
+
+    def bytes(self, memory_levels: int = 0, dense: bool = False) -> int:
+        """Memory the run needs for its tiles, tuples and (with ``memory_levels``) the memory
+        model's steps (every grid tuple when ``dense``: no tile skipping)."""
+        steps = (self.grid if dense else self.tuples) if memory_levels else 0
+        return (TILE_BYTES * self.tiles + TUPLE_BYTES * self.tuples
+                + STEP_BYTES * memory_levels * steps)
+
+
+def tiling_size(expression: str, tensors: Mapping[str, Tensor],
+                sizes: Mapping[str, int]) -> TilingSize:
+    """Bound, before tiling, the tiles and tile tuples of ``expression`` tiled by ``sizes``
+    (variable -> tile size; the others whole). The nonempty tiles of each operand are counted
+    (the distinct tile coordinates of its entries); a product of two operands has exactly the
+    tuples that join on their shared variables (counted, not listed); a larger product at most
+    the tuples of one side times the grid of the other side's own variables; a sum at most both
+    sides' (each repeated along the other's variables); never more than the whole grid."""
+    assign = parse_expression(expression)
+    dims: dict[str, int] = {}
+    for a in assign.rhs.accesses():
+        if a.name in tensors:
+            for v, n in zip(a.indices, tensors[a.name].shape, strict=False):
+                dims.setdefault(v, int(n))
+    grid = {v: max(1, -(-n // sizes[v])) if v in sizes else 1 for v, n in dims.items()}
+
+    def cells(vs: Iterable[str]) -> int:
+        return math.prod(grid.get(v, 1) for v in set(vs))
+
+    tiles = 0
+
+    def bound(node: Node) -> tuple[int, tuple[str, ...], np.ndarray | None]:
+        """(tuples, variables, the tile keys when they are an operand's)."""
+        nonlocal tiles
+        if isinstance(node, Access):
+            t = tensors.get(node.name)
+            vs = tuple(dict.fromkeys(node.indices))
+            if t is None or len(t.shape) != len(node.indices):
+                return cells(vs), vs, None
+            keys = _tile_keys(t, node.indices, vs, sizes)
+            tiles += len(keys)
+            return len(keys), vs, keys
+        if isinstance(node, Literal):
+            return 1, (), None
+        if isinstance(node, Neg):
+            return bound(node.child)
+        if isinstance(node, (Mul, Add)):
+            (ca, va, ka), (cb, vb, kb) = bound(node.left), bound(node.right)
+            both = tuple(dict.fromkeys(va + vb))
+            only_a, only_b = set(va) - set(vb), set(vb) - set(va)
+            if isinstance(node, Add):
+                n = ca * cells(only_b) + cb * cells(only_a)
+            elif ka is not None and kb is not None:
+                n = _join_count(ka, va, kb, vb, grid)
+            else:
+                n = min(ca * cells(only_b), cb * cells(only_a))
+            return min(n, cells(both)), both, None
+        if hasattr(node, "child"):
+            return bound(node.child)
+        raise CompileError(f"tiling: cannot tile {node}")
+
+    tuples, _, _ = bound(assign.rhs)
+    return TilingSize(tiles, tuples, cells(dims))
+
+
+def _tile_keys(tensor: Tensor, indices: Sequence[str], variables: Sequence[str],
+               sizes: Mapping[str, int]) -> np.ndarray:
+    """The distinct tile coordinates (over ``variables``) of ``tensor``'s stored entries."""
+    coords, vals = tensor.to_coo()
+    coords = np.asarray(coords, np.int64).reshape(len(vals), len(indices))
+    cols = [list(indices).index(v) for v in variables]
+    div = np.array([sizes.get(v, 1 << 62) for v in variables], np.int64)
+    keys = coords[:, cols] // div if len(coords) else np.zeros((0, len(cols)), np.int64)
+    return np.unique(keys, axis=0) if len(keys) and cols else keys[:1]
+
+
+def _join_count(ka: np.ndarray, va: tuple[str, ...], kb: np.ndarray, vb: tuple[str, ...],
+                grid: Mapping[str, int]) -> int:
+    """How many pairs of rows of ``ka`` and ``kb`` agree on the shared variables."""
+    shared = [v for v in va if v in vb]
+    if not shared:
+        return len(ka) * len(kb)
+    dims = tuple(grid.get(v, 1) for v in shared)
+    if math.prod(dims) >= 2**62:  # too many cells to number: the product of both counts
+        return len(ka) * len(kb)
+    codes = []
+    for keys, vs in ((ka, va), (kb, vb)):
+        cols = keys[:, [vs.index(v) for v in shared]]
+        codes.append(np.unique(np.ravel_multi_index(tuple(cols.T), dims), return_counts=True))
+    (ua, na), (ub, nb) = codes
+    _, ia, ib = np.intersect1d(ua, ub, assume_unique=True, return_indices=True)
+    return int(np.dot(na[ia].astype(np.float64), nb[ib].astype(np.float64)))
+
+
+def check_tiling(expression: str, tensors: Mapping[str, Tensor], sizes: Mapping[str, int],
+                 option: str, value: int, *, memory_levels: int = 0,
+                 dense: bool = False) -> TilingSize:
+    """Refuse (:class:`sam.command.bounds.BoundError`, one line) tile sizes whose tiles and
+    tuples (:func:`tiling_size`) cannot fit in memory; ``option`` / ``value`` name the size
+    that set them (``--tile``, a split) in the message."""
+    from sam.command.bounds import check_size
+
+    size = tiling_size(expression, tensors, sizes)
+    steps = f", {size.grid if dense else size.tuples:,} memory-model steps" \
+        if memory_levels else ""
+    check_size(option, value, fixed_bytes=size.bytes(memory_levels, dense),
+               what=f"up to {size.tuples:,} tile tuples ({size.tiles:,} tiles{steps})",
+               advice=f"give a larger {option} (fewer, larger tiles)")
+    return size
 
 
 def _sequencing_rhs(node: Node) -> str:
@@ -206,6 +348,11 @@ def run_tiled(expression: str, tensors: Mapping[str, Tensor],
     for n, idx in names.items():
         for v, s in zip(idx, tensors[n].shape, strict=True):
             dims.setdefault(v, s)
+    unsized = [v for v in assign.lhs.indices if v not in dims]
+    if unsized:
+        raise CompileError(f"tiling: result index {unsized[0]} is on no operand, so its size is "
+                           "unknown; tile an expression whose result indices all appear on the "
+                           "right-hand side")
     tsize = {v: sizes.get(v, max(dims.get(v, 1), 1)) for v in variables}
     tiled = {n: tile_tensor(tensors[n], [tuple(tsize[v] for v in idx)])
              for n, idx in names.items()}
@@ -217,31 +364,42 @@ def run_tiled(expression: str, tensors: Mapping[str, Tensor],
     parts_c: list[np.ndarray] = []
     parts_v: list[np.ndarray] = []
     runs: list[TileRun] = []
-    points = []
-    for key in tuples:
+
+    def point(key: dict[str, int], lists: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The sweep point of one tuple (JSON-able ``lists`` for Dask, else the tiles' own
+        arrays: no copy) and the tiles it reads."""
         used: dict[str, tuple[tuple[int, ...], int]] = {}
         data: dict[str, Any] = {}
         for n, idx in names.items():
             tk = tuple(key[v] for v in idx)
             got = tiled[n].tiles.get(tk)
-            coords, vals = got if isinstance(got, tuple) else (np.zeros((0, len(idx))),
+            coords, vals = got if isinstance(got, tuple) else (np.zeros((0, len(idx)), np.int64),
                                                                 np.zeros(0))
-            data[n] = {"shape": list(tiled[n].extent(tk)), "coords": coords.tolist(),
-                       "vals": vals.tolist()}
+            data[n] = {"shape": list(tiled[n].extent(tk)),
+                       "coords": coords.tolist() if lists else coords,
+                       "vals": vals.tolist() if lists else vals}
             used[n] = (tk, len(vals))
-        points.append(({"expression": expression, "formats": given, "order": given_order,
-                        "engine": engine, "tensors": data}, used, key))
-    if sweeper is None:
-        outs = [tile_point(p) for p, _, _ in points]
-    else:
-        outs = sweeper.run(tile_point, [p for p, _, _ in points], "tiles")
-    for (_, used, key), out in zip(points, outs, strict=True):
-        coords = np.asarray(out["coords"], dtype=np.int64).reshape(len(out["vals"]),
-                                                                  len(out_idx))
+        return ({"expression": expression, "formats": given, "order": given_order,
+                 "engine": engine, "tensors": data}, used)
+
+    def place(key: dict[str, int], used: dict[str, Any], cycles: int, coords: Any,
+              vals: Any) -> None:
+        vals = np.asarray(vals, dtype=np.float64)
+        coords = np.asarray(coords, dtype=np.int64).reshape(len(vals), len(out_idx))
         offset = np.array([key[v] * tsize[v] for v in out_idx], dtype=np.int64)
         parts_c.append(coords + offset)
-        parts_v.append(np.asarray(out["vals"], dtype=np.float64))
-        runs.append(TileRun(key, int(out["cycles"]), used, len(out["vals"])))
+        parts_v.append(vals)
+        runs.append(TileRun(key, int(cycles), used, len(vals)))
+
+    if sweeper is None:  # one tuple at a time: only its point is held
+        for key in tuples:
+            p, used = point(key, lists=False)
+            place(key, used, *_tile_run(p))
+    else:
+        points = [point(key, lists=True) for key in tuples]
+        outs = sweeper.run(tile_point, [p for p, _ in points], "tiles")
+        for key, (_, used), out in zip(tuples, points, outs, strict=True):
+            place(key, used, out["cycles"], out["coords"], out["vals"])
     order_n = len(out_idx)
     coords = np.concatenate(parts_c) if parts_c else np.zeros((0, order_n), np.int64)
     vals = np.concatenate(parts_v) if parts_v else np.zeros(0)
@@ -260,6 +418,12 @@ def _compiled(expression: str, formats: tuple[tuple[str, str], ...],
 def tile_point(p: dict[str, Any]) -> dict[str, Any]:
     """One per-tile simulation (a sweep point, so that Dask can run it anywhere): the tile
     tensors of ``p`` through the compiled expression; the partial result and the cycles."""
+    cycles, coords, vals = _tile_run(p)
+    return {"cycles": cycles, "coords": coords.tolist(), "vals": vals.tolist()}
+
+
+def _tile_run(p: dict[str, Any]) -> tuple[int, np.ndarray, np.ndarray]:
+    """:func:`tile_point` with the result as arrays: cycles, coordinates, values."""
     order = p["order"]
     compiled = _compiled(p["expression"], tuple(sorted(p["formats"].items())),
                          order if isinstance(order, str) or order is None else tuple(order))
@@ -272,8 +436,7 @@ def tile_point(p: dict[str, Any]) -> dict[str, Any]:
     outs, cycles = _run(compiled, inputs, p["engine"])
     out = outs[parse_expression(p["expression"]).lhs.name]
     coords, vals = out.to_coo()
-    return {"cycles": cycles, "coords": np.asarray(coords).tolist(),
-            "vals": np.asarray(vals).tolist()}
+    return cycles, np.asarray(coords), np.asarray(vals)
 
 
 # ---------------------------------------------------------------------------- memory model

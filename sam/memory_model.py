@@ -82,15 +82,20 @@ class Hierarchy:
         return self.bytes_per_element * (2 * nnz + 2 * r + 3)
 
 
+#: Largest capacity (bytes) and tile size a level may have: the timeline counts in int64.
+MAX_SIZE = 2**62
+
+
 def load_hierarchy(path: str | Path) -> Hierarchy:
-    """Read a hierarchy from a ``.toml`` or ``.yaml`` file (see ``memory_configs/``)."""
+    """Read and check a hierarchy from a ``.toml`` or ``.yaml`` file (see ``memory_configs/``);
+    every problem is one line naming the file (and the level)."""
+    from sam.command.files import read_text
+
     path = Path(path)
+    text = read_text(path, "memory configuration")
+    toml = path.suffix.lower() == ".toml"
     try:
-        text = path.read_text()
-    except OSError as err:
-        raise SimulationError(f"memory configuration {path}: {err.strerror or err}") from None
-    try:
-        if path.suffix in (".yaml", ".yml"):
+        if not toml:
             import yaml
 
             data: Any = yaml.safe_load(text)
@@ -104,28 +109,66 @@ def load_hierarchy(path: str | Path) -> Hierarchy:
     except Exception as err:  # noqa: BLE001 - any parse error: one line
         raise SimulationError(f"memory configuration {path}: cannot parse "
                               f"({' '.join(str(err).split())})") from None
-    return hierarchy_from(data, str(path))
+    return hierarchy_from(data, str(path), syntax="toml" if toml else "yaml")
 
 
-def hierarchy_from(data: Mapping[str, Any], where: str = "memory configuration") -> Hierarchy:
-    levels = []
-    if not isinstance(data, Mapping) or not data.get("level"):
-        raise SimulationError(f"{where}: no [[level]] entries; give name, capacity_bytes, "
-                              "bandwidth, latency and tile for each level")
-    for k, lv in enumerate(data["level"]):
+def _positive(where: str, field: str, value: float, *, integer: bool = False,
+              low: float = 0.0, strict: bool = True) -> None:
+    """Refuse a field that is not a finite number above ``low`` (``strict``) or at least it."""
+    bad = not math.isfinite(value) or (value <= low if strict else value < low) \
+        or value > MAX_SIZE
+    if bad:
+        rule = f"above {low:g}" if strict else f"{low:g} or more"
+        kind = "an integer" if integer else "a number"
+        raise SimulationError(f"{where}: {field} {value:g}: give {kind} {rule}")
+
+
+def hierarchy_from(data: Any, where: str = "memory configuration", *,
+                   syntax: str = "yaml") -> Hierarchy:
+    """A checked :class:`Hierarchy` from parsed configuration ``data`` (``where`` names it in
+    messages; ``syntax`` is ``yaml`` or ``toml``, for the wording of a missing level list).
+    Capacities, bandwidths and tile sizes must be positive, latencies zero or more."""
+    fields = "name, capacity_bytes, bandwidth, latency and tile"
+    raw = data.get("level") if isinstance(data, Mapping) else None
+    if not raw or not isinstance(raw, list):
+        shape = ("no [[level]] tables; give one [[level]] table per level"
+                 if syntax == "toml" else "no `level:` list; give `level:` a list of levels")
+        raise SimulationError(f"{where}: {shape}, each with {fields}")
+    levels: list[MemoryLevel] = []
+    for k, lv in enumerate(raw):
         try:
+            tile = lv["tile"]
+            if isinstance(tile, (str, bytes)) or not isinstance(tile, (list, tuple)):
+                raise TypeError("tile (a list of sizes, one per mode)")
             level = MemoryLevel(str(lv["name"]), float(lv["capacity_bytes"]),
                                 float(lv["bandwidth"]), int(lv["latency"]),
-                                tuple(int(t) for t in lv["tile"]))
-        except (KeyError, TypeError, ValueError) as err:
+                                tuple(int(t) for t in tile))
+        except (KeyError, TypeError, ValueError, OverflowError) as err:
             raise SimulationError(f"{where}: level {k + 1}: missing or bad field {err}; give "
-                                  "name, capacity_bytes, bandwidth, latency, tile") from None
-        if level.bandwidth <= 0 or level.latency < 0:
-            raise SimulationError(f"{where}: level {level.name}: bandwidth must be > 0 and "
-                                  "latency >= 0")
+                                  f"{fields}") from None
+        at = f"{where}: level {level.name}"
+        if any(other.name == level.name for other in levels):
+            raise SimulationError(f"{at}: two levels have this name; give each its own")
+        _positive(at, "capacity_bytes", level.capacity_bytes)
+        _positive(at, "bandwidth", level.bandwidth)
+        _positive(at, "latency", level.latency, integer=True, strict=False)
+        if not level.tile or any(t < 1 or t > MAX_SIZE for t in level.tile):
+            raise SimulationError(f"{at}: tile {list(level.tile)}: give one size of 1 or more "
+                                  "per mode, e.g. tile: [128, 128]")
         levels.append(level)
-    return Hierarchy(str(data.get("name", where)), tuple(levels),
-                     int(data.get("bytes_per_element", 2)), float(data.get("clock_ghz", 1.0)))
+    try:
+        bpe = data.get("bytes_per_element", 2)
+        clock = data.get("clock_ghz", 1.0)
+        bytes_per_element, clock_ghz = int(bpe), float(clock)
+        if bytes_per_element != bpe:
+            raise ValueError(bpe)
+    except (TypeError, ValueError, OverflowError):
+        raise SimulationError(f"{where}: bytes_per_element {data.get('bytes_per_element')!r}, "
+                              f"clock_ghz {data.get('clock_ghz')!r}: give an integer and a "
+                              "number") from None
+    _positive(where, "bytes_per_element", bytes_per_element, integer=True, low=1, strict=False)
+    _positive(where, "clock_ghz", clock_ghz)
+    return Hierarchy(str(data.get("name", where)), tuple(levels), bytes_per_element, clock_ghz)
 
 
 def extensor() -> Hierarchy:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from custard.tiling import memory_steps, run_tiled
+from formats.errors import ToolkitError
 from formats.io import load_tensor
 from formats.tensor import Tensor
 from sam.errors import SimulationError
@@ -105,7 +106,7 @@ def test_bad_config(tmp_path) -> None:
     p.write_text("level:\n  - name: PE\n    bandwidth: 2\n")
     with pytest.raises(SimulationError, match="level 1: missing or bad field"):
         load_hierarchy(p)
-    with pytest.raises(SimulationError, match="No such file"):
+    with pytest.raises(ToolkitError, match="nope.yaml: no such memory configuration"):
         load_hierarchy(tmp_path / "nope.yaml")
 
 

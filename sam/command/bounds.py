@@ -19,12 +19,13 @@ class BoundError(ToolkitError):
 
 def check_size(option: str, value: int | float | None, *, low: int | float = 1,
                high: int | float | None = None, why: str = "", bytes_each: float = 0,
-               fixed_bytes: float = 0, what: str = "",
+               fixed_bytes: float = 0, what: str = "", advice: str = "",
                error: type[ToolkitError] = BoundError) -> None:
     """Refuse ``value`` of ``option`` (``--lanes``, ``parallelize(i,N)``) when it is below
     ``low``, above ``high`` (``why`` says what the limit is) or when ``fixed_bytes +
-    bytes_each * value`` (the memory ``what`` needs) does not fit, raising ``error``. ``None``
-    is unset: fine."""
+    bytes_each * value`` (the memory ``what`` needs) does not fit, raising ``error``;
+    ``advice`` replaces "give a smaller value" (a tile size needs a larger one). ``None`` is
+    unset: fine."""
     if value is None:
         return
     # a schedule command's text (``parallelize(i,8)``) names its value itself
@@ -38,7 +39,8 @@ def check_size(option: str, value: int | float | None, *, low: int | float = 1,
         need = int(fixed_bytes + bytes_each * value)
         problem = too_large(need)
         if problem:
-            raise error(f"{subject}: {what or 'the run'}: {problem}; give a smaller value")
+            raise error(f"{subject}: {what or 'the run'}: {problem}; "
+                        f"{advice or 'give a smaller value'}")
 
 
 def _number(value: float) -> str:
