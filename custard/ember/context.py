@@ -53,6 +53,10 @@ def context() -> EmberContext:
     return ctx
 
 
+#: What Ember reads (for messages about inputs that are not that).
+EXPECTED = ("Ember reads a func.func of scf/memref/arith loops over embedding tables (for an "
+            "example: custard ember --op sls)")
+_COMMENT = re.compile(r"//[^\n]*")
 _LOC = re.compile(r"<unknown>:(\d+):(\d+)")
 
 
@@ -96,6 +100,8 @@ def parse_module(text: str, path: str = "<input>") -> ModuleOp:
     """Parse and verify MLIR text; malformed text (or blocks nested deeper than
     :data:`~custard.ember.nesting.MAX_DEPTH`) raises :class:`EmberError` ``FILE:LINE:COL:
     what``."""
+    if not _COMMENT.sub("", text).strip():
+        raise EmberError(f"{path}: no MLIR operations, only comments; {EXPECTED}")
     check_nesting(text, path)
     ctx = context()
     parser = _LocatingParser(ctx, text, name=path)

@@ -15,7 +15,7 @@ from custard.ember.align import align
 from custard.ember.bind import bind
 from custard.ember.bufferize import bufferize
 from custard.ember.cleanup import cleanup
-from custard.ember.context import parse_module, verify
+from custard.ember.context import EXPECTED, parse_module, verify
 from custard.ember.dlc_interp import run_dlc
 from custard.ember.errors import EmberError
 from custard.ember.interp import Interpreter, find_function
@@ -58,9 +58,7 @@ def optimize(slc_mod: ModuleOp, level: int, vlen: int = 8) -> ModuleOp:
 def require_function(mod: ModuleOp, path: str = "<input>") -> None:
     """Refuse a module without a function body to compile (:class:`EmberError`)."""
     if not any(isinstance(op, FuncOp) and op.body.blocks for op in mod.body.block.ops):
-        raise EmberError(f"{path}: no func.func with a body; Ember reads a function of "
-                         "scf/memref/arith loops over embedding tables (for an example: "
-                         "custard ember --op sls)")
+        raise EmberError(f"{path}: no func.func with a body; {EXPECTED}")
 
 
 def compile_module(scf_mod: ModuleOp | str, level: int = 3, vlen: int = 8,
