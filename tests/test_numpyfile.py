@@ -84,7 +84,6 @@ def test_npy_values(tmp_path: Path) -> None:
     assert load_tensor(tmp_path / "s.npy").vals.tolist() == [2.5]
 
 
-
 def test_npy_array_keeps_its_dtype_and_is_checked_like_a_tensor(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:
