@@ -63,6 +63,21 @@ def read_npy(path: str | Path, fmt: Format | str | None = None, *, name: str | N
                                                    name=_label(file, name)))
 
 
+def read_npy_array(path: str | Path) -> np.ndarray:
+    """A dense array saved with ``numpy.save``, as saved (booleans, integers or reals),
+    checked like :func:`read_npy` (header, size, no objects, fits in memory) before loading."""
+    file = str(path)
+    shape, dtype = _npy_header(file)
+    _check_values_dtype(file, dtype, "the array")
+    problem = memory.too_large(memory.positions(shape) * dtype.itemsize)
+    if problem:
+        raise ReadError(file, f"reading its {'x'.join(map(str, shape))} array {problem}")
+    try:
+        return np.load(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise ReadError(file, f"not a readable .npy array: {err}") from None
+
+
 def read_npz(path: str | Path, fmt: Format | str | None = None, *, name: str | None = None
              ) -> Tensor:
     """Read a scipy.sparse matrix saved with ``scipy.sparse.save_npz`` (see module docstring)."""

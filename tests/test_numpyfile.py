@@ -84,6 +84,24 @@ def test_npy_values(tmp_path: Path) -> None:
     assert load_tensor(tmp_path / "s.npy").vals.tolist() == [2.5]
 
 
+def test_npy_array_keeps_its_dtype_and_is_checked_like_a_tensor(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    from formats.numpyfile import read_npy_array
+
+    np.save(tmp_path / "i.npy", np.array([0, 2, 3], dtype=np.int32))
+    arr = read_npy_array(tmp_path / "i.npy")
+    assert arr.dtype == np.int32 and arr.tolist() == [0, 2, 3]
+    np.save(tmp_path / "c.npy", np.array([1j]))
+    with pytest.raises(ReadError, match="complex values are not supported"):
+        read_npy_array(tmp_path / "c.npy")
+    monkeypatch.setattr(formats.memory, "SMALL", 0)
+    monkeypatch.setattr(formats.memory, "available_bytes", lambda: 10)
+    with pytest.raises(ReadError, match="reading its 3 array needs about 12 bytes, more than "
+                                        "the 10 bytes"):
+        read_npy_array(tmp_path / "i.npy")
+
+
 # --------------------------------------------------------------------------- bad .npz files
 @pytest.mark.parametrize("changes, message", [
     ({"indptr": np.array([0, 5, 2])},

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from custard.ember.errors import EmberError
+from sam.command.bounds import check_size
+from sam.command.outputs import check_outputs
+
+#: Largest --vlen: a vector entry is one vector register of the execute core, and the largest
+#: vector registers of any ISA (RISC-V V, VLEN = 65,536 bits) hold 1,024 64-bit lanes.
+MAX_VLEN = 1024
+VLEN_WHY = ("a vector is one register of the execute core, and the largest vector registers "
+            "(RISC-V V, 65,536 bits) hold 1,024 64-bit lanes")
+#: Largest --block: rows of the key table gathered as one block (BigBird's blocks are 64).
+MAX_BLOCK = 4096
+BLOCK_WHY = "a block is that many consecutive rows of the key table; BigBird's blocks are 64"
+#: Bytes one vector lane costs in a queue trace kept in memory and written as JSON (measured
+#: 33 B for --at tmu and 49 B for --at dlc: SLS, 2,107 lookups, --vlen 1024).
+LANE_BYTES = 64
 
 EPILOG = """\
 examples:
@@ -38,108 +50,167 @@ def add_parser(sub: Any) -> None:
     p.add_argument("file", nargs="?", metavar="FILE.mlir", help="scf MLIR input")
     p.add_argument("--op", choices=("sls", "spmm", "spattn", "mp", "kg"),
                    help="use the scf code of this Table 1 operation instead of FILE")
-    p.add_argument("--block", type=int, default=2, help="--op spattn: block size (default 2)")
+    p.add_argument("--block", type=int, help=f"--op spattn: block size (default 2, at most "
+                   f"{MAX_BLOCK})")
     p.add_argument("-O", dest="level", type=int, choices=(0, 1, 2, 3),
                    help="optimization level (emb-opt0..3 of the paper's Table 4)")
-    p.add_argument("--vlen", type=int, default=8, help="vector length of -O1 and up (default 8)")
+    p.add_argument("--vlen", type=int, default=8, help="vector length of -O1 and up (default 8, "
+                   f"at most {MAX_VLEN})")
     p.add_argument("--emit", choices=("scf", "slc", "dlc", "dot"),
                    help="which IR to print (default: scf without -O, dlc with it); dot: the "
                    "TMU graph (dae mode) for the -t inputs' shapes")
     p.add_argument("--run", action="store_true", help="run the code on the -t inputs")
-    p.add_argument("--at", choices=("scf", "slc", "dlc", "tmu"), default="tmu",
+    p.add_argument("--at", choices=("scf", "slc", "dlc", "tmu"),
                    help="--run: interpret the scf, slc or dlc level, or simulate the TMU graph "
                    "(default tmu; it prints the cycles)")
-    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+    p.add_argument("--engine", choices=("fast", "reference"),
                    help="--at tmu: simulator engine (default fast)")
     p.add_argument("-t", "--tensor", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="--run: bind an argument (repeat)")
+                   help="--run, --emit dot: bind an argument (repeat)")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the printed IR (or, with --run, the result as .npy) to FILE")
+                   help="write the printed IR (.mlir; --emit dot: .dot or .gv) or, with --run, "
+                   "the result (.npy) to FILE")
     p.add_argument("--trace", metavar="TRACE.json",
                    help="--run: write the queue trace {\"control\": [...], \"data\": [...]}")
     p.set_defaults(func=cmd_ember)
 
 
-def _load(spec: str) -> tuple[str, np.ndarray]:
-    if "=" not in spec:
-        raise EmberError(f"-t {spec}: write NAME=FILE.npy (e.g. -t arg0=ptrs.npy)")
-    name, path = spec.split("=", 1)
+def _spec(spec: str) -> tuple[str, str]:
+    """``NAME=FILE.npy`` as (name without ``%``, path)."""
+    name, sep, path = spec.partition("=")
     name = name.strip().lstrip("%")
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as err:
-        raise EmberError(f"-t {spec}: cannot read {path} as .npy ({err})") from None
-    return name, arr
+    if not sep or not name or not path:
+        raise EmberError(f"-t {spec}: write NAME=FILE.npy (e.g. -t arg0=ptrs.npy)")
+    return name, path
+
+
+def _check_options(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Refuse option combinations that would be ignored or fail late; the -t specs."""
+    if (args.file is None) == (args.op is None):
+        raise EmberError("give either FILE.mlir or --op NAME (e.g. custard ember --op sls)")
+    if args.block is not None and args.op != "spattn":
+        raise EmberError("--block is the block size of --op spattn; drop it or add --op spattn")
+    specs = [_spec(s) for s in args.tensor]
+    names = [name for name, _ in specs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise EmberError(f"-t {twice[0]} is given more than once; bind each argument once")
+    if args.run:
+        if args.emit:
+            raise EmberError("--emit prints code and --run runs it; give one of them (--run "
+                             "--at scf|slc|dlc|tmu chooses the level that runs)")
+        if args.trace and args.at in ("scf", "slc"):
+            raise EmberError(f"--trace needs --at dlc or --at tmu (the {args.at} level has no "
+                             "queues)")
+        if args.engine and args.at not in (None, "tmu"):
+            raise EmberError("--engine chooses the simulator of --at tmu; drop it with "
+                             f"--at {args.at}")
+    else:
+        for opt, value in (("--trace", args.trace), ("--at", args.at),
+                           ("--engine", args.engine)):
+            if value:
+                raise EmberError(f"{opt} applies to a --run; add --run or drop {opt}")
+        if args.emit == "dot" and not specs:
+            raise EmberError("--emit dot builds the TMU graph for given input shapes: bind "
+                             "the inputs with -t NAME=FILE.npy")
+        if specs and args.emit != "dot":
+            raise EmberError("-t binds inputs for --run or --emit dot; add one of them or "
+                             "drop -t")
+    return specs
+
+
+def _output_suffixes(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.run:
+        return (".npy",)
+    return (".dot", ".gv") if args.emit == "dot" else (".mlir",)
+
+
+def _trace_vectors(tensors: dict[str, np.ndarray], vlen: int) -> int:
+    """Vectors a queue trace holds, estimated for an embedding operation: a fiber of
+    ``ceil(C / vlen)`` vectors per lookup, with ``C`` the columns of the widest table and as
+    many lookups as the longest 1-d input has entries (without a table: that input's vectors).
+    Every Table 1 operation pushes at least that many."""
+    lookups = max((a.size for a in tensors.values() if a.ndim == 1), default=1)
+    cols = [a.shape[1] for a in tensors.values() if a.ndim == 2]
+    if cols:
+        return lookups * -(-max(cols) // vlen)
+    return -(-lookups // vlen)
 
 
 def cmd_ember(args: argparse.Namespace) -> int:
-    from custard.ember.context import parse_module, print_module
-    from custard.ember.ops import scf_text
-    from custard.ember.pipeline import compile_module, run_module
+    from formats.numpyfile import read_npy_array
+    from sam.command.files import read_text
 
-    if (args.file is None) == (args.op is None):
-        raise EmberError("give either FILE.mlir or --op NAME (e.g. custard ember --op sls)")
-    if args.op:
-        text, path = scf_text(args.op, args.block), f"<--op {args.op}>"
-    else:
-        path = args.file
-        try:
-            text = Path(path).read_text()
-        except OSError as err:
-            raise EmberError(f"cannot read {path}: {err.strerror}") from None
-    mod = parse_module(text, path)
+    specs = _check_options(args)
+    check_outputs({"-o": args.output, "--trace": args.trace},
+                  [args.file, *(path for _, path in specs)],
+                  {"-o": _output_suffixes(args), "--trace": (".json",)})
+    check_size("--vlen", args.vlen, high=MAX_VLEN, why=VLEN_WHY)
+    check_size("--block", args.block, high=MAX_BLOCK, why=BLOCK_WHY)
     level = 0 if args.level is None else args.level
+    at = args.at or "tmu"
+    tensors = {name: read_npy_array(path) for name, path in specs}
+    if args.run and level >= 1 and (at == "dlc" or args.trace):
+        vectors = _trace_vectors(tensors, args.vlen)
+        check_size("--vlen", args.vlen, fixed_bytes=LANE_BYTES * vectors * args.vlen,
+                   what=f"the queue trace ({vectors:,} vectors of {args.vlen} lanes at least)")
+    if args.op:
+        from custard.ember.ops import scf_text
+
+        text, path = scf_text(args.op, 2 if args.block is None else args.block), \
+            f"<--op {args.op}>"
+    else:
+        text, path = read_text(args.file, "MLIR file"), args.file
+    return _ember(args, text, path, level, at, tensors)
+
+
+def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
+           tensors: dict[str, np.ndarray]) -> int:
+    from custard.ember.context import parse_module, print_module
+    from custard.ember.pipeline import compile_module, require_function, run_module
+    from sam.command.files import write_json, write_npy, write_text
+
+    mod = parse_module(text, path)
+    require_function(mod, path)
     if args.level is None and not args.run and args.emit in (None, "scf"):
-        return _write(args.output, print_module(mod))
+        write_text(args.output or "-", print_module(mod))
+        return 0
     compiled = compile_module(mod, level, args.vlen, path)
-    tensors = dict(_load(s) for s in args.tensor)
-    if args.emit == "dot" and not args.run:
+    if args.emit == "dot":
         from custard.ember.to_tmu import lower_to_tmu
         from sam.graph.dot import dumps
 
-        if not tensors:
-            raise EmberError("--emit dot builds the TMU graph for given input shapes: bind "
-                             "the inputs with -t NAME=FILE.npy")
-        return _write(args.output, dumps(lower_to_tmu(compiled.dlc, tensors).graph))
-    if args.run:
-        if args.at == "tmu":
-            from custard.ember.to_tmu import lower_to_tmu, simulate_tmu, tmu_trace
-
-            try:
-                low = lower_to_tmu(compiled.dlc, tensors)
-            except EmberError as err:
-                if not str(err).startswith("TMU lowering"):
-                    raise
-                raise EmberError(f"{err} (use --at dlc to interpret the DLC code instead)"
-                                 ) from None
-            out, res = simulate_tmu(low, args.engine)
-            trace = tmu_trace(low, args.engine) if args.trace else None
-            print(f"ember: -O{level} --vlen {args.vlen}: {res.cycles} cycles on the TMU "
-                  f"graph", file=sys.stderr)
-        else:
-            at = {"scf": compiled.scf, "slc": compiled.slc, "dlc": compiled.dlc}[args.at]
-            out, trace = run_module(at, tensors)
-        if args.output:
-            np.save(args.output, out)
-        else:
-            print(np.array2string(out, threshold=50))
-        if args.trace:
-            if trace is None:
-                raise EmberError("--trace needs --at dlc or --at tmu (scf and slc code have "
-                                 "no queues)")
-            Path(args.trace).write_text(json.dumps(trace))
-        if trace is not None:
-            print(f"ember: -O{level} --vlen {args.vlen}: {len(trace['control'])} control "
-                  f"tokens, {len(trace['data'])} data entries", file=sys.stderr)
+        write_text(args.output or "-", dumps(lower_to_tmu(compiled.dlc, tensors).graph))
         return 0
-    emit = args.emit or "dlc"
-    ir = {"scf": compiled.scf, "slc": compiled.slc, "dlc": compiled.dlc}[emit]
-    return _write(args.output, print_module(ir))
+    if not args.run:
+        ir = {"scf": compiled.scf, "slc": compiled.slc, "dlc": compiled.dlc}[args.emit or "dlc"]
+        write_text(args.output or "-", print_module(ir))
+        return 0
+    if at == "tmu":
+        from custard.ember.to_tmu import lower_to_tmu, simulate_tmu, tmu_trace
 
-
-def _write(path: str | None, text: str) -> int:
-    if path and path != "-":
-        Path(path).write_text(text)
+        try:
+            low = lower_to_tmu(compiled.dlc, tensors)
+        except EmberError as err:
+            if not str(err).startswith("TMU lowering"):
+                raise
+            raise EmberError(f"{err} (use --at dlc to interpret the DLC code instead)"
+                             ) from None
+        engine = args.engine or "fast"
+        out, res = simulate_tmu(low, engine)
+        trace = tmu_trace(low, engine) if args.trace else None
+        print(f"ember: -O{level} --vlen {args.vlen}: {res.cycles} cycles on the TMU graph",
+              file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        out, trace = run_module({"scf": compiled.scf, "slc": compiled.slc,
+                                 "dlc": compiled.dlc}[at], tensors)
+    if args.output not in (None, "-"):
+        write_npy(args.output, out)
+    else:
+        print(np.array2string(out, threshold=50))
+    if args.trace and trace is not None:
+        write_json(args.trace, trace, indent=None)
+    if trace is not None:
+        print(f"ember: -O{level} --vlen {args.vlen}: {len(trace['control'])} control "
+              f"tokens, {len(trace['data'])} data entries", file=sys.stderr)
     return 0

@@ -16,6 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from custard.ember.dlc import DLC
 from custard.ember.errors import EmberError
+from custard.ember.nesting import check_nesting
 from custard.ember.slc import SLC
 from custard.ember.slcvec import SLCVEC
 
@@ -52,6 +53,10 @@ def context() -> EmberContext:
     return ctx
 
 
+#: What Ember reads (for messages about inputs that are not that).
+EXPECTED = ("Ember reads a func.func of scf/memref/arith loops over embedding tables (for an "
+            "example: custard ember --op sls)")
+_COMMENT = re.compile(r"//[^\n]*")
 _LOC = re.compile(r"<unknown>:(\d+):(\d+)")
 
 
@@ -92,12 +97,19 @@ def _line_col(text: str, offset: int) -> str:
 
 
 def parse_module(text: str, path: str = "<input>") -> ModuleOp:
-    """Parse and verify MLIR text; malformed text raises :class:`EmberError`
-    ``FILE:LINE:COL: what``."""
+    """Parse and verify MLIR text; malformed text (or blocks nested deeper than
+    :data:`~custard.ember.nesting.MAX_DEPTH`) raises :class:`EmberError` ``FILE:LINE:COL:
+    what``."""
+    if not _COMMENT.sub("", text).strip():
+        raise EmberError(f"{path}: no MLIR operations, only comments; {EXPECTED}")
+    check_nesting(text, path)
     ctx = context()
     parser = _LocatingParser(ctx, text, name=path)
     try:
         mod = parser.parse_module()
+    except RecursionError:  # brackets (types, attributes) nested deeper than blocks can be
+        raise EmberError(f"{path}: the MLIR nests brackets too deeply to read (Python's "
+                         "recursion limit); flatten its types and attributes") from None
     except ParseError as err:
         line = _parse_error_line(err, path)
         m = _UNDEFINED.search(err.msg)

@@ -9,12 +9,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 
 from custard.ember.align import align
 from custard.ember.bind import bind
 from custard.ember.bufferize import bufferize
 from custard.ember.cleanup import cleanup
-from custard.ember.context import parse_module, verify
+from custard.ember.context import EXPECTED, parse_module, verify
 from custard.ember.dlc_interp import run_dlc
 from custard.ember.errors import EmberError
 from custard.ember.interp import Interpreter, find_function
@@ -54,10 +55,17 @@ def optimize(slc_mod: ModuleOp, level: int, vlen: int = 8) -> ModuleOp:
     return mod
 
 
+def require_function(mod: ModuleOp, path: str = "<input>") -> None:
+    """Refuse a module without a function body to compile (:class:`EmberError`)."""
+    if not any(isinstance(op, FuncOp) and op.body.blocks for op in mod.body.block.ops):
+        raise EmberError(f"{path}: no func.func with a body; {EXPECTED}")
+
+
 def compile_module(scf_mod: ModuleOp | str, level: int = 3, vlen: int = 8,
                    path: str = "<input>") -> Compiled:
     """Compile scf code (a module or MLIR text) at ``-O level``."""
     mod = parse_module(scf_mod, path) if isinstance(scf_mod, str) else scf_mod
+    require_function(mod, path)
     if any(op.name.startswith(("slc.", "slcvec.", "dlc.")) for op in mod.walk()):
         raise EmberError(f"{path}: the input is already SLC/DLC code; the pipeline starts from "
                          "scf code (e.g. eb_scf.mlir or `custard ember --op sls`)")
