@@ -171,7 +171,7 @@ def _size_option(args: argparse.Namespace, sizes: Mapping[str, int], variables: 
     for text in args.schedule:
         for d in schedule_option(text, variables):
             if d.name == "split" and len(d.args) == 4 and sizes.get(d.args[0]) == smallest:
-                return f"split({','.join(d.args[:3])},SIZE)", smallest
+                return f"split({','.join(d.args)})", smallest
     return "--tile", smallest
 
 

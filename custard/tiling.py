@@ -94,7 +94,7 @@ def tile_sizes(schedule: str | Sequence[str] | None, tile: int | None,
                 if size is None or d.args[0] not in variables:
                     raise CompileError(f"tiling: {d.name}({','.join(d.args)}): write "
                                        "split(i,i0,i1,SIZE) with i a variable of the expression")
-                check_size(f"split({','.join(d.args[:3])},SIZE)", size, high=MAX_TILE,
+                check_size(f"split({','.join(d.args)})", size, high=MAX_TILE,
                            why="tile coordinates are int64")
                 sizes[d.args[0]] = size
                 outer[d.args[1]] = outer[d.args[2]] = d.args[0]
@@ -240,7 +240,8 @@ def check_tiling(expression: str, tensors: Mapping[str, Tensor], sizes: Mapping[
         if memory_levels else ""
     check_size(option, value, fixed_bytes=size.bytes(memory_levels, dense),
                what=f"up to {size.tuples:,} tile tuples ({size.tiles:,} tiles{steps})",
-               advice=f"give a larger {option} (fewer, larger tiles)")
+               advice=f"give a larger {'split size' if option.endswith(')') else option} "
+               "(fewer, larger tiles)")
     return size
 
 

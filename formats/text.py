@@ -35,7 +35,7 @@ def read_text(path: str | os.PathLike, what: str = "file", *, max_bytes: int = M
     except OSError as err:
         raise InputError(f"{shown}: cannot read {what}: {err.strerror or err}") from None
     if p.is_dir():
-        raise InputError(f"{shown}: is a folder; give a {what}")
+        raise InputError(f"{shown}: is a folder, not a file ({what} expected)")
     if p.is_file() and info.st_size > max_bytes:
         raise InputError(f"{shown}: the {what} has {info.st_size:,} bytes, more than the limit "
                          f"of {max_bytes:,}{limit_note}")

@@ -56,9 +56,8 @@ def add_tmu_command(sub: Any) -> None:
     p.set_defaults(func=run_tmu_command)
 
 
-#: Largest vector of the element layer (``--lanes``), and cost per lane of the TMU program and
-#: the execute block's registers (measured: about 500 bytes and 12 us per lane).
-MAX_LANES = 4096
+#: Cost per lane (``--lanes``) of the TMU program and the execute block's registers (measured:
+#: about 500 bytes and 12 us per lane); the most lanes: sam.blocks.tmu_config.MAX_LANES
 LANE_BYTES = 600
 #: Largest embedding row (``--dim``) and key block (``--blk``)
 MAX_DIM = 1 << 20
@@ -66,12 +65,12 @@ MAX_DIM = 1 << 20
 
 def _check_options(args: argparse.Namespace) -> None:
     """Every size-like option, before any work (:mod:`sam.command.bounds`)."""
+    from sam.blocks.tmu_config import LANES_WHY, MAX_LANES
     from sam.command.bounds import check_size
     from sam.command.outputs import check_outputs
     from sam.errors import GraphError
 
-    check_size("--lanes", args.lanes, high=MAX_LANES, bytes_each=LANE_BYTES,
-               why="a TMU vector register; Ember's vector lengths are 4 to 64",
+    check_size("--lanes", args.lanes, high=MAX_LANES, bytes_each=LANE_BYTES, why=LANES_WHY,
                what="the TMU program's vector registers")
     check_size("--dim", args.dim, high=MAX_DIM, why="an embedding row; DLRM's are 16 to 256")
     check_size("--blk", args.blk, high=MAX_DIM, why="table rows per key block")

@@ -117,7 +117,8 @@ TABLE: dict[tuple[str, str], dict[str, list[str] | None]] = {
         "absurd_size": ["ember", "in.mlir", "-O3", "--vlen", str(10**8)],
     },
     (CUSTARD, "tile"): {
-        "clobber": None, "missing_folder": None,
+        "clobber": ["tile", *TILE, "-o", "in.mtx"],
+        "missing_folder": ["tile", *TILE, "-o", "missing/x.mtx"],
         "undecodable": [*(["tile"] + TILE), "--memory", "bad.yaml"],
         "empty": [*(["tile"] + TILE), "--memory", "empty.yaml"],
         "absurd_size": ["tile", *TILE[:-1], "0"],
@@ -147,8 +148,6 @@ NOT_APPLICABLE = {
     ("table1", "undecodable"): "reads no input",
     ("table1", "empty"): "reads no input",
     ("table1", "absurd_size"): "has no size option",
-    ("tile", "clobber"): "prints the cycles and the check; writes no file",
-    ("tile", "missing_folder"): "writes no file",
 }
 
 #: for Ctrl-C: a run of each subcommand that does real work (small, to stay fast)
@@ -168,7 +167,7 @@ INTERRUPT = {
     (CUSTARD, "counts"): ["counts", "X(i,j)=B(i,j)*C(i,k)*D(j,k)"],
     (CUSTARD, "table1"): ["table1"],
     (CUSTARD, "ember"): ["ember", "in.mlir", "-O3", "-o", "out.mlir"],
-    (CUSTARD, "tile"): ["tile", *TILE, "--engine", "reference"],
+    (CUSTARD, "tile"): ["tile", *TILE, "--engine", "reference", "-o", "x.mtx"],
     (CUSTARD, "dag"): ["dag", "p.dag", *DAG_BIND, "--run", "--engine", "reference",
                        "--graphs", "p.gv"],
 }

@@ -209,11 +209,11 @@ def test_npy_larger_than_memory_is_refused_before_loading(work, capsys, monkeypa
 
 # ----------------------------------------------------------------------------- sizes
 @pytest.mark.parametrize("argv, message", [
-    (["in.mlir", "-O3", "--vlen", "100000000"], "--vlen 1e+08: at most 1024 (a vector is one "
+    (["in.mlir", "-O3", "--vlen", "100000000"], "--vlen 100,000,000: at most 1,024 (a vector is one "
      "register of the execute core"),
-    (["in.mlir", "-O3", "--vlen", "1025", "--run", "T"], "--vlen 1025: at most 1024"),
+    (["in.mlir", "-O3", "--vlen", "1025", "--run", "T"], "--vlen 1,025: at most 1,024"),
     (["in.mlir", "-O1", "--vlen", "0"], "--vlen 0: give 1 or more"),
-    (["--op", "spattn", "--block", "100000000"], "--block 1e+08: at most 4096"),
+    (["--op", "spattn", "--block", "100000000"], "--block 100,000,000: at most 4,096"),
     (["--op", "spattn", "--block", "0"], "--block 0: give 1 or more"),
     (["--op", "spattn", "--block", "-3"], "--block -3: give 1 or more"),
 ])
@@ -243,8 +243,8 @@ def test_trace_memory_of_a_large_vlen_is_refused_before_the_run(work, capsys, mo
             f"arg4={work}/arg4.npy", *extra]
     assert main(["ember", *argv, "--vlen", "1024"]) == 1
     assert one_line_error(capsys) == (
-        "custard: error: --vlen 1024: the queue trace (2,000 vectors of 1024 lanes at least) "
-        "needs about 131 MB, more than the 100 MB of memory available; give a smaller --vlen")
+        "custard: error: --vlen 1,024: the queue trace (2,000 vectors of 1024 lanes at least): "
+        "needs about 131 MB, more than the 100 MB of memory available; give a smaller value")
 
 
 # ----------------------------------------------------------------------------- nesting

@@ -94,8 +94,8 @@ def test_memory_configuration_refused_first(tmp_path: Path, capsys: pytest.Captu
     (["--buffers", "-3"], "--buffers -3: give 0 or more"),
     (["--tile", "0"], "--tile 0: give 1 or more"),
     (["--tile", "-2"], "--tile -2: give 1 or more"),
-    (["-s", "split(i,i0,i1,0)"], "split(i,i0,i1,SIZE) 0: give 1 or more"),
-    (["-s", "split(k,k0,k1,-5)"], "split(k,k0,k1,SIZE) -5: give 1 or more"),
+    (["-s", "split(i,i0,i1,0)"], "split(i,i0,i1,0): give 1 or more"),
+    (["-s", "split(k,k0,k1,-5)"], "split(k,k0,k1,-5): give 1 or more"),
     (["--tile", str(2**70)], "at most"),
     (["-o", "no/such/folder/X.mtx"], "folder no/such/folder does not exist"),
     (["-o", "X.npy"], "-o X.npy: unknown file type '.npy'; -o writes .mtx, .tns, .npz"),
@@ -116,7 +116,7 @@ def test_output_that_is_an_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     cfg = _yaml(tmp_path / "m.yaml")
     err = _one_line_error(capsys, ["tile", MATMUL, "--tile", "8", *WEST, "--memory", cfg,
                                    "-o", cfg])
-    assert "unknown file type '.yaml'" in err
+    assert "that is an input of this command" in err
 
 
 def test_config_wording_follows_its_syntax(tmp_path: Path) -> None:
@@ -152,7 +152,7 @@ def test_tile_bound_before_tiling(monkeypatch: pytest.MonkeyPatch,
     # the split that sets the smallest tile is named
     err = _one_line_error(capsys, ["tile", MATMUL, "-s", "split(j,j0,j1,5)", "-s",
                                    "split(k,k0,k1,1)", "-s", "split(i,i0,i1,1)", *WEST])
-    assert err.startswith("custard: error: split(k,k0,k1,SIZE) 1: up to ")
+    assert err.startswith("custard: error: split(k,k0,k1,1): up to ")
 
 
 def test_no_skip_memory_steps_bounded(capsys: pytest.CaptureFixture[str],

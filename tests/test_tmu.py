@@ -406,7 +406,7 @@ def test_cli_runs_every_operation_and_checks(tmp_path, capsys):
     assert main(["tmu", "--op", "mp", "--dot", str(dot_file), "-A", "random:0.5:1:3x6"]) == 0
     assert loads(dot_file.read_text()).blocks["0"].dot_type == "tmu"
     for bad, message in ((["--lanes", "0"], "--lanes 0: give 1 or more"),
-                         (["--lanes", "100000000"], "--lanes 100,000,000: at most 4,096"),
+                         (["--lanes", "100000000"], "--lanes 100,000,000: at most 1,024 ("),
                          (["--mode", "sam", "--op", "kg"], "--mode sam is built for --op sls"),
                          (["-A", "nosuchmatrix"], "nosuchmatrix")):
         argv = ["tmu", "--op", "sls", *bad]

@@ -9,14 +9,12 @@ from typing import Any
 import numpy as np
 
 from custard.ember.errors import EmberError
+from sam.blocks.tmu_config import LANES_WHY, MAX_LANES
 from sam.command.bounds import check_size
 from sam.command.outputs import check_outputs
 
-#: Largest --vlen: a vector entry is one vector register of the execute core, and the largest
-#: vector registers of any ISA (RISC-V V, VLEN = 65,536 bits) hold 1,024 64-bit lanes.
-MAX_VLEN = 1024
-VLEN_WHY = ("a vector is one register of the execute core, and the largest vector registers "
-            "(RISC-V V, 65,536 bits) hold 1,024 64-bit lanes")
+#: Largest --vlen: the TMU's vector (sam.blocks.tmu_config.MAX_LANES and why)
+MAX_VLEN, VLEN_WHY = MAX_LANES, LANES_WHY
 #: Largest --block: rows of the key table gathered as one block (BigBird's blocks are 64).
 MAX_BLOCK = 4096
 BLOCK_WHY = "a block is that many consecutive rows of the key table; BigBird's blocks are 64"

@@ -1101,7 +1101,7 @@ def queue_trace(cfg: TmuConfig, tensors: Mapping[str, Tensor], engine: str = "re
     block = Tmu.of("tmu", cfg)
     st, fst, mem = block.initial_state(tensors)
     st[W.LAT] = 1
-    w = W.allocate(2, 1 << 10)
+    w = W.allocate(2, max(1 << 10, 4 * cfg.lanes()))  # a vector's lane tokens fit a ring
     optr = np.array([0, 1, 2], np.int64)
     ochan = np.array([0, 1], np.int64)
     fn = block.kernel.py if engine == "reference" else block.kernel.jit

@@ -29,6 +29,12 @@ Value = str | int
 EVENTS = ("beg", "ite", "end")
 LAYER_KINDS = ("single", "lockstep", "bcast")
 MODES = ("dae", "sam")
+#: Most lanes of a TMU vector (``sam-sim tmu --lanes``, ``custard ember --vlen``): a vector is
+#: one register of the execute core, and the largest vector registers of any ISA (RISC-V V,
+#: VLEN = 65,536 bits) hold 1,024 64-bit lanes.
+MAX_LANES = 1024
+LANES_WHY = ("a vector is one register of the execute core, and the largest vector registers "
+             "(RISC-V V, 65,536 bits) hold 1,024 64-bit lanes")
 ALU_OPS = ("+", "-", "*", "/", "%", "min", "max")
 SAM_KINDS = ("crd", "ref", "val")
 #: The control token the TMU pushes after the traversal.

@@ -46,13 +46,13 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
             if _same(path, other):
                 raise OutputError(f"{opt} {path}: {other_opt} writes the same file; give each "
                                   "output its own name")
+        if path.is_dir():
+            raise OutputError(f"{opt} {path}: is a folder; give a file name")
         allowed = (suffixes or {}).get(opt)
         if allowed and path.suffix.lower() not in allowed:
             raise OutputError(f"{opt} {path}: unknown file type "
                               f"{path.suffix.lower() or '(no extension)'!r}; {opt} writes "
                               f"{', '.join(allowed)}")
-        if path.is_dir():
-            raise OutputError(f"{opt} {path}: is a folder; give a file name")
         folder = path.parent if str(path.parent) else Path(".")
         if not folder.is_dir():
             raise OutputError(f"{opt} {path}: folder {folder} does not exist; create it first")
