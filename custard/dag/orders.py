@@ -111,11 +111,13 @@ def best_order(problem: OrderProblem, budget: int = BUDGET) -> OrderSearch:
     """The first order with the lowest score (see module docstring)."""
     default = problem.default
     best = OrderSearch(list(default), problem.score(default))
-    if not default:
-        return best
+    if not default or best.score == (0, 0, 0):
+        return best  # nothing beats the first order with nothing violated
     rank = {v: k for k, v in enumerate(default)}
     tried = 0
     for c0 in default:
+        if best.score == (0, 0, 0):
+            break
         base, clauses = _fix_first(problem, c0)
         if tuple(base) >= best.score:
             continue  # the default order, or an earlier outermost loop, wins ties
