@@ -444,7 +444,7 @@ def test_cli_dag_run(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (("dag", "/nonexistent.dag"), "cannot read program"),
+    (("dag", "/nonexistent.dag"), "/nonexistent.dag: no such program"),
     (("dag", f"{EXAMPLES}/gcn.dag"), "bind the program's inputs"),
     (("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate"), "not bound"),
     (("dag", f"{EXAMPLES}/gcn.dag", "-t", "A=karate", "-t", "X0=random:1:0:34x6",

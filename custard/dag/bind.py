@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from custard.dag.program import DagProgram
+from custard.dag.progress import track
 from custard.dag.shapes import TensorInfo, host_shape, info_of, variable_sizes
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
@@ -68,7 +69,7 @@ def bind_inputs(prog: DagProgram, specs: Mapping[str, str], *, seed: int = 0
     bound: dict[str, Tensor] = {}
     stand: dict[str, Tensor] = {}
     infos: dict[str, TensorInfo] = {}
-    for st in prog.statements:
+    for st in track(prog.statements, "binding inputs", unit="stmt"):
         try:
             _bind_statement(prog, st, specs, seed, bound, stand, infos)
         except ToolkitError as err:
@@ -93,13 +94,15 @@ def _bind_statement(prog: DagProgram, st, specs: Mapping[str, str], seed: int,
         for n in st.reads:
             if n in specs and n not in bound:
                 bound[n] = _host_input(n, specs[n], seed)
-    else:
+    elif any(n in specs and n not in bound for n in st.reads):
+        # compiled only to size what it binds; shapes are checked below in any case
         temps: dict[str, Tensor] = {}
         for graph in graphs_of(compile_statement(st.expression,
                                                  statement_formats(prog, st))):
             names = input_tensors(graph)
             mine = {n: specs[n] for n in names if n in specs and n not in bound}
-            known = {**stand, **temps, **bound}
+            computed = {**stand, **temps}
+            known = {**{n: computed[n] for n in names if n in computed}, **bound}
             bound.update(bind_tensors(graph, mine, seed=seed, known=known))
             temps.update(_stand_ins(graph, {**known, **bound}))
     for n in st.reads:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,42 +67,95 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_dag)
 
 
+#: what -o and --graphs write
+OUTPUT_SUFFIXES = {"-o": (".dot", ".gv", ".svg", ".png", ".pdf"), "--graphs": (".gv", ".dot")}
+#: most statements the model unrolls (--iterations x statements): about a minute of analysis
+MAX_UNROLLED = 200_000
+#: bytes one unrolled statement costs in the model (node, edges, sizes, SRAM versions; measured
+#: about 3 kB on block CG)
+STATEMENT_BYTES = 4096
+#: bytes one compiled statement keeps (its SAM graph; measured 21-26 kB on chains of products)
+COMPILED_BYTES = 32 * 1024
+#: largest --sram in MB (a petabyte: beyond it the model's word counts stop meaning anything)
+MAX_SRAM_MB = 1e9
+
+
+def _check_options(args: argparse.Namespace, specs: dict[str, str]) -> None:
+    """Everything that can be refused before reading the program (outputs, size options)."""
+    import math
+
+    from sam.command.bounds import check_size
+    from sam.command.outputs import check_outputs, input_files
+
+    check_outputs({"-o": args.output, "--graphs": args.graphs}, [args.file, *input_files(specs)],
+                  OUTPUT_SUFFIXES)
+    if args.output and Path(args.output).suffix.lower() in (".svg", ".png", ".pdf") \
+            and shutil.which("dot") is None:
+        raise CompileError(f"-o {args.output}: a picture needs graphviz's `dot` on the PATH "
+                           "(install graphviz); write .dot instead")
+    check_size("--iterations", args.iterations, low=1, high=MAX_UNROLLED,
+               why=f"the model unrolls the program that many times; at most "
+               f"{MAX_UNROLLED:,} statements")
+    for mb in args.sram or []:
+        if not math.isfinite(mb):
+            raise CompileError(f"--sram {mb}: give a size in MB, e.g. --sram 4")
+        check_size("--sram", mb, low=0, high=MAX_SRAM_MB, why="a petabyte of SRAM")
+
+
+def _check_program(args: argparse.Namespace, statements: int) -> None:
+    """The memory compiling ``statements`` takes, and --iterations against the work and memory
+    of the unrolled program it implies."""
+    from formats.memory import too_large
+    from sam.command.bounds import check_size
+
+    problem = too_large(statements * COMPILED_BYTES)
+    if problem:
+        raise CompileError(f"{args.file}: compiling its {statements:,} statements {problem}; "
+                           "split the program")
+    check_size("--iterations", args.iterations, low=1, high=max(1, MAX_UNROLLED // statements),
+               why=f"the model unrolls the program's {statements} statement(s) that many "
+               f"times; at most {MAX_UNROLLED:,} statements",
+               bytes_each=statements * STATEMENT_BYTES, what="the unrolled program")
+
+
 def _write_dag(dag, path: str) -> None:
+    """The DAG as DOT text or, by suffix, a picture drawn by graphviz; written atomically."""
     from custard.dag.labels import to_dot
+    from formats.atomic import atomic_write
+    from sam.command.files import write_text
+    from sam.graph.draw import render_bytes
 
     text = to_dot(dag)
     suffix = Path(path).suffix.lower().lstrip(".")
-    try:
-        if suffix in ("svg", "png", "pdf"):
-            exe = shutil.which("dot")
-            if exe is None:
-                raise CompileError(f"-o {path}: a picture needs graphviz's `dot` on the PATH; "
-                                   "write .dot instead")
-            proc = subprocess.run([exe, f"-T{suffix}", "-o", path], input=text.encode(),
-                                  capture_output=True, timeout=120)
-            if proc.returncode != 0:
-                raise CompileError(f"graphviz dot could not draw {path}")
-        else:
-            Path(path).write_text(text)
-    except OSError as err:
-        raise CompileError(f"cannot write {path}: {err.strerror or err}") from None
+    if suffix in ("svg", "png", "pdf"):
+        data = render_bytes(text, suffix)
+        with atomic_write(path) as out:
+            out.write(data)
+    else:
+        write_text(path, text)
 
 
 def cmd_dag(args: argparse.Namespace) -> int:
+    from custard.dag.progress import bars
+    from sam.bind import parse_bindings
+
+    specs = parse_bindings(args.tensor)
+    _check_options(args, specs)
+    with bars():
+        return _dag(args, specs)
+
+
+def _dag(args: argparse.Namespace, specs: dict[str, str]) -> int:
     from custard.dag.bind import bind_inputs, input_infos
     from custard.dag.intensity import chain_intensity, op_intensity
     from custard.dag.labels import build_dag, describe
-    from custard.dag.program import load_program, unroll
+    from custard.dag.program import parse_program, unroll
     from custard.dag.run import compile_dag, graphs_of
     from custard.dag.traffic import all_configs, words_of_mb
-    from sam.bind import parse_bindings
+    from sam.command.files import read_text, write_text
 
-    if args.iterations < 1:
-        raise CompileError(f"--iterations must be at least 1, got {args.iterations}")
-    if any(mb < 0 for mb in args.sram or []):
-        raise CompileError("--sram takes a size in MB, at least 0")
-    prog = load_program(args.file)
-    specs = parse_bindings(args.tensor)
+    prog = parse_program(read_text(args.file, "program"), args.file)
+    _check_program(args, len(prog.statements))
     if not specs and prog.inputs():
         raise CompileError(f"bind the program's inputs ({', '.join(prog.inputs())}) with -t "
                            "NAME=SPEC: their sizes decide dominance and traffic")
@@ -140,10 +192,7 @@ def cmd_dag(args: argparse.Namespace) -> int:
     if args.graphs:
         from sam.graph.dot import dumps
 
-        try:
-            Path(args.graphs).write_text("".join(dumps(g) for g in graphs_of(units)))
-        except OSError as err:
-            raise CompileError(f"cannot write {args.graphs}: {err.strerror or err}") from None
+        write_text(args.graphs, "".join(dumps(g) for g in graphs_of(units)))
     if args.run:
         _run(dag, units, tensors, args, words_of_mb((args.sram or [1.0])[0]))
     return 0

@@ -22,7 +22,8 @@ it is written back. An edge into a host step is sequential too (Sec. 2.2.1: the 
 :func:`assign_orders` is Alg. 3: every node gets a loop order (given with ``-s`` or chosen: the
 first candidate, Custard's default order first, with the fewest pipelining violations, then
 operands read against their formats, then swizzled incoming tensors: consumers of a multicast
-tensor thus share its order whenever that order avoids swizzling, as in CG); then a pipelineable or
+tensor thus share its order whenever that order avoids swizzling, as in CG; found without
+trying every permutation, :mod:`custard.dag.orders`); then a pipelineable or
 hold edge whose orders do not allow pipelining (the producer's outermost loop contracted, the
 consumer's outermost loop not a rank of the tensor, or the tensor **swizzled**: its ranks
 visited in another relative order by the consumer than written by the producer) is labelled
@@ -31,12 +32,13 @@ sequential, and a swizzled writeback or sequential edge adds one to the swizzle 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from custard.dag.intensity import dominance, effective_sizes
+from custard.dag.orders import BUDGET, OrderProblem, best_order, mode_pairs
 from custard.dag.program import DagProgram, Statement
+from custard.dag.progress import track
 from custard.dag.shapes import OpSizes, TensorInfo, program_sizes
 
 SEQUENTIAL = "sequential"
@@ -58,6 +60,8 @@ class Node:
     parallel_multicast: bool = False
     numcast: int = 0
     order: list[str] = field(default_factory=list)
+    #: the loop-order search stopped at its budget (:mod:`custard.dag.orders`)
+    order_cut: bool = False
 
     @property
     def name(self) -> str:
@@ -88,12 +92,67 @@ class Dag:
     edges: list[Edge]
     sizes: list[OpSizes]
     swizzle_penalty: int = 0
+    #: (edge count, out-edges per node, in-edges per node), rebuilt when the count changes
+    _index: tuple[int, dict[int, list[Edge]], dict[int, list[Edge]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+    #: longest-path predecessors per source node (:meth:`paths_from`), reset with ``_index``
+    _paths: dict[int, dict[int, int]] = field(default_factory=dict, init=False, repr=False,
+                                              compare=False)
+    #: the next tensor statement after each node (:meth:`next_tensor_mac`)
+    _next: list[int | None] | None = field(default=None, init=False, repr=False,
+                                           compare=False)
+
+    def _edges_by_node(self) -> tuple[dict[int, list[Edge]], dict[int, list[Edge]]]:
+        """Out- and in-edges per node, rebuilt when edges were added or removed."""
+        if self._index is None or self._index[0] != len(self.edges):
+            outs: dict[int, list[Edge]] = {}
+            ins: dict[int, list[Edge]] = {}
+            for e in self.edges:
+                outs.setdefault(e.src, []).append(e)
+                ins.setdefault(e.dst, []).append(e)
+            self._index = (len(self.edges), outs, ins)
+            self._paths = {}
+        return self._index[1], self._index[2]
+
+    def paths_from(self, src: int) -> dict[int, int]:
+        """Node -> its predecessor on the longest path from ``src`` (the earliest such
+        predecessor on ties), for the nodes up to ``src``'s last successor; cached."""
+        outs, _ = self._edges_by_node()
+        if src in self._paths:
+            return self._paths[src]
+        last = max((e.dst for e in outs.get(src, ())), default=src)
+        length = {src: 0}
+        parent: dict[int, int] = {}
+        for k in range(src, last + 1):
+            if k not in length:
+                continue
+            for e in outs.get(k, ()):
+                nxt = e.dst
+                if nxt <= last and length[k] + 1 > length.get(nxt, -1):
+                    length[nxt] = length[k] + 1
+                    parent[nxt] = k
+        self._paths[src] = parent
+        return parent
+
+    def next_tensor_mac(self, k: int) -> int | None:
+        """The first tensor statement after statement ``k`` (host steps skipped)."""
+        if k < 0:
+            return next((n.index for n in self.nodes if n.op == "tensor_mac"), None)
+        if self._next is None or len(self._next) != len(self.nodes):
+            nxt: list[int | None] = [None] * len(self.nodes)
+            after: int | None = None
+            for j in range(len(self.nodes) - 1, -1, -1):
+                nxt[j] = after
+                if self.nodes[j].op == "tensor_mac":
+                    after = j
+            self._next = nxt
+        return self._next[k] if 0 <= k < len(self._next) else None
 
     def out_edges(self, k: int) -> list[Edge]:
-        return [e for e in self.edges if e.src == k]
+        return list(self._edges_by_node()[0].get(k, ()))
 
     def in_edges(self, k: int) -> list[Edge]:
-        return [e for e in self.edges if e.dst == k]
+        return list(self._edges_by_node()[1].get(k, ()))
 
 
 def build_dag(prog: DagProgram, inputs: Mapping[str, TensorInfo]) -> Dag:
@@ -124,29 +183,23 @@ def build_dag(prog: DagProgram, inputs: Mapping[str, TensorInfo]) -> Dag:
     return dag
 
 
-def _successors(dag: Dag) -> dict[int, set[int]]:
-    succ: dict[int, set[int]] = {n.index: set() for n in dag.nodes}
-    for e in dag.edges:
-        succ[e.src].add(e.dst)
-    return succ
-
-
 def longest_path(dag: Dag, src: int, dst: int) -> list[int]:
     """The longest path ``src -> ... -> dst`` (node indices, both ends included; statements are
-    in topological order); ``[]`` when none."""
-    succ = _successors(dag)
-    best: dict[int, list[int]] = {src: [src]}
-    for k in range(src, dst + 1):
-        if k not in best:
-            continue
-        for nxt in succ[k]:
-            if nxt <= dst and len(best[k]) + 1 > len(best.get(nxt, [])):
-                best[nxt] = best[k] + [nxt]
-    return best.get(dst, [])
+    in topological order); ``[]`` when none. Among longest paths, each node is reached from its
+    earliest predecessor on one."""
+    if src == dst:
+        return [src]
+    parent = dag.paths_from(src)
+    if dst not in parent:
+        return []
+    path = [dst]
+    while path[-1] != src:
+        path.append(parent[path[-1]])
+    return path[::-1]
 
 
 def _mark_transitive(dag: Dag) -> None:
-    for e in dag.edges:
+    for e in track(dag.edges, "transitive edges", unit="edge"):
         e.transitive = len(longest_path(dag, e.src, e.dst)) > 2
 
 
@@ -177,14 +230,14 @@ def label_edges(dag: Dag) -> None:
             edge.label = label
         for edge in outs:
             edge.multicast = node.parallel_multicast and not edge.transitive
+    pipelined = {(e.src, e.dst) for e in dag.edges if e.label == PIPELINEABLE}
     for edge in dag.edges:
         if edge.label == WRITEBACK:
             path = longest_path(dag, edge.src, edge.dst)
             inner = path[1:-1]
             breaks = any(dag.nodes[p].dominance == "C" or dag.nodes[p].op != "tensor_mac"
                          for p in inner)
-            piped = all(any(e.src == a and e.dst == b and e.label == PIPELINEABLE
-                            for e in dag.edges) for a, b in zip(path, path[1:], strict=False))
+            piped = all((a, b) in pipelined for a, b in zip(path, path[1:], strict=False))
             if not breaks and piped:
                 edge.label = HOLD
 
@@ -256,7 +309,7 @@ def swizzled(dag: Dag, edge: Edge, src_order: list[str], dst_order: list[str]) -
     return written_modes(src, src_order) != read_modes(dst, edge.tensor, dst_order)
 
 
-def _format_violations(st: Statement, order: list[str], formats: Mapping[str, str]) -> int:
+def format_violations(st: Statement, order: list[str], formats: Mapping[str, str]) -> int:
     """Operands (and the result) whose stored mode order the loop order contradicts."""
     from custard.api import stored_before
 
@@ -267,42 +320,53 @@ def _format_violations(st: Statement, order: list[str], formats: Mapping[str, st
                if v in order and p in order and order.index(p) > order.index(v))
 
 
+def order_problem(dag: Dag, node: Node, default: list[str]) -> OrderProblem:
+    """The clauses of ``node``'s loop-order score (:mod:`custard.dag.orders`): its pipelined
+    and unpipelined in-edges from tensor MACs (read against the producer's order), its
+    pipelined out-edges and its operands' stored mode orders."""
+    from custard.api import stored_before
+
+    st = node.statement
+    assert st.assignment is not None
+    problem = OrderProblem(list(default), contracted=frozenset(st.contracted))
+    for e in dag.in_edges(node.index):
+        src = dag.nodes[e.src]
+        if src.op != "tensor_mac":
+            continue
+        pairs = mode_pairs(written_modes(src.statement, src.order), st.access(e.tensor))
+        if e.label in STREAMED:
+            always = bool(src.order) and src.order[0] in src.statement.contracted
+            problem.first_in.append((None if always else frozenset(st.access(e.tensor)),
+                                     pairs))
+        else:
+            problem.swizzles.append(pairs)
+    problem.streamed_out = sum(1 for e in dag.out_edges(node.index) if e.label in STREAMED)
+    before = stored_before(st.assignment, _formats_for(st, dag.program.formats))
+    problem.stored = [(p, v) for v, prev in before.items() for p in sorted(prev) if p != v]
+    return problem
+
+
 def assign_orders(dag: Dag) -> None:
     """Alg. 3 (see module docstring): loop orders, then the labels they force, and the swizzle
-    penalty."""
+    penalty. The first best order is found without trying every permutation
+    (:func:`custard.dag.orders.best_order`)."""
     formats = dag.program.formats
-    for node in dag.nodes:
+    defaults: dict[int, list[str]] = {}  # an unrolled program repeats its statements
+    for node in track(dag.nodes, "loop orders", unit="stmt"):
         st = node.statement
         if st.host:
             continue
-        default = full_order(st, formats)
+        default = defaults.get(id(st))
+        if default is None:
+            default = defaults[id(st)] = full_order(st, formats)
         if st.order is not None and set(st.order) == set(default):
             node.order = list(st.order)
             continue
         if st.order is not None:
             node.order = default  # a partial reorder: Custard's order with the list applied
             continue
-        candidates = [default] + [list(p) for p in itertools.permutations(default)
-                                  if list(p) != default]
-        best: tuple | None = None
-        for k, cand in enumerate(candidates):
-            violations = swizzles = 0
-            for e in dag.in_edges(node.index):
-                src = dag.nodes[e.src]
-                if src.op != "tensor_mac":
-                    continue
-                if e.label in STREAMED:
-                    violations += bool(pipeline_violation(dag, e, src.order, cand))
-                else:
-                    swizzles += swizzled(dag, e, src.order, cand)
-            for e in dag.out_edges(node.index):
-                if e.label in STREAMED and cand[0] in st.contracted:
-                    violations += 1
-            score = (violations, _format_violations(st, cand, formats), swizzles, k)
-            if best is None or score < best[0]:
-                best = (score, cand)
-        assert best is not None
-        node.order = best[1]
+        found = best_order(order_problem(dag, node, default))
+        node.order, node.order_cut = found.order, found.exhausted
     penalty = 0
     for e in dag.edges:
         src, dst = dag.nodes[e.src], dag.nodes[e.dst]
@@ -327,6 +391,8 @@ def describe(dag: Dag) -> str:
                                                          if n.dominant_rank else "")
         order = f" order {','.join(n.order)}" if n.order else ""
         cast = " multicast" if n.parallel_multicast else ""
+        if n.order_cut:
+            cast += f" (loop-order search cut at {BUDGET} tries: the first best order found)"
         lines.append(f"  [{n.index + 1}] line {st.line}: {st.text}  -- {what}{order}{cast}")
     lines.append("edges:")
     for e in dag.edges:

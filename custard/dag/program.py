@@ -35,6 +35,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from custard.dag.progress import track
 from custard.parser import parse_format_option, parse_schedule
 from sam.errors import CompileError
 from sam.notation.expr import Assignment
@@ -116,13 +117,14 @@ class DagProgram:
         """The kept tensors: ``out:`` or those written and not read by a later statement."""
         if self.declared_out is not None:
             return list(self.declared_out)
-        out: list[str] = []
+        last_read: dict[str, int] = {}
+        last_write: dict[str, int] = {}
         for k, st in enumerate(self.statements):
-            later = any(st.target in s.reads for s in self.statements[k + 1:])
-            rewritten = any(st.target == s.target for s in self.statements[k + 1:])
-            if not later and not rewritten and st.target not in out:
-                out.append(st.target)
-        return out
+            for t in st.reads:
+                last_read[t] = k
+            last_write[st.target] = k
+        return [st.target for k, st in enumerate(self.statements)
+                if last_write[st.target] == k and last_read.get(st.target, -1) <= k]
 
     def format_of(self, tensor: str, order: int) -> str:
         """The tensor's format string (``-f``), else dense (``d`` per mode)."""
@@ -134,7 +136,8 @@ def parse_program(text: str, source: str = "<program>") -> DagProgram:
     statements: list[Statement] = []
     formats: dict[str, tuple[str, int]] = {}
     declared: list[str] | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for number, raw in track(enumerate(lines, 1), "parsing", total=len(lines), unit="line"):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -158,13 +161,11 @@ def parse_program(text: str, source: str = "<program>") -> DagProgram:
 
 
 def load_program(path: str | Path) -> DagProgram:
-    """Parse the program file at ``path``."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as err:
-        raise CompileError(f"cannot read program {path}: {err.strerror or err}") from None
-    return parse_program(text, str(path))
+    """Parse the program file at ``path`` (read as :func:`sam.command.files.read_text` does:
+    one line for a missing, empty or undecodable file)."""
+    from sam.command.files import read_text
+
+    return parse_program(read_text(path, "program"), str(path))
 
 
 def _split_options(line: str, where: str) -> tuple[str, list[str]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from custard.dag.host import eval_host
 from custard.dag.labels import PIPELINEABLE, Dag
 from custard.dag.program import DagProgram, Statement
+from custard.dag.progress import track
 from custard.dag.traffic import next_statement
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
@@ -59,13 +60,14 @@ def fusible(dag: Dag) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     busy: set[int] = set()
     for e in dag.edges:
-        readers = [x for x in dag.edges if x.src == e.src and x.tensor == e.tensor]
+        if not (e.label == PIPELINEABLE and not e.transitive and not e.multicast
+                and e.tensor not in kept and next_statement(dag, e.src) == e.dst
+                and e.src not in busy and e.dst not in busy):
+            continue
+        readers = [x for x in dag.out_edges(e.src) if x.tensor == e.tensor]
         later_writer = any(st.target == e.tensor
                            for st in dag.program.statements[e.src + 1:e.dst])
-        if (e.label == PIPELINEABLE and not e.transitive and not e.multicast
-                and len(readers) == 1 and e.tensor not in kept and not later_writer
-                and next_statement(dag, e.src) == e.dst
-                and e.src not in busy and e.dst not in busy):
+        if len(readers) == 1 and not later_writer:
             out.append((e.src, e.dst, e.tensor))
             busy |= {e.src, e.dst}
     return out
@@ -83,7 +85,7 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
         fuse_edge = None
     units: list[Unit] = []
     skip: set[int] = set()
-    for k, node in enumerate(dag.nodes):
+    for k, node in track(enumerate(dag.nodes), "compiling", total=len(dag.nodes), unit="stmt"):
         if k in skip:
             continue
         st = node.statement

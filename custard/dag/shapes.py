@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from custard.dag.program import DagProgram, Statement
+from custard.dag.progress import track
 from formats.format import Format
 from sam.errors import CompileError
 from sam.notation.expr import Access, Add, Neg, Node
@@ -139,10 +140,14 @@ def program_sizes(prog: DagProgram, inputs: Mapping[str, TensorInfo]) -> list[Op
         raise CompileError(f"{prog.source}: the program reads {missing[0]} but its shape is not "
                            f"given; bind it, e.g. -t {missing[0]}=...")
     out: list[OpSizes] = []
-    for st in prog.statements:
+    host_shapes: dict[tuple, tuple[int, ...]] = {}  # an unrolled program repeats its steps
+    for st in track(prog.statements, "sizing", unit="stmt"):
         reads = {n: have[n] for n in st.reads}
         if st.host:
-            shape = host_shape(st, have)
+            key = (id(st), *(have[n].shape if n in have else None for n in st.reads))
+            if key not in host_shapes:
+                host_shapes[key] = host_shape(st, have)
+            shape = host_shapes[key]
             info = TensorInfo.dense(*shape)
             out.append(OpSizes({}, 0, reads, info))
         else:

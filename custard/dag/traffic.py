@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass, field
 
 from custard.dag.labels import HOLD, PIPELINEABLE, Dag, Edge
+from custard.dag.progress import track
 
 #: Table 4: bytes per word
 BYTES_PER_WORD = 4
@@ -71,10 +72,7 @@ def words_of_mb(mb: float) -> int:
 
 def next_statement(dag: Dag, k: int) -> int | None:
     """The first tensor statement after statement ``k`` (host steps are skipped)."""
-    for n in dag.nodes[k + 1:]:
-        if n.op == "tensor_mac":
-            return n.index
-    return None
+    return dag.next_tensor_mac(k)
 
 
 def streamed(dag: Dag, edge: Edge) -> bool:
@@ -122,6 +120,7 @@ class _Version:
     """One value of a tensor (an input, or one statement's result) and its SRAM residency."""
 
     words: int
+    seq: int = 0  #: creation order (ties between eviction victims)
     resident: int = 0
     dirty: int = 0  #: resident words not in DRAM
     uses: list[int] = field(default_factory=list)  #: statements reading it through memory
@@ -133,30 +132,50 @@ class _Version:
 
 
 class _Sram:
+    """Versions and their residency; the words in use and the resident versions are kept up
+    to date, so that no step scans every version of the program."""
+
     def __init__(self, capacity: int, evict: bool) -> None:
         self.capacity = capacity
         self.evict = evict
         self.versions: dict[tuple[str, int], _Version] = {}
+        self.resident: dict[tuple[str, int], _Version] = {}
+        self.in_use = 0
+        #: statement -> versions not kept whose last read it is (dead after it)
+        self.last_use: dict[int, list[tuple[str, int]]] = {}
+
+    def add(self, key: tuple[str, int], version: _Version) -> None:
+        version.seq = len(self.versions)
+        self.versions[key] = version
+
+    def set_resident(self, key: tuple[str, int], words: int) -> None:
+        v = self.versions[key]
+        self.in_use += words - v.resident
+        v.resident = words
+        if words:
+            self.resident[key] = v
+        else:
+            self.resident.pop(key, None)
 
     def used(self) -> int:
-        return sum(v.resident for v in self.versions.values())
+        return self.in_use
 
     def allocate(self, key: tuple[str, int], want: int, now: int) -> tuple[int, int]:
         """Room for ``want`` more words of ``key``: (words granted, words written to DRAM by
         evicting the tails of tensors used after ``key``'s next use)."""
         me = self.versions[key]
-        take = min(want, max(0, self.capacity - self.used()))
+        take = min(want, max(0, self.capacity - self.in_use))
         written = 0
         if take < want and self.evict:
             mine = me.next_use(now)
-            victims = sorted((v for k, v in self.versions.items()
-                              if k != key and v.resident > 0 and v.next_use(now) > mine),
-                             key=lambda v: v.next_use(now), reverse=True)
-            for v in victims:
+            victims = sorted(((k, v) for k, v in self.resident.items()
+                              if k != key and v.next_use(now) > mine),
+                             key=lambda kv: (-kv[1].next_use(now), kv[1].seq))
+            for k, v in victims:
                 x = min(v.resident, want - take)
                 w = min(x, v.dirty)
                 v.dirty -= w
-                v.resident -= x
+                self.set_resident(k, v.resident - x)
                 written += w
                 take += x
                 if take == want:
@@ -164,9 +183,11 @@ class _Sram:
         return take, written
 
     def drop_dead(self, now: int) -> None:
-        for v in self.versions.values():
-            if v.resident and not v.kept and v.next_use(now) == math.inf:
-                v.resident = v.dirty = 0
+        """Drop, unwritten, the versions not kept whose last read is statement ``now``."""
+        for key in self.last_use.pop(now, ()):
+            if self.versions[key].resident:
+                self.versions[key].dirty = 0
+                self.set_resident(key, 0)
 
 
 def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True,
@@ -177,10 +198,13 @@ def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True,
     prog = dag.program
     sram = _Sram(capacity_words, evict=reuse)
     # versions: ("A", -1) an input, ("S", k) the result of statement k
+    first_read: dict[str, int] = {}
+    for k, st in enumerate(prog.statements):
+        for t in st.reads:
+            first_read.setdefault(t, k)
     current: dict[str, tuple[str, int]] = {n: (n, -1) for n in prog.inputs()}
     for n in prog.inputs():
-        k = next(k for k, st in enumerate(prog.statements) if n in st.reads)
-        sram.versions[(n, -1)] = _Version(dag.sizes[k].reads[n].words)
+        sram.add((n, -1), _Version(dag.sizes[first_read[n]].reads[n].words))
     stream_in: dict[int, set[str]] = {k: set() for k in range(len(dag.nodes))}
     for e in dag.edges:
         on = streamed(dag, e) if streams is None else (e.src, e.dst, e.tensor) in streams
@@ -193,12 +217,16 @@ def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True,
             if t not in stream_in[k]:
                 sram.versions[writer[t]].uses.append(k)
         writer[st.target] = (st.target, k)
-        sram.versions[(st.target, k)] = _Version(dag.sizes[k].writes.words)
+        sram.add((st.target, k), _Version(dag.sizes[k].writes.words))
     for n in prog.outputs():
         if n in writer:
             sram.versions[writer[n]].kept = True
+    for key, v in sram.versions.items():
+        if v.uses and not v.kept:
+            sram.last_use.setdefault(v.uses[-1], []).append(key)
     out = Traffic("gogeta" if reuse else "seq_overflow")
-    for k, st in enumerate(prog.statements):
+    for k, st in track(enumerate(prog.statements), f"traffic ({out.config})",
+                       total=len(prog.statements), unit="stmt"):
         op = OpTraffic()
         for t in st.reads:
             if t in stream_in[k]:
@@ -208,17 +236,17 @@ def with_sram(dag: Dag, capacity_words: int, *, reuse: bool = True,
             op.reads += missing
             if missing and v.next_use(k) != math.inf:
                 got, written = sram.allocate(current[t], missing, k)
-                v.resident += got
+                sram.set_resident(current[t], v.resident + got)
                 op.writes += written
         sram.drop_dead(k)
         key = (st.target, k)
         w = sram.versions[key]
         if w.uses or w.kept:
             got, written = sram.allocate(key, w.words, k)
-            w.resident = w.dirty = got
+            sram.set_resident(key, got)
+            w.dirty = got
             op.writes += written + (w.words - got)
         current[st.target] = key
-        sram.drop_dead(k)
         out.ops.append(op)
     out.final = sum(v.dirty for v in sram.versions.values() if v.kept)
     return out
