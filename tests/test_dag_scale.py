@@ -382,10 +382,10 @@ def test_output_that_is_the_program_is_refused(tmp_path, option) -> None:
     (["--graphs", "{tmp}/g.svg"], "--graphs writes .gv, .dot"),
     (["-o", "{tmp}/no/such/x.dot"], "does not exist"),
     (["-o", "{tmp}/x.dot", "--graphs", "{tmp}/x.dot"], "writes the same file"),
-    (["--iterations", str(10**9)], "--iterations 1e+09: at most"),
+    (["--iterations", str(10**9)], "--iterations 1,000,000,000: at most"),
     (["--iterations", "30000"], "unrolls the program's 9 statement(s)"),
     (["--sram", "inf"], "--sram inf"),
-    (["--sram", "1e12"], "--sram 1e+12: at most"),
+    (["--sram", "1e12"], "--sram 1,000,000,000,000: at most"),
 ])
 def test_refusals_are_one_line_before_work(tmp_path, argv, message) -> None:
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
