@@ -209,8 +209,8 @@ def test_npy_larger_than_memory_is_refused_before_loading(work, capsys, monkeypa
 
 # ----------------------------------------------------------------------------- sizes
 @pytest.mark.parametrize("argv, message", [
-    (["in.mlir", "-O3", "--vlen", "100000000"], "--vlen 100,000,000: at most 1,024 (a vector is one "
-     "register of the execute core"),
+    (["in.mlir", "-O3", "--vlen", "100000000"], "--vlen 100,000,000: at most 1,024 (a vector "
+     "is one register of the execute core"),
     (["in.mlir", "-O3", "--vlen", "1025", "--run", "T"], "--vlen 1,025: at most 1,024"),
     (["in.mlir", "-O1", "--vlen", "0"], "--vlen 0: give 1 or more"),
     (["--op", "spattn", "--block", "100000000"], "--block 100,000,000: at most 4,096"),
