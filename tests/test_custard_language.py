@@ -409,7 +409,7 @@ def test_commands_without_dataflow_meaning_are_ignored_with_a_notice(cmd, part):
     ("reorder(i,q)", "'q' is not a loop"),
     ("reorder(i,i)", "lists i twice"),
     ("split(i,i0,i1)", "split takes 4 argument(s)"),
-    ("split(i,i0,i1,x)", "not a positive integer"),
+    ("split(i,i0,i1,x)", "split factor must be a whole number of 1 or more, not x"),
     ("split(i,j,i1,4)", "'j' already names"),
     ("parallelize(i,CPUThreads,NoRaces)", "unknown parallel unit"),
     ("parallelize(i,CPUThread,Races)", "unknown race strategy"),
