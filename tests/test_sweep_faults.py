@@ -268,6 +268,15 @@ def test_worker_killed_mid_sweep(cluster: Cluster, clean_csv: bytes, tmp_path: P
     assert out.read_bytes() == clean_csv
 
 
+def test_a_worker_address_is_not_a_scheduler(cluster: Cluster, tmp_path: Path) -> None:
+    worker = cluster.workers["w1"]
+    with pytest.raises(ReproduceError, match=rf"^--scheduler {worker}: not a Dask scheduler "
+                       r"\(a Dask Worker: give the scheduler's address\)$"):
+        with Sweeper(tmp_path, worker, progress=False) as s:
+            s.run(slow_point, POINTS)
+    assert not list(tmp_path.rglob("*.json"))
+
+
 def test_scheduler_killed_mid_sweep(cluster: Cluster, clean_csv: bytes, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     cache, out = tmp_path / "cache", tmp_path / "out.csv"

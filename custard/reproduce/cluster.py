@@ -19,7 +19,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -41,21 +41,32 @@ def _refuse(address: str, why: str) -> ReproduceError:
     return ReproduceError(f"--scheduler {address}: {why}")
 
 
-def probe(address: str, timeout: float = HANDSHAKE_TIMEOUT) -> None:
-    """Refuse ``address`` unless a Dask server answers there within ``timeout`` seconds."""
-    import socket
-    import struct
-
+def probe(address: str, timeout: float = HANDSHAKE_TIMEOUT) -> dict[str, Any]:
+    """Refuse ``address`` unless a Dask scheduler answers there within ``timeout`` seconds;
+    its identity (``type``, ``workers``, ...)."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
         scheme, loc = parse_address(address)
-        if scheme != "tcp":
-            return _probe_other(address, timeout)
-        host, port = parse_host_port(loc, default_port=8786)
+        if scheme == "tcp":
+            _greeting(address, *parse_host_port(loc, default_port=8786), timeout)
     except ValueError as err:
         raise _refuse(address, f"not a Dask address ({' '.join(str(err).split())}); write "
                       "tcp://HOST:PORT") from None
+    info = _identity_of(address, timeout)
+    kind = info.get("type") if isinstance(info, dict) else None
+    if kind != "Scheduler":
+        raise _refuse(address, f"not a Dask scheduler (a Dask {kind or 'server'}: give the "
+                      "scheduler's address)")
+    return info
+
+
+def _greeting(address: str, host: str, port: int, timeout: float) -> None:
+    """Read what the server at ``host:port`` says first: a Dask server sends its handshake (a
+    length-prefixed msgpack map), other servers wait for a request or say something else."""
+    import socket
+    import struct
+
     deadline = time.monotonic() + timeout
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock:
@@ -91,51 +102,63 @@ def _receive(sock: socket.socket, n: int, deadline: float) -> bytes:
     return data
 
 
-def _probe_other(address: str, timeout: float) -> None:
-    """TLS, websockets, ...: Dask's own connect, with a deadline on its handshake too."""
+def _identity_of(address: str, timeout: float) -> Any:
+    """The server's answer to Dask's ``identity`` request, all of it within ``timeout``
+    seconds (Dask's own connect waits for a handshake for ever); in a thread of its own, so
+    that a running event loop here does not matter."""
     import asyncio
     import concurrent.futures
 
     from distributed.comm import connect
 
-    async def attempt() -> None:
-        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
-        await comm.close()
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    async def ask() -> Any:
+        comm = await connect(address, timeout=timeout)
         try:
-            pool.submit(asyncio.run, attempt()).result(timeout + 1)
-        except (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError):
-            raise _refuse(address, f"not a Dask scheduler (no Dask handshake within "
-                          f"{timeout:g} s)") from None
-        except MemoryError:
-            raise _refuse(address, "not a Dask scheduler (its answer is not Dask's)") from None
-        except (OSError, ValueError, TypeError) as err:
-            raise _refuse(address, f"cannot connect ({' '.join(str(err).split())})") from None
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            await comm.close()
+
+    def run() -> Any:
+        return asyncio.run(asyncio.wait_for(ask(), timeout))
+
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        return pool.submit(run).result(timeout + 1)
+    except (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError):
+        raise _refuse(address, f"not a Dask scheduler (no answer within {timeout:g} s)"
+                      ) from None
+    except MemoryError:
+        raise _refuse(address, "not a Dask scheduler (its answer is not Dask's)") from None
+    except Exception as err:  # noqa: BLE001 - refused, reset, unknown scheme, TLS settings
+        why = " ".join(str(err).split()) or type(err).__name__
+        raise _refuse(address, f"cannot connect ({why})") from None
+    finally:
+        pool.shutdown(wait=False)
 
 
 def connect(address: str, connect_timeout: float, worker_wait: float,
-            handshake_timeout: float = HANDSHAKE_TIMEOUT) -> Any:
-    """A client of the scheduler at ``address``, checked (module docstring); its workers'
-    code is checked by :func:`check_workers`."""
+            handshake_timeout: float = HANDSHAKE_TIMEOUT,
+            say: Callable[[str], None] = print) -> Any:
+    """A client of the scheduler at ``address``, checked (module docstring; ``say`` tells that
+    it waits for a worker); its workers' code is checked by :func:`check_workers`."""
     from distributed import Client
 
-    probe(address, handshake_timeout)
+    info = probe(address, handshake_timeout)
     try:
         client = Client(address, timeout=f"{connect_timeout}s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as err:
+    except Exception as err:  # noqa: BLE001 - whatever Dask raises: one line
         why = " ".join(str(err).split()) or type(err).__name__
         raise _refuse(address, f"cannot connect ({why})") from None
     try:
-        kind = client.scheduler_info().get("type")
-        if kind != "Scheduler":
-            raise _refuse(address, f"not a Dask scheduler (a Dask {kind or 'server'}; give the "
-                          "scheduler's address)")
-        try:
-            client.wait_for_workers(1, timeout=worker_wait)
-        except TimeoutError:
-            raise _refuse(address, f"the scheduler has no workers (waited {worker_wait:g} s); "
-                          f"start some with `dask worker {address}`") from None
+        if not info.get("workers"):
+            say(f"--scheduler {address}: no worker yet; waiting up to {worker_wait:g} s for "
+                "one")
+            try:
+                client.wait_for_workers(1, timeout=worker_wait)
+            except TimeoutError:
+                raise _refuse(address, f"the scheduler has no workers (waited {worker_wait:g} "
+                              f"s); start some with `dask worker {address}`") from None
     except BaseException:
         close(client)
         raise

@@ -134,7 +134,8 @@ class Sweeper:
         self._quiet = self._quiet or cluster.QuietLogs()
         if self.scheduler:
             self._client = cluster.connect(self.scheduler, self.connect_timeout,
-                                           self.worker_wait, self.handshake_timeout)
+                                           self.worker_wait, self.handshake_timeout,
+                                           lambda msg: self._say("notice", msg))
             return self._client
         try:
             self._cluster, self._client = cluster.start_local(self._n_local())
