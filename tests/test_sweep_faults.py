@@ -12,6 +12,7 @@ through the toolkit's top-level error handler like ``sam-sim``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.server
 import json
 import os
@@ -390,14 +391,21 @@ def test_a_point_refuses_a_worker_with_other_code() -> None:
 
 def test_ctrl_c_during_reproduce(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a local
-    cluster computes: exit 130, one line, no worker traceback or warning; the rerun resumes."""
+    cluster computes: exit 130, one line, no worker traceback, no "leaked semaphore" nor "port
+    8787 in use" warning (8787 is held here, as another cluster would); the rerun resumes."""
+    import socket
+
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "sam.cli", "reproduce", "fig13", "--quick", "--engine",
            "reference", "--workers", "1", "-o", str(out), "--no-progress"]
-    proc = _start(cmd, _env(ROOT), start_new_session=True)
-    _wait_for_entries(out / ".cache", 1, proc)
-    os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    with socket.socket() as busy:
+        with contextlib.suppress(OSError):  # already taken: in use either way
+            busy.bind(("127.0.0.1", 8787))
+            busy.listen()
+        proc = _start(cmd, _env(ROOT), start_new_session=True)
+        _wait_for_entries(out / ".cache", 1, proc)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert stderr == "sam-sim: interrupted\n" and stdout == ""
     kept = len(list((out / ".cache").glob("*/*.json")))
