@@ -4,8 +4,8 @@ any point runs, or a local one that stays out of the way.
 :func:`connect` opens a client on ``--scheduler ADDRESS`` only once the address has answered
 Dask's handshake within a few seconds (a Dask server greets every new connection; an HTTP server
 or any other program does not, and Dask itself would wait for ever or read its reply as a
-frame length of exabytes), the server is a scheduler, it has workers, and every worker computes
-with this toolkit's code (:func:`check_workers`).
+frame length of exabytes), the server is a scheduler and it has workers. :func:`check_workers`
+then refuses, naming them, workers that would compute with other code than this process.
 
 :func:`start_local` starts a local cluster listening on 127.0.0.1 only, with no dashboard (no
 "port 8787 in use"), whose worker processes ignore Ctrl-C: the terminal sends it to every process
@@ -165,10 +165,11 @@ def connect(address: str, connect_timeout: float, worker_wait: float,
     return client
 
 
-def check_workers(client: Any, address: str, code: str,
+def check_workers(client: Any, where: str, code: str,
                   files: Mapping[str, str] | None = None) -> None:
     """Refuse, before any point runs, workers that compute with other code or data than this
-    process (:func:`custard.reproduce.identity.problems`), naming each of them."""
+    process (:func:`custard.reproduce.identity.problems`), naming each of them (``where``
+    starts the message: ``--scheduler ADDRESS``)."""
     found = client.run(identity, dict(files or {}), on_error="return")
     bad = []
     for worker, ident in sorted(found.items()):
@@ -180,9 +181,9 @@ def check_workers(client: Any, address: str, code: str,
             if why:
                 bad.append(f"{worker} ({why})")
     if bad:
-        raise _refuse(address, f"{len(bad)} of {len(found)} worker(s) would compute with other "
-                      f"code than this command: {'; '.join(bad)}; restart them with this "
-                      "toolkit (nothing was computed or cached)")
+        raise ReproduceError(f"{where}: {len(bad)} of {len(found)} worker(s) would compute with "
+                             f"other code than this command: {'; '.join(bad)}; restart them "
+                             "with this toolkit (nothing was computed or cached)")
 
 
 @contextmanager

@@ -310,8 +310,7 @@ class Sweeper:
         for k in todo:
             files.update(named_files(points[k]))
         try:
-            cluster.check_workers(client, self.scheduler or client.scheduler.address, code,
-                                  files)
+            cluster.check_workers(client, self._where(), code, files)
         except ReproduceError:
             raise
         except Exception as err:  # noqa: BLE001 - the cluster went away while checking
