@@ -46,9 +46,18 @@ def slow_point(p: dict[str, Any]) -> dict[str, Any]:
     return {"square": k * k, "ratio": k / 7, "name": f"p{k}"}
 
 
+def crashing_point(p: dict[str, Any]) -> dict[str, Any]:
+    """A point whose ``k == 1`` kills the process computing it (a segfault, the OOM killer)."""
+    if p["k"] == 1:
+        os._exit(3)
+    return slow_point(p)
+
+
 def _sweep(args: argparse.Namespace) -> int:
-    with Sweeper(Path(args.cache), args.scheduler, progress=False, prog="sweep-test") as s:
-        results = s.run(slow_point, POINTS, "test")
+    fn = crashing_point if args.crash else slow_point
+    with Sweeper(Path(args.cache), args.scheduler, args.workers, progress=False,
+                 prog="sweep-test") as s:
+        results = s.run(fn, POINTS, "test")
     rows = [{"series": "test", "x": p["k"], "cycles": r["square"], "ratio": r["ratio"],
              "name": r["name"]} for p, r in zip(POINTS, results, strict=True)]
     write_csv(Path(args.out), rows)
@@ -63,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler")
     p.add_argument("--cache", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--workers", type=int)
+    p.add_argument("--crash", action="store_true", help="point 1 kills its worker")
     p.set_defaults(func=_sweep)
     return p
 
@@ -387,6 +398,44 @@ def test_a_point_refuses_a_worker_with_other_code() -> None:
     with pytest.raises(ReproduceError, match=r"^a worker would compute with other code than "
                        r"this command: other toolkit files \(hash "):
         sweep._call(name, {"k": 3}, "0123456789abcdef", {})
+
+
+def test_a_point_that_kills_its_workers(tmp_path: Path) -> None:
+    """Point 1 kills every worker that runs it (the local cluster's nanny restarts them): one
+    line after Dask's allowed failures, exit 1, the other points cached."""
+    cache, out = tmp_path / "cache", tmp_path / "out.csv"
+    res = _run([*_driver("", cache, out)[:3], "--cache", str(cache), "--out", str(out),
+                "--workers", "1", "--crash"], _env(ROOT))
+    assert res.returncode == 1, res.stderr
+    assert res.stderr.startswith("sweep-test: error: the local Dask cluster: workers died again "
+                                 "and again while running point ")
+    assert len(res.stderr.splitlines()) == 1 and "run the command again to resume" in res.stderr
+    assert not out.exists()
+
+
+class _Recomputed:
+    """A future whose result was lost with its worker (status ``lost``), then computed again."""
+
+    def __init__(self) -> None:
+        self.status, self.waits = "lost", 0
+
+    def result(self, timeout: float | None = None) -> dict[str, Any]:
+        self.waits += 1
+        if self.waits == 1:
+            raise TimeoutError  # still being computed again
+        self.status = "finished"
+        return {"square": 4}
+
+
+def test_a_result_lost_with_its_worker_is_waited_for(tmp_path: Path) -> None:
+    """The race of a worker dying after a point finished there but before its result was
+    fetched: Dask computes it again; the sweep waits, it does not call the cluster lost."""
+    from types import SimpleNamespace
+
+    s = Sweeper(tmp_path, "sync")
+    s._client = SimpleNamespace(status="running", scheduler_info=lambda: {"workers": {"w": {}}})
+    fut = _Recomputed()
+    assert s._outcome(fut, {"k": 2}) == {"square": 4} and fut.waits == 3
 
 
 def test_ctrl_c_during_reproduce(tmp_path: Path) -> None:

@@ -204,9 +204,14 @@ def _children_ignore_interrupts() -> Iterator[None]:
 
 def start_local(n_workers: int) -> tuple[Any, Any]:
     """A local cluster of ``n_workers`` single-threaded worker processes and its client."""
+    import dask
     from distributed import Client, LocalCluster
 
-    with _children_ignore_interrupts():
+    # worker processes log errors only, from their start on (a restarted one too)
+    env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {},
+               DASK_LOGGING__DISTRIBUTED="error")
+    with _children_ignore_interrupts(), \
+            dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None,
                                scheduler_kwargs={"dashboard": False,

@@ -343,7 +343,16 @@ class Sweeper:
 
     def _outcome(self, fut: Any, point: Point) -> dict[str, Any]:
         """The result of a finished future; its task's error as raised; a lost cluster as one
-        line."""
+        line. A result lost with its worker before it was fetched is computed again by Dask:
+        waited for (the cluster checked meanwhile)."""
+        idle_since = None
+        while fut.status in ("pending", "lost"):
+            try:
+                fut.result(timeout=POLL)
+            except TimeoutError:
+                idle_since = self._check_cluster(idle_since)
+            except Exception:  # noqa: BLE001, S110 - an error or a cancellation: see below
+                break
         if fut.status == "finished":
             try:
                 return fut.result()
@@ -357,9 +366,12 @@ class Sweeper:
             except Exception as lost:  # noqa: BLE001
                 raise self._lost(lost) from None
             if isinstance(err, KilledWorker):
-                raise ReproduceError(f"{self._where()}: point {json.dumps(point, default=str)} "
-                                     "killed every worker that ran it (out of memory? a "
-                                     f"crash?); {self._kept()}") from None
+                if self._cluster is not None:  # let the nanny's restart end: a quiet shutdown
+                    with contextlib.suppress(Exception):
+                        self._client.wait_for_workers(self._n_local(), timeout=10)
+                raise ReproduceError(f"{self._where()}: workers died again and again while "
+                                     f"running point {json.dumps(point, default=str)} (out of "
+                                     f"memory? a crash?); {self._kept()}") from None
             fut.result()  # raises the point function's own error, as it raised it
         raise self._lost(None)
 
