@@ -364,6 +364,26 @@ def test_wrong_shape_cache_entries_are_computed_again(tmp_path: Path,
     assert capsys.readouterr().err == ""
 
 
+def test_the_key_covers_configurations_data_and_named_files(tmp_path: Path) -> None:
+    """The toolkit's hash covers the memory configurations and shipped data, not only code;
+    a point naming a file (``--matrices``) is keyed by that file's contents."""
+    from custard.reproduce import identity
+    from custard.reproduce.sweep import point_key
+
+    files = {str(p.relative_to(identity.ROOT)) for p in identity.toolkit_files()}
+    assert {"sam/memory_configs/extensor_17M_llb.yaml", "formats/data/suitesparse/west0067.mtx",
+            "custard/reproduce/sweep.py"} <= files
+    assert not any("__pycache__" in f for f in files)
+    mtx = tmp_path / "a.mtx"
+    mtx.write_text("first")
+    point = {"source": str(mtx), "engine": "fast"}
+    first = point_key(slow_point, point)
+    assert point_key(slow_point, point) == first
+    mtx.write_text("second, longer")
+    assert point_key(slow_point, point) != first
+    assert point_key(slow_point, {"source": "a.mtx", "engine": "fast"}) != first
+
+
 WRITER = """
 import sys
 from pathlib import Path
