@@ -216,10 +216,30 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float = 120
                           stdin=subprocess.DEVNULL, cwd=TESTS)
 
 
+#: processes :func:`_start` started, ended after each test if still running
+STARTED: list[subprocess.Popen] = []
+
+
 def _start(cmd: list[str], env: dict[str, str], **kw: Any) -> subprocess.Popen:
-    """``cmd`` started from the tests' folder (see :func:`_run`), its output captured."""
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, stdin=subprocess.DEVNULL, cwd=TESTS, **kw)
+    """``cmd`` started from the tests' folder (see :func:`_run`), its output captured, in a
+    session of its own (its local cluster's workers are ended with it)."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdin=subprocess.DEVNULL, cwd=TESTS,
+                            start_new_session=True, **kw)
+    STARTED.append(proc)
+    return proc
+
+
+@pytest.fixture(autouse=True)
+def _end_started() -> Iterator[None]:
+    """A test that fails half-way leaves no sweep running."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
 
 
 # ---------------------------------------------------------------------------- the tests
@@ -471,7 +491,7 @@ def test_ctrl_c_during_reproduce(tmp_path: Path) -> None:
         with contextlib.suppress(OSError):  # already taken: in use either way
             busy.bind(("127.0.0.1", 8787))
             busy.listen()
-        proc = _start(cmd, _env(ROOT), start_new_session=True)
+        proc = _start(cmd, _env(ROOT))
         _wait_for_entries(out / ".cache", 1, proc)
         os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
