@@ -15,8 +15,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from custard.reproduce.common import FAIL, PASS, SKIP, ReproduceError, claims_markdown, write_csv
+from custard.reproduce.common import (
+    FAIL,
+    PASS,
+    SKIP,
+    ReproduceError,
+    claims_markdown,
+    write_csv,
+    write_picture,
+)
 from custard.reproduce.sweep import Sweeper
+from sam.command.files import write_text
+from sam.command.outputs import check_output_folder
 
 #: experiment name -> module (``custard.reproduce.NAME``), in the order ``all`` runs them
 EXPERIMENTS = ("table1", "table2", "fig11", "fig12", "fig13", "fig14", "ragged",
@@ -52,12 +62,16 @@ def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast"
               cache: Path | None = None, use_cache: bool = True,
               matrices: Path | None = None, progress: bool = True,
               log: bool = True) -> list[Done]:
-    """Run experiment ``name`` (or ``all``) and write its files into ``out``."""
+    """Run experiment ``name`` (or ``all``) and write its files into ``out`` (a folder whose
+    parent exists: it is created, one level, as ``sam-sim run`` creates its outputs)."""
     todo = names(name)
     if matrices is not None and not matrices.is_dir():
         raise ReproduceError(f"--matrices {matrices}: not a folder of .mtx files")
+    check_output_folder("-o", out)  # (a --matrices folder may hold the results: no .mtx name)
+    if cache is not None and use_cache:
+        check_output_folder("--cache", cache)
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)
     except OSError as err:
         raise ReproduceError(f"-o {out}: {err.strerror or err}") from None
     cache_dir = (cache or out / ".cache") if use_cache else None
@@ -69,12 +83,12 @@ def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast"
             outcome = module.run(sweeper, quick=quick, engine=engine, matrices=matrices)
             files = [out / f"{exp}.csv", out / f"{exp}.png", out / f"{exp}-claims.md"]
             write_csv(files[0], outcome.rows, outcome.columns)
-            outcome.draw(files[1])
+            write_picture(files[1], outcome.draw)
             seconds = time.perf_counter() - start
             setup = (f"`sam-sim reproduce {exp}{' --quick' if quick else ''}"
                      f"{' --matrices ' + str(matrices) if matrices and exp == 'fig14' else ''}`"
                      f" ({engine} engine)")
-            files[2].write_text(claims_markdown(exp, outcome, seconds, setup))
+            write_text(files[2], claims_markdown(exp, outcome, seconds, setup))
             tally = [sum(c.verdict == v for c in outcome.claims) for v in (PASS, FAIL, SKIP)]
             done.append(Done(exp, files, *tally, seconds))
             if log:

@@ -30,14 +30,17 @@ REPRODUCE_EPILOG = """experiments:
   ember-opt  Ember's emb-opt0..3 on SLS for DLRM RM1-RM3 (Ember paper Sec. 8.1, Table 3)
   gogeta   GOGETA: DRAM traffic of block CG and GCN, op-by-op vs inter-operation reuse
   lanes    parallel lanes: Gustavson SpM*SpM (bcsstk13) and SpMV over 1-16 lanes (Sec. 4.4)
-  all      every experiment above
-  fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4; 3-4
-           minutes on 2 cores, not part of all)
+  fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4); by name
+           only, not part of all: 3-4 minutes on 2 cores (the first run also draws the
+           original's matrices once, a few minutes more), --quick seconds
+  all      every experiment above but fig15
 
 Each writes DIR/NAME.csv, DIR/NAME.png and DIR/NAME-claims.md (every claim of the paper's text
-with our measured value and PASS/FAIL). Points run on a local Dask cluster (one worker process
-per core) or on --scheduler ADDRESS; each point's result is cached under DIR/.cache, so an
-interrupted run resumes. Times on a 2-core machine: docs/reproduce.md.
+with our measured value and PASS/FAIL); DIR's parent folder must exist. Points run on a local
+Dask cluster (one worker process per core, on 127.0.0.1) or on --scheduler ADDRESS, whose
+workers must run this toolkit's code (checked before any point runs); each point's result is
+cached under DIR/.cache, so an interrupted run (Ctrl-C, a lost scheduler) resumes. Times on a
+2-core machine: docs/reproduce.md.
 
 examples:
   sam-sim reproduce all -o results
@@ -55,7 +58,10 @@ def register(subparsers: Any) -> None:
                        "PASS/FAIL (Markdown).",
                        epilog=REPRODUCE_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", metavar="NAME", help="an experiment listed below, or all")
+    from custard.reproduce import BY_NAME, EXPERIMENTS
+
+    p.add_argument("name", metavar="NAME", help=f"an experiment: {', '.join(EXPERIMENTS)}, "
+                   f"{', '.join(BY_NAME)} (not part of all), or all (listed below)")
     p.add_argument("-o", "--output", default="reproduce-out", metavar="DIR",
                    help="folder for the results (default: reproduce-out)")
     p.add_argument("--quick", action="store_true",

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import csv
+import io
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,15 +62,29 @@ def _cell(v: Any) -> str:
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = ()) -> None:
     """``rows`` as CSV: :data:`CSV_COLUMNS`, then ``columns``, then any other keys in order of
-    first appearance."""
+    first appearance (written atomically: a failed write leaves the old file)."""
+    from sam.command.files import write_text
+
     names = list(CSV_COLUMNS) + [c for c in columns if c not in CSV_COLUMNS]
     for r in rows:
         names += [k for k in r if k not in names]
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(names)
-        for r in rows:
-            w.writerow([_cell(r.get(n)) for n in names])
+    fh = io.StringIO(newline="")
+    w = csv.writer(fh)
+    w.writerow(names)
+    for r in rows:
+        w.writerow([_cell(r.get(n)) for n in names])
+    write_text(path, fh.getvalue())
+
+
+def write_picture(path: Path, draw: Callable[[Path], None]) -> None:
+    """``draw(file)`` (e.g. ``fig.savefig(file)``) into a temporary file of the same suffix,
+    then copied to ``path`` atomically: an interrupted drawing leaves the old picture."""
+    from formats.atomic import write_bytes
+
+    with tempfile.TemporaryDirectory(prefix="sam-reproduce-") as tmp:
+        drawn = Path(tmp) / path.name
+        draw(drawn)
+        write_bytes(path, drawn.read_bytes())
 
 
 def claims_markdown(name: str, outcome: Outcome, seconds: float, setup: str) -> str:

@@ -25,14 +25,19 @@ pipeline runs every grid tuple, an empty tile as an empty fiber) and no n-buffer
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from custard.reproduce.common import Claim, Outcome
 from custard.reproduce.sweep import Point, Sweeper
+from formats.errors import ToolkitError
+from sam.command.files import write_npy
 
 TITLE = "Tiled SpM*SpM on an ExTensor-like memory hierarchy (SAM paper Figure 15, Sec. 6.4)"
 NNZ = (5_000, 10_000, 25_000, 50_000)
@@ -51,43 +56,79 @@ MAX_PAPER_DIM = DIMS[-1]
 MAX_NNZ = 50_000
 
 
+def positions_file(dim: int) -> Path:
+    """Where the positions of :func:`_positions` are kept: ``$XDG_CACHE_HOME/sam-fig15`` (else
+    ``~/.cache/sam-fig15``)."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sam-fig15"
+    return root / f"positions-{dim}-{MAX_NNZ}.npy"
+
+
+def _cached_positions(dim: int) -> np.ndarray | None:
+    """The kept positions of ``dim``, or ``None`` when missing or not what they should be."""
+    try:
+        pos = np.load(positions_file(dim), allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    n = min(MAX_NNZ, dim * dim)
+    if pos.shape != (n,) or pos.dtype != np.int64 or (n and not 0 <= pos.min() <=
+                                                        pos.max() < dim * dim):
+        return None
+    return pos
+
+
 @cache
 def _positions(dim: int) -> np.ndarray:
     """Flat (column-major) positions of the first :data:`MAX_NNZ` nonzeros that
     ``scipy.sparse.random(dim, dim, density=nnz / dim**2, random_state=0)`` places, for every
     nnz: it draws ``RandomState(0).choice(dim**2, nnz, replace=False)``, which is
     ``permutation(dim**2)[:nnz]`` (the values drawn after it are not needed: Gustavson's cycles
-    depend on the positions only). The permutation takes minutes and gigabytes at dim 15720, so
-    the prefix is kept on disk (``$XDG_CACHE_HOME/sam-fig15``)."""
-    import os
-    from pathlib import Path
-
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sam-fig15"
-    path = root / f"positions-{dim}-{MAX_NNZ}.npy"
-    try:
-        return np.load(path)
-    except (OSError, ValueError):
-        pass
+    depend on the positions only). The permutation takes seconds to a minute and up to 2 GB at
+    the paper's dimensions, so the prefix is kept on disk (:func:`positions_file`, written
+    atomically; :func:`prepare` draws the missing ones with a progress bar)."""
+    pos = _cached_positions(dim)
+    if pos is not None:
+        return pos
     n = min(MAX_NNZ, dim * dim)
     pos = np.random.RandomState(0).permutation(dim * dim)[:n].astype(np.int64)
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, pos)
-        tmp.replace(path)
-    except OSError:
+        positions_file(dim).parent.mkdir(parents=True, exist_ok=True)
+        write_npy(positions_file(dim), pos)
+    except (OSError, ToolkitError):  # no cache: computed again next time
         pass
     return pos
 
 
-def matrices(dim: int, nnz: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def prepare(dims: Sequence[int], nnzs: Sequence[int], progress: bool = True) -> None:
+    """Draw and keep the positions the full-size points need and the cache lacks, in this
+    process, one dimension after the other, saying so and showing progress (minutes, once per
+    machine), so that the sweep's workers find them."""
+    need = [d for d in dims if d <= MAX_PAPER_DIM and any(n <= MAX_NNZ and n <= d * d
+                                                          for n in nnzs)]
+    missing = [d for d in need if _cached_positions(d) is None]
+    if not missing:
+        return
+    import sys
+
+    from tqdm import tqdm
+
+    print(f"fig15: drawing the original's matrices for {len(missing)} dimension(s) once "
+          f"(up to a few minutes; kept in {positions_file(0).parent})", file=sys.stderr,
+          flush=True)
+    for d in tqdm(missing, desc="fig15 matrices", unit="dim", file=sys.stderr, leave=False,
+                  disable=None if progress else True):
+        _positions(d)
+
+
+def matrices(dim: int, nnz: int, exact: bool = True
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """COO rows/cols of B and C (see module docstring): B's nonzeros are where
     ``scipy.sparse.random(dim, dim, nnz / dim**2, random_state=0)`` puts them
     (``tests/test_fig15.py::test_matrices_as_the_original``). Beyond the paper's dimensions
-    (``dim >`` :data:`MAX_PAPER_DIM`), where scipy's draw would need ``dim**2`` memory, the
+    (``dim >`` :data:`MAX_PAPER_DIM`), where scipy's draw would need ``dim**2`` memory, and
+    when not ``exact`` (``--quick``: milliseconds instead of a permutation of ``dim**2``), the
     positions are ``numpy.random.default_rng(0).choice(dim**2, nnz, replace=False)``: the same
     distribution (uniform without replacement), not the original's matrices."""
-    if dim > MAX_PAPER_DIM and nnz <= MAX_NNZ:
+    if (not exact or dim > MAX_PAPER_DIM) and nnz <= MAX_NNZ and nnz <= dim * dim:
         pos = np.sort(np.random.default_rng(0).choice(dim * dim, nnz, replace=False))
         pos = pos.astype(np.int64)
         return _with_c(pos % dim, pos // dim, dim)
@@ -254,7 +295,7 @@ def point(p: Point) -> dict[str, Any]:
     llb, pe = hier.level("LLB").tile[0], hier.level("PE").tile[0]
     r = llb // pe
     dim, engine = p["dim"], p["engine"]
-    br, bc, cr, cc = matrices(dim, p["nnz"])
+    br, bc, cr, cc = matrices(dim, p["nnz"], exact=p.get("data") != "quick")
     g = -(-dim // pe)
     gl = -(-dim // llb)
     bt, ct = _Tiles(br, bc, pe, g), _Tiles(cr, cc, pe, g)
@@ -301,6 +342,10 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     nnzs, dims = (QUICK_NNZ, QUICK_DIMS) if quick else (NNZ, DIMS)
     points = [{"nnz": n, "dim": d, "engine": engine, "pe": PE_SCHEDULE,
                "max_dense": QUICK_MAX_DENSE if quick else 2_000_000} for n in nnzs for d in dims]
+    if quick:  # quick-sized data: drawn in milliseconds, no matrix cache
+        points = [{**p, "data": "quick"} for p in points]
+    else:
+        prepare(sorted({p["dim"] for p in sweeper.todo(point, points)}), nnzs, sweeper.progress)
     start = time.perf_counter()
     results = sweeper.run(point, points, "fig15")
     wall = time.perf_counter() - start

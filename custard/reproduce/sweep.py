@@ -3,50 +3,57 @@
 A *point* is a JSON-able dict of parameters; a point function (a module-level function, so Dask
 can ship it) maps it to a JSON-able dict of results. :class:`Sweeper` runs a list of points:
 
-* a point whose result is in the cache is not run again, so an interrupted sweep resumes where
-  it stopped. The cache file of a point is keyed by the function's name, the point's parameters
-  and a hash of the toolkit's code (every ``.py`` file of ``formats``, ``sam`` and ``custard``:
-  graphs are compiled and simulated by that code), so a changed toolkit recomputes everything;
+* a point whose result is in the cache is not run again, so an interrupted sweep (Ctrl-C, a
+  killed client, worker or scheduler) resumes where it stopped. The cache file of a point is
+  keyed by the function's name, the point's parameters, a hash of the toolkit's files (code,
+  memory configurations, shipped data: :func:`custard.reproduce.identity.code_hash`) and of
+  the files the point names by absolute path, so a changed toolkit or input recomputes. Files
+  are written atomically under unique temporary names (two processes may share a cache); an
+  entry that fails validation (unreadable, another shape, a checksum that does not match) is
+  computed again, with one notice line;
 * the other points run on Dask (``dask.distributed``): by default a local cluster of one
-  single-threaded worker process per core, started once and shared by all experiments of one
-  command; ``scheduler="tcp://host:8786"`` uses an existing cluster (its workers must have this
-  toolkit installed; results come back to this process, which writes the cache);
-  ``scheduler="sync"`` runs the points in this process, one after the other. When the local
-  cluster cannot start, the points run in this process and a warning says why;
+  single-threaded worker process per core on 127.0.0.1, started once and shared by all
+  experiments of one command; ``scheduler="tcp://host:8786"`` uses an existing cluster after
+  checking it (:mod:`custard.reproduce.cluster`: a non-Dask address fails within seconds, and
+  workers running other code than this process are refused, naming them); results come back to
+  this process, which writes the cache. Every point checks again on its worker, before it
+  computes, that the worker runs this process's code (a worker that joined later, or whose
+  files changed since it loaded them). A lost scheduler or cluster is one error line, the
+  cache kept. ``scheduler="sync"`` runs the points in this process, one after the other. When
+  the local cluster cannot start, the points run in this process and a warning says why;
 * a tqdm progress bar counts the points (on a terminal).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
-import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
-from functools import cache
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from custard.reproduce import cluster
 from custard.reproduce.common import ReproduceError
+from custard.reproduce.identity import (
+    changed_since_load,
+    code_hash,
+    identity,
+    named_files,
+    problems,
+)
 
 Point = dict[str, Any]
 PointFn = Callable[[Point], dict[str, Any]]
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("formats", "sam", "custard")
-
-
-@cache
-def code_hash() -> str:
-    """A hash of every ``.py`` file of the toolkit's packages (paths and contents)."""
-    h = hashlib.sha256()
-    for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            h.update(str(path.relative_to(ROOT)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+#: version of the cache files' layout
+CACHE_VERSION = 2
+#: seconds between checks of the cluster while no point finishes
+POLL = 1.0
 
 
 def _fn_name(fn: PointFn) -> str:
@@ -54,14 +61,39 @@ def _fn_name(fn: PointFn) -> str:
 
 
 def point_key(fn: PointFn, point: Point) -> str:
-    """The cache key of ``fn(point)`` with the current code."""
-    text = json.dumps({"fn": _fn_name(fn), "point": point, "code": code_hash()},
-                      sort_keys=True, default=str)
+    """The cache key of ``fn(point)`` with the current code and the files the point names."""
+    text = json.dumps({"fn": _fn_name(fn), "point": point, "code": code_hash(),
+                       "files": named_files(point)}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _call(name: str, point: Point) -> dict[str, Any]:
-    """Run a point function given by name (what a Dask worker executes)."""
+def _plain(value: Any) -> Any:
+    """JSON for what ``json`` cannot write: numpy scalars and arrays as numbers and lists."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def _result_text(result: Mapping[str, Any]) -> str:
+    return json.dumps(result, default=_plain)
+
+
+def _checksum(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _call(name: str, point: Point, code: str, files: dict[str, str]) -> dict[str, Any]:
+    """Run a point function given by name (what a Dask worker executes), after checking that
+    this worker computes with the client's code and files."""
+    why = problems(identity(files), code, files)
+    if why:
+        where = "a worker"
+        with contextlib.suppress(ImportError, ValueError):
+            from distributed import get_worker
+
+            where = f"worker {get_worker().address}"
+        raise ReproduceError(f"{where} would compute with other code than this command: {why}; "
+                             "restart it with this toolkit (its point was not computed)")
     module, _, qual = name.partition(":")
     return getattr(importlib.import_module(module), qual)(point)
 
@@ -73,7 +105,7 @@ class Sweeper:
 
     def __init__(self, cache_dir: Path | None, scheduler: str | None = None,
                  workers: int | None = None, progress: bool = True,
-                 connect_timeout: float = 20.0) -> None:
+                 connect_timeout: float = 20.0, prog: str = "sam-sim reproduce") -> None:
         if workers is not None and workers < 1:
             raise ReproduceError(f"--workers {workers}: give 1 or more")
         self.cache_dir = cache_dir
@@ -81,10 +113,17 @@ class Sweeper:
         self.workers = workers
         self.progress = progress
         self.connect_timeout = connect_timeout
+        #: seconds a scheduler has to greet (:data:`cluster.HANDSHAKE_TIMEOUT`)
+        self.handshake_timeout = cluster.HANDSHAKE_TIMEOUT
+        #: seconds a cluster may have no worker (at the start, or mid-sweep) before giving up
+        self.worker_wait = 60.0
+        self.prog = prog
         self._client: Any = None
         self._cluster: Any = None
+        self._quiet: cluster.QuietLogs | None = None
         self.mode = "sync" if scheduler == "sync" else "dask"  # "sync" after a fallback too
         self.warnings: list[str] = []
+        self.notices: list[str] = []
         self.ran = 0  # points computed (not taken from the cache)
         self.cached = 0  # points taken from the cache
 
@@ -92,43 +131,41 @@ class Sweeper:
     def _connect(self) -> Any:
         if self._client is not None or self.mode == "sync":
             return self._client
-        from distributed import Client
-
+        self._quiet = self._quiet or cluster.QuietLogs()
         if self.scheduler:
-            try:
-                self._client = Client(self.scheduler, timeout=f"{self.connect_timeout}s")
-            except (OSError, TimeoutError, ValueError) as err:
-                raise ReproduceError(f"--scheduler {self.scheduler}: cannot connect "
-                                     f"({' '.join(str(err).split()) or type(err).__name__})"
-                                     ) from None
+            self._client = cluster.connect(self.scheduler, self.connect_timeout,
+                                           self.worker_wait, self.handshake_timeout,
+                                           lambda msg: self._say("notice", msg))
             return self._client
-        from distributed import LocalCluster
-
-        n = self.workers or os.cpu_count() or 1
         try:
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                         dashboard_address=None, silence_logs=logging.ERROR)
-            self._client = Client(self._cluster)
+            self._cluster, self._client = cluster.start_local(self._n_local())
         except Exception as err:  # noqa: BLE001 - any failure to start: run here instead
             self._fallback(f"the local Dask cluster could not start ({type(err).__name__}: "
                            f"{' '.join(str(err).split())})")
         return self._client
 
+    def _n_local(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
     def _fallback(self, why: str) -> None:
         msg = f"{why}; running the points in this process"
         self.warnings.append(msg)
-        print(f"sam-sim reproduce: warning: {msg}", file=sys.stderr)
+        self._say("warning", msg)
         self.close()
         self.mode = "sync"
 
+    def _say(self, kind: str, msg: str) -> None:
+        print(f"{self.prog}: {kind}: {msg}", file=sys.stderr, flush=True)
+
     def close(self) -> None:
-        for thing in (self._client, self._cluster):
-            if thing is not None:
-                try:
-                    thing.close()
-                except Exception:  # noqa: BLE001, S110 - shutting down: nothing to report
-                    pass
-        self._client = self._cluster = None
+        client, self._client = self._client, None
+        local, self._cluster = self._cluster, None
+        lost = client is not None and client.status != "running"
+        cluster.close(client)
+        cluster.close(local)
+        if self._quiet is not None and not lost:  # a lost client logs after it is closed
+            self._quiet.restore()
+            self._quiet = None
 
     def __enter__(self) -> Sweeper:
         return self
@@ -141,7 +178,16 @@ class Sweeper:
             return "in this process"
         if self.scheduler:
             return f"on the Dask cluster at {self.scheduler}"
-        return f"on a local Dask cluster of {self.workers or os.cpu_count() or 1} worker(s)"
+        return f"on a local Dask cluster of {self._n_local()} worker(s)"
+
+    def _where(self) -> str:
+        return f"--scheduler {self.scheduler}" if self.scheduler else "the local Dask cluster"
+
+    def _kept(self) -> str:
+        if self.cache_dir is None:
+            return "no cache: the points computed so far are lost"
+        return (f"the {self.ran} point(s) computed so far are cached in {self.cache_dir}: run "
+                "the command again to resume")
 
     # ------------------------------------------------------------------ cache
     def _path(self, fn: PointFn, point: Point) -> Path | None:
@@ -149,34 +195,80 @@ class Sweeper:
             return None
         return self.cache_dir / fn.__module__.rsplit(".", 1)[-1] / f"{point_key(fn, point)}.json"
 
-    def _load(self, fn: PointFn, point: Point) -> dict[str, Any] | None:
-        path = self._path(fn, point)
-        if path is None or not path.is_file():
-            return None
+    def _load(self, fn: PointFn, point: Point, path: Path) -> tuple[dict[str, Any] | None,
+                                                                     str | None]:
+        """The cached result at ``path`` and, when the entry is there but unusable, why."""
         try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return None  # a half-written file: compute the point again
-        return data.get("result") if data.get("point") == point else None
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None, None
+        except (OSError, UnicodeDecodeError) as err:
+            return None, f"unreadable ({getattr(err, 'strerror', None) or err})"
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None, "not JSON (an interrupted write?)"
+        if not isinstance(data, dict):
+            return None, f"a JSON {type(data).__name__}, not an entry"
+        missing = [k for k in ("version", "fn", "point", "result", "checksum") if k not in data]
+        if missing:
+            return None, f"no {', '.join(missing)}"
+        result = data["result"]
+        if data["version"] != CACHE_VERSION or data["fn"] != _fn_name(fn) \
+                or data["point"] != json.loads(json.dumps(point, default=str)):
+            return None, "another point's entry"
+        if not isinstance(result, dict):
+            return None, f"its result is a JSON {type(result).__name__}, not an object"
+        if data["checksum"] != _checksum(_result_text(result)):
+            return None, "its result does not match its checksum"
+        return result, None
 
-    def _store(self, fn: PointFn, point: Point, result: dict[str, Any]) -> None:
+    def _store(self, fn: PointFn, point: Point, result: Mapping[str, Any]) -> dict[str, Any]:
+        """Write ``result`` to the cache (atomically, under a unique temporary name); what the
+        cache holds is returned, so a computed point and a cached one give the same values."""
         path = self._path(fn, point)
         if path is None:
-            return
+            return dict(result)
+        text = _result_text(result)
+        stored = json.loads(text)
+        entry = json.dumps({"version": CACHE_VERSION, "fn": _fn_name(fn), "point": point,
+                            "checksum": _checksum(text), "result": stored}, default=str)
+        from formats.atomic import write_bytes
+        from formats.errors import ToolkitError
+
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"point": point, "result": result}, default=str))
-            tmp.replace(path)  # atomic: an interrupted write leaves no half file
-        except OSError as err:
-            raise ReproduceError(f"cannot write the sweep cache {path}: "
-                                 f"{err.strerror or err}") from None
+            write_bytes(path, entry.encode())
+        except (OSError, ToolkitError) as err:
+            reason = getattr(err, "strerror", None) or str(err).rsplit(": ", 1)[-1]
+            raise ReproduceError(f"cannot write the sweep cache {path}: {reason}") from None
+        return stored
+
+    def todo(self, fn: PointFn, points: Sequence[Point]) -> list[Point]:
+        """The points :meth:`run` would compute (not validly cached), e.g. to prepare their
+        data first."""
+        return [p for p in points
+                if (path := self._path(fn, p)) is None or self._load(fn, p, path)[0] is None]
 
     # ------------------------------------------------------------------ run
     def run(self, fn: PointFn, points: Sequence[Point], label: str = "points"
             ) -> list[dict[str, Any]]:
         """``[fn(p) for p in points]``, from the cache where possible."""
-        results: list[dict[str, Any] | None] = [self._load(fn, p) for p in points]
+        results: list[dict[str, Any] | None] = []
+        bad: list[tuple[Path, str]] = []
+        for p in points:
+            path = self._path(fn, p)
+            result, why = self._load(fn, p, path) if path is not None else (None, None)
+            results.append(result)
+            if why and path is not None:
+                bad.append((path, why))
+        if bad:
+            path, why = bad[0]
+            more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+            msg = (f"cache entry {path} is {why}{more}; computing "
+                   f"{'it' if len(bad) == 1 else 'them'} again")
+            self.notices.append(msg)
+            self._say("notice", msg)
         todo = [k for k, r in enumerate(results) if r is None]
         self.cached += len(points) - len(todo)
         if todo:
@@ -187,6 +279,7 @@ class Sweeper:
                        leave=False)
             try:
                 if self._connect() is None:
+                    self._check_here()
                     for k in todo:
                         results[k] = self._finish(fn, points[k], fn(points[k]), bar)
                 else:
@@ -195,23 +288,116 @@ class Sweeper:
                 bar.close()
         return [r for r in results if r is not None]
 
+    def _check_here(self) -> None:
+        """Refuse to compute and cache points in this process if its toolkit files changed
+        after it loaded them (its code is not the code the keys name)."""
+        changed = changed_since_load()
+        if changed:
+            raise ReproduceError(f"the toolkit's files changed while this command ran "
+                                 f"({', '.join(changed[:3])}); run the command again")
+
     def _finish(self, fn: PointFn, point: Point, result: dict[str, Any], bar: Any
                 ) -> dict[str, Any]:
-        self._store(fn, point, result)
+        result = self._store(fn, point, result)
         self.ran += 1
         bar.update(1)
         return result
 
     def _run_dask(self, fn: PointFn, points: Sequence[Point], todo: list[int],
                   results: list[dict[str, Any] | None], bar: Any) -> None:
-        from distributed import as_completed
+        client, code = self._client, code_hash()
+        files: dict[str, str] = {}
+        for k in todo:
+            files.update(named_files(points[k]))
+        try:
+            cluster.check_workers(client, self._where(), code, files)
+        except ReproduceError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the cluster went away while checking
+            raise self._lost(err) from None
+        import queue
 
         name = _fn_name(fn)
-        futures = {self._client.submit(_call, name, points[k], pure=False): k for k in todo}
+        finished: queue.Queue[Any] = queue.Queue()
+        futures = {}
+        for k in todo:
+            fut = client.submit(_call, name, points[k], code, named_files(points[k]),
+                                pure=False)
+            futures[fut] = k
+            fut.add_done_callback(finished.put)
+        left, idle_since = len(futures), None
         try:
-            for fut in as_completed(futures):
+            while left:
+                try:
+                    fut = finished.get(timeout=POLL)
+                except queue.Empty:
+                    idle_since = self._check_cluster(idle_since)
+                    continue
+                left -= 1
                 k = futures[fut]
-                results[k] = self._finish(fn, points[k], fut.result(), bar)
+                results[k] = self._finish(fn, points[k], self._outcome(fut, points[k]), bar)
         finally:
-            for fut in futures:
-                fut.cancel()
+            if getattr(client, "status", None) == "running":
+                with contextlib.suppress(Exception):
+                    client.cancel(list(futures))
+
+    def _outcome(self, fut: Any, point: Point) -> dict[str, Any]:
+        """The result of a finished future; its task's error as raised; a lost cluster as one
+        line. A result lost with its worker before it was fetched is computed again by Dask:
+        waited for (the cluster checked meanwhile)."""
+        idle_since = None
+        while fut.status in ("pending", "lost"):
+            try:
+                fut.result(timeout=POLL)
+            except TimeoutError:
+                idle_since = self._check_cluster(idle_since)
+            except Exception:  # noqa: BLE001, S110 - an error or a cancellation: see below
+                break
+        if fut.status == "finished":
+            try:
+                return fut.result()
+            except Exception as err:  # noqa: BLE001 - fetching it failed: the cluster is gone
+                raise self._lost(err) from None
+        if fut.status == "error":
+            from distributed.scheduler import KilledWorker
+
+            try:
+                err = fut.exception()
+            except Exception as lost:  # noqa: BLE001
+                raise self._lost(lost) from None
+            if isinstance(err, KilledWorker):
+                if self._cluster is not None:  # let the nanny's restart end: a quiet shutdown
+                    with contextlib.suppress(Exception):
+                        self._client.wait_for_workers(self._n_local(), timeout=10)
+                raise ReproduceError(f"{self._where()}: workers died again and again while "
+                                     f"running point {json.dumps(point, default=str)} (out of "
+                                     f"memory? a crash?); {self._kept()}") from None
+            fut.result()  # raises the point function's own error, as it raised it
+        raise self._lost(None)
+
+    def _lost(self, err: BaseException | None) -> ReproduceError:
+        why = f" ({type(err).__name__}: {' '.join(str(err).split())})" if err else ""
+        return ReproduceError(f"{self._where()}: lost the Dask scheduler mid-sweep{why}; "
+                              f"{self._kept()}")
+
+    def _check_cluster(self, idle_since: float | None) -> float | None:
+        """While no point finishes: refuse a lost scheduler and a cluster without workers for
+        :attr:`worker_wait` seconds; the time since when it has had none."""
+        client = self._client
+        if client.status != "running":
+            raise self._lost(None)
+        try:
+            workers = client.scheduler_info().get("workers", {})
+        except Exception as err:  # noqa: BLE001 - the scheduler went away
+            raise self._lost(err) from None
+        if workers:
+            return None
+        now = time.monotonic()
+        if idle_since is None:
+            return now
+        if now - idle_since > self.worker_wait:
+            raise ReproduceError(f"{self._where()}: no Dask worker left for "
+                                 f"{self.worker_wait:g} s; start some, then run the command "
+                                 f"again ({self._kept()})")
+        return idle_since
+
