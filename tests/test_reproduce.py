@@ -82,9 +82,10 @@ def test_fig14_matrices_folder(tmp_path: Path) -> None:
                      scheduler="sync", matrices=mats, log=False)
     xs = {r["x"] for r in read_csv(done[0].files[0]) if r["series"] == "Bi:data"}
     assert xs == {"a", "LFAT5"}
+    (tmp_path / "empty").mkdir()
     with pytest.raises(ReproduceError, match="no .mtx"):
         reproduce("fig14", tmp_path / "out", quick=True, scheduler="sync",
-                  matrices=tmp_path / "out", log=False)
+                  matrices=tmp_path / "empty", log=False)
 
 
 def test_table2_classification_and_canonical_forms() -> None:

@@ -67,7 +67,7 @@ def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast"
     todo = names(name)
     if matrices is not None and not matrices.is_dir():
         raise ReproduceError(f"--matrices {matrices}: not a folder of .mtx files")
-    check_output_folder("-o", out)  # (a --matrices folder may hold the results: no .mtx name)
+    check_output_folder("-o", out, [matrices])  # results beside the data they read: refused
     if cache is not None and use_cache:
         check_output_folder("--cache", cache)
     try:

@@ -46,6 +46,7 @@ from custard.reproduce.identity import (
     named_files,
     problems,
 )
+from sam.command.bounds import check_size
 
 Point = dict[str, Any]
 PointFn = Callable[[Point], dict[str, Any]]
@@ -98,6 +99,12 @@ def _call(name: str, point: Point, code: str, files: dict[str, str]) -> dict[str
     return getattr(importlib.import_module(module), qual)(point)
 
 
+#: Most worker processes of a local cluster, and what each costs (a Python process with numpy,
+#: numba and the toolkit loaded: about 200 MB)
+MAX_WORKERS = 256
+WORKER_BYTES = 250_000_000
+
+
 class Sweeper:
     """Runs points with a disk cache, on Dask or in this process (see module docstring).
 
@@ -106,8 +113,9 @@ class Sweeper:
     def __init__(self, cache_dir: Path | None, scheduler: str | None = None,
                  workers: int | None = None, progress: bool = True,
                  connect_timeout: float = 20.0, prog: str = "sam-sim reproduce") -> None:
-        if workers is not None and workers < 1:
-            raise ReproduceError(f"--workers {workers}: give 1 or more")
+        check_size("--workers", workers, high=MAX_WORKERS, bytes_each=WORKER_BYTES,
+                   why="worker processes of this machine", what="a local cluster of that many "
+                   "worker processes", error=ReproduceError)
         self.cache_dir = cache_dir
         self.scheduler = scheduler
         self.workers = workers
