@@ -207,7 +207,7 @@ def _run(args: argparse.Namespace, tensors: Mapping[str, Tensor], fmts: Mapping[
     from custard.reproduce.sweep import Sweeper
     from custard.tiling import run_tiled
 
-    sweeper = (Sweeper(None, args.scheduler, progress=False)
+    sweeper = (Sweeper(None, args.scheduler, progress=False, prog="custard tile")
                if args.parallel or args.scheduler else None)
     try:
         return run_tiled(args.expression, tensors, fmts, schedule=args.schedule,
