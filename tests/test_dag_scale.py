@@ -21,9 +21,7 @@ import pytest
 
 import custard.dag.labels as labels
 from custard.dag.labels import (
-    SEQUENTIAL,
     STREAMED,
-    WRITEBACK,
     build_dag,
     describe,
     format_violations,
@@ -96,19 +94,7 @@ def _exhaustive_assign_orders(dag: labels.Dag) -> None:
                 best = (score, cand)
         assert best is not None
         node.order = best[1]
-    penalty = 0
-    for e in dag.edges:
-        src, dst = dag.nodes[e.src], dag.nodes[e.dst]
-        if src.op != "tensor_mac" or dst.op != "tensor_mac":
-            continue
-        e.swizzled = swizzled(dag, e, src.order, dst.order)
-        if e.label in STREAMED:
-            why = pipeline_violation(dag, e, src.order, dst.order)
-            if why:
-                e.label, e.reason = SEQUENTIAL, why
-        if e.label in (WRITEBACK, SEQUENTIAL) and e.swizzled:
-            penalty += 1
-    dag.swizzle_penalty = penalty
+    labels.label_by_orders(dag)
 
 
 def _exhaustive_longest_path(dag: labels.Dag, src: int, dst: int) -> list[int]:

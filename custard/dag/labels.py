@@ -367,6 +367,12 @@ def assign_orders(dag: Dag) -> None:
             continue
         found = best_order(order_problem(dag, node, default))
         node.order, node.order_cut = found.order, found.exhausted
+    label_by_orders(dag)
+
+
+def label_by_orders(dag: Dag) -> None:
+    """The end of Alg. 3, once every node has its loop order: each edge's swizzle, streamed
+    edges the orders cannot pipeline made sequential, and the swizzle penalty."""
     penalty = 0
     for e in dag.edges:
         src, dst = dag.nodes[e.src], dag.nodes[e.dst]
