@@ -72,6 +72,7 @@ def _cmd_tile(args: argparse.Namespace) -> int:
     from custard.api import graphs_of
     from custard.tiling import check_tiling, memory_steps, tile_sizes
     from sam.bind import bind_tensors, parse_bindings
+    from sam.cli import gold_for_check
     from sam.command.bounds import check_size
     from sam.command.entry import EXIT_CHECK_FAILED
     from sam.errors import CompileError
@@ -102,7 +103,8 @@ def _cmd_tile(args: argparse.Namespace) -> int:
         option, value = _size_option(args, sizes, variables)
         check_tiling(args.expression, tensors, sizes, option, value,
                      memory_levels=len(hier.levels) if hier else 0, dense=args.no_skip)
-    gold = None if args.no_check else _gold(args.expression, tensors, graph)
+    gold = None if args.no_check else gold_for_check(args.expression, tensors, "custard",
+                                                      graph)
 
     # 3. the tiled run
     res = _run(args, tensors, fmts)
@@ -175,30 +177,12 @@ def _size_option(args: argparse.Namespace, sizes: Mapping[str, int], variables: 
     return "--tile", smallest
 
 
-def _gold(expression: str, tensors: Mapping[str, Tensor], graph: Any) -> Gold | str:
-    """The untiled result following the nonzeros (:func:`sam.check.expected`), or why it
-    cannot be had (said on stderr now, before the run)."""
-    from sam.check import CheckError, ExpressionMismatch, expected
-    from sam.graph.implicit import index_sizes
-
-    try:
-        return expected(expression, tensors, index_sizes(graph))
-    except ExpressionMismatch:
-        raise
-    except CheckError as err:
-        reason = " ".join(str(err).split())
-        print(f"custard: check skipped: {reason}", file=sys.stderr)
-        return f"check skipped: {reason}"
-
-
-def _verdict(gold: Gold | str, result: Tensor) -> tuple[str, bool | None]:
+def _verdict(gold: Gold, result: Tensor) -> tuple[str, bool | None]:
     """The check's line and whether it passed (None: skipped)."""
-    from sam.check import compare
+    from sam.cli import check_verdict
 
-    if isinstance(gold, str):
-        return gold, None
-    verdict = compare(result, gold)
-    return verdict.line(), verdict.passed
+    verdict = check_verdict(gold, result)
+    return verdict["line"], verdict.get("passed")
 
 
 def _run(args: argparse.Namespace, tensors: Mapping[str, Tensor], fmts: Mapping[str, str]

@@ -217,7 +217,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     tensors = bind_tensors(graph, specs, seed=args.seed, resolved=resolved)
     _check_results_fit(args, [graph], tensors)
     # Whether the result can be checked is decided before simulating, never after.
-    gold = _gold(expression, tensors, prog, graph) if args.check else None
+    gold = gold_for_check(expression, tensors, prog, graph) if args.check else None
 
     _say_if_compiling(args, prog)
     with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
@@ -231,7 +231,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     if gold is not None and not result.interrupted:
         if not result.outputs:
             raise ToolkitError("the graph writes no output tensor to check")
-        check = _verdict(gold, next(iter(result.outputs.values())))
+        check = check_verdict(gold, next(iter(result.outputs.values())))
 
     report = build_report(result, graph_path=graph_path, expression=expression,
                           inputs=tensors, sources=resolved, latencies=latencies, check=check)
@@ -284,8 +284,9 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
             if not res.outputs:
                 raise ToolkitError(f"{program.describe(k)} writes no output tensor to check")
             # a phase's inputs exist only once the phases before it ran
-            gold = _gold(phase.graph.attrs["expression"], result.inputs[k], prog, phase.graph)
-            checks.append(_verdict(gold, next(iter(res.outputs.values()))))
+            gold = gold_for_check(phase.graph.attrs["expression"], result.inputs[k], prog,
+                                  phase.graph)
+            checks.append(check_verdict(gold, next(iter(res.outputs.values()))))
     report = build_program_report(result, program, graph_path=graph_path, inputs=tensors,
                                   sources=specs, latencies=latencies, checks=checks)
     return _finish(args, report, result.outputs, result.interrupted, prog)
@@ -425,9 +426,11 @@ def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[
                   {"--report": (".json",)})
 
 
-def _gold(expression: str, tensors: Mapping[str, Tensor], prog: str, graph: Graph) -> Gold:
-    """The gold result of ``--check``, or the reason it cannot be had (said on stderr); the
-    graph gives the sizes of result index variables no operand has."""
+def gold_for_check(expression: str, tensors: Mapping[str, Tensor], prog: str, graph: Graph
+                   ) -> Gold:
+    """The gold result of ``--check`` (``sam-sim run``, ``custard compile --run``, ``custard
+    tile``), or the reason it cannot be had (said on stderr now, before the run); the graph
+    gives the sizes of result index variables no operand has."""
     from sam.check import CheckError, ExpressionMismatch, expected
     from sam.graph.implicit import index_sizes
 
@@ -445,7 +448,7 @@ class Skipped(str):
     """A gold result that could not be computed: the reason."""
 
 
-def _verdict(gold: Gold, result: Tensor) -> dict:
+def check_verdict(gold: Gold, result: Tensor) -> dict:
     """``--check``: the result against the gold one, as the report records it."""
     from sam.check import compare
 

@@ -201,14 +201,15 @@ def test_bound_holds_on_random_runs(m: int, k: int, n: int, ti: int, tk: int,
 def test_check_follows_the_nonzeros() -> None:
     """west0479 x west0479: the gold result and the comparison take a few MB (the dense
     reference took 2.7 GB)."""
-    from custard.tile_cli import _gold, _verdict
+    from custard.tile_cli import _verdict
+    from sam.cli import gold_for_check
 
     b = load_tensor("west0479", "ss")
     want = Tensor.from_scipy(sp.csr_matrix(b.to_scipy() @ b.to_scipy()), "ss")
     graph = custard.api.compile(MATMUL, {"X": "ss", "B": "ss", "C": "ss"})
     tracemalloc.start()
     try:
-        gold = _gold(MATMUL, {"B": b, "C": b}, graph)
+        gold = gold_for_check(MATMUL, {"B": b, "C": b}, "custard", graph)
         line, passed = _verdict(gold, want)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
