@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -30,6 +30,29 @@ from formats.errors import ToolkitError
 @contextmanager
 def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
     """A binary file object whose contents replace ``path`` only if the block succeeds."""
+    with _replacing(path, lambda t: (f".{t.name}.", ".part")) as temp:
+        with open(temp, "wb") as out:
+            yield out
+            out.flush()
+            if stat.S_ISREG(os.fstat(out.fileno()).st_mode):  # not a device or pipe
+                os.fsync(out.fileno())
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary file name beside ``path``, with its suffix, for a writer that wants a name
+    (``fig.savefig(tmp)``); renamed over ``path`` only if the block succeeds, removed if not
+    (the same rules as :func:`atomic_write`)."""
+    with _replacing(path, lambda t: (f".{t.stem}.", t.suffix)) as temp:
+        yield temp
+
+
+@contextmanager
+def _replacing(path: str | os.PathLike, affixes: Callable[[Path], tuple[str, str]]
+               ) -> Iterator[Path]:
+    """The file to write in place of ``path``: a temporary beside it (named with the prefix
+    and suffix ``affixes(target)`` gives) renamed over it, with its permissions, when the block
+    succeeds; ``path`` itself when it is a device or pipe (see module docstring)."""
     shown = str(path)
     target = Path(os.path.realpath(path))
     try:
@@ -42,21 +65,18 @@ def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
         raise ToolkitError(f"{shown}: cannot write: it is a directory")
     if info is not None and not stat.S_ISREG(info.st_mode):
         try:  # a device or pipe: nothing to protect, nothing to rename over
-            with open(target, "wb") as out:
-                yield out
+            yield target
         except OSError as err:
             raise _cannot_write(shown, err) from None
         return
+    prefix, suffix = affixes(target)
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
-                                    dir=target.parent)
+        fd, temp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
+        os.close(fd)
     except OSError as err:
         raise _cannot_write(shown, err) from None
     try:
-        with os.fdopen(fd, "wb") as out:
-            yield out
-            out.flush()
-            os.fsync(out.fileno())
+        yield Path(temp)
         os.chmod(temp, stat.S_IMODE(info.st_mode) if info is not None else _default_mode())
         os.replace(temp, target)
     except BaseException as err:
@@ -66,28 +86,6 @@ def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
             pass
         if isinstance(err, OSError):
             raise _cannot_write(shown, err) from None
-        raise
-
-
-@contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """A temporary file name beside ``path``, with its suffix, for a writer that wants a name
-    (``fig.savefig(tmp)``); renamed over ``path`` only if the block succeeds, removed if not."""
-    target = Path(os.path.realpath(path))
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
-                                    dir=target.parent)
-    except OSError as err:
-        raise _cannot_write(str(path), err) from None
-    os.close(fd)
-    try:
-        yield Path(temp)
-        os.replace(temp, target)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
         raise
 
 

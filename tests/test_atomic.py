@@ -239,3 +239,29 @@ def test_write_bytes(tmp_path: Path) -> None:
     write_bytes(tmp_path / "a", b"abc")
     write_bytes(tmp_path / "a", b"de")
     assert (tmp_path / "a").read_bytes() == b"de" and leftovers(tmp_path) == []
+
+
+def test_atomic_path_gives_a_named_file_the_rules_of_atomic_write(tmp_path: Path) -> None:
+    """A writer that wants a file name (matplotlib) gets a temporary with the suffix; the
+    result has the replaced file's permissions (a new one: 0o666 less the umask), and a failed
+    write leaves the old file and no temporary."""
+    from formats.atomic import atomic_path
+
+    old = tmp_path / "t.png"
+    old.write_bytes(b"old")
+    os.chmod(old, 0o640)
+    with atomic_path(old) as temp:
+        assert temp.suffix == ".png" and temp.parent == tmp_path
+        temp.write_bytes(b"new")
+    assert old.read_bytes() == b"new" and stat.S_IMODE(old.stat().st_mode) == 0o640
+    new = tmp_path / "n.svg"
+    with atomic_path(new) as temp:
+        temp.write_bytes(b"<svg/>")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~mask
+    with pytest.raises(RuntimeError), atomic_path(old) as temp:
+        temp.write_bytes(b"half")
+        raise RuntimeError("the writer failed")
+    assert old.read_bytes() == b"new" and sorted(p.name for p in tmp_path.iterdir()) == \
+        ["n.svg", "t.png"]
