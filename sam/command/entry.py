@@ -73,12 +73,7 @@ def _run(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
     args = None
     try:
         parser = build_parser()
-        try:
-            args = parser.parse_args(argv)
-        except UsageError as err:
-            err.parser.print_usage(sys.stderr)
-            _say(err.parser.prog, f"error: {one_line(err)}")
-            return EXIT_USAGE
+        args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USAGE
@@ -119,4 +114,3 @@ def _run(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
         _say(prog, f"internal error (please report it; {debug_env}=1 shows the traceback): "
              f"{type(err).__name__}: {one_line(err)}")
         return EXIT_INTERNAL
-

@@ -46,4 +46,3 @@ def write_npy(path: str | os.PathLike, array: Any) -> None:
     np.save(buf, np.asarray(array), allow_pickle=False)
     with atomic_write(path) as out:
         out.write(buf.getbuffer())
-
