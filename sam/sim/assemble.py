@@ -21,7 +21,7 @@ from formats.levels import CompressedLevel
 from formats.tensor import Tensor
 from sam.blocks.arrays import ArrayStore
 from sam.blocks.writers import LevelWriter
-from sam.errors import GraphError, SimulationError
+from sam.errors import SimulationError
 from sam.graph.implicit import declared_dims, output_formats
 from sam.graph.scatter import scattered_outputs, stored_result
 
@@ -181,52 +181,43 @@ def _output_shape(
     graph: Graph, name: str, fmt: Format, inputs: Mapping[str, Tensor],
     parts: dict[str, dict[str, np.ndarray]],
 ) -> tuple[int, ...]:
-    """Shape of an output: from the graph's recorded shape, else from index sizes of inputs."""
+    """Shape of an output: :func:`expected_shape`, and where the graph does not tell, one
+    more than the largest coordinate written."""
+    shape = _known_shape(graph, name, fmt.order, inputs)
+    for mode, size in enumerate(shape):
+        if size is None:
+            crd = parts[str(mode)]["crd"]
+            shape[mode] = int(crd.max()) + 1 if len(crd) else 0
+    return tuple(shape)  # type: ignore[arg-type]
+
+
+def expected_shape(graph: Graph, name: str, inputs: Mapping[str, Tensor]
+                   ) -> tuple[int | None, ...] | None:
+    """The shape output ``name`` of a validated graph will have, known before simulating: per
+    mode, its recorded size or its index variable's size (None where only the written
+    coordinates will tell); None when the graph gives ``name`` no format."""
+    fmt = graph.formats.get(name)
+    return None if fmt is None else tuple(_known_shape(graph, name, fmt.order, inputs))
+
+
+def _known_shape(graph: Graph, name: str, order: int, inputs: Mapping[str, Tensor]
+                 ) -> list[int | None]:
+    """The graph's recorded shape of ``name``, else per mode the size of the index variable
+    its level writer writes (None where no input tensor gives it)."""
     recorded = graph.attrs.get(f"shape_{name}")
     if recorded:
-        return tuple(int(s) for s in recorded.split("x"))
+        return [int(s) for s in recorded.split("x")]
     sizes = _index_sizes(graph, inputs)
-    shape = []
-    for mode in range(fmt.order):
+    shape: list[int | None] = []
+    for mode in range(order):
         writer = next(
             (b for b in graph.blocks.values() if isinstance(b, LevelWriter)
              and b.tensor == name and not b.writes_values and b.mode == mode),
             None,
         )
         ivar = writer.attrs.get("index") if writer else None
-        if ivar in sizes:
-            shape.append(sizes[ivar])
-        else:
-            crd = parts[str(mode)]["crd"]
-            shape.append(int(crd.max()) + 1 if len(crd) else 0)
-    return tuple(shape)
-
-
-def expected_shape(graph: Graph, name: str, inputs: Mapping[str, Tensor]
-                   ) -> tuple[int | None, ...] | None:
-    """The shape output ``name`` will have, known before simulating: per mode, its recorded
-    size or its index variable's size (None where only the written coordinates will tell);
-    None when the graph gives ``name`` no format."""
-    fmt = graph.formats.get(name)
-    if fmt is None:
-        return None
-    recorded = graph.attrs.get(f"shape_{name}")
-    if recorded:
-        try:
-            return tuple(int(s) for s in recorded.split("x"))
-        except ValueError:
-            return None
-    sizes = _index_sizes(graph, inputs)
-    shape: list[int | None] = [None] * fmt.order
-    for b in graph.blocks.values():
-        if isinstance(b, LevelWriter) and b.tensor == name and not b.writes_values:
-            try:
-                mode = b.mode
-            except (ValueError, SimulationError, GraphError):
-                continue
-            if 0 <= mode < fmt.order and b.attrs.get("index") in sizes:
-                shape[mode] = sizes[b.attrs["index"]]
-    return tuple(shape)
+        shape.append(sizes[ivar] if ivar in sizes else None)
+    return shape
 
 
 def _index_sizes(graph: Graph, inputs: Mapping[str, Tensor]) -> dict[str, int]:
