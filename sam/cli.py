@@ -406,13 +406,9 @@ def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | N
 
 
 def _save_report(path: str, report: dict) -> None:
-    from formats.atomic import atomic_write
+    from sam.command.files import write_json
 
-    try:
-        with atomic_write(path) as out:
-            out.write(json.dumps(report, indent=1).encode())
-    except OSError as err:
-        raise ToolkitError(f"{path}: {err.strerror or err}") from None
+    write_json(path, report)
 
 
 def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[str, str]

@@ -84,11 +84,10 @@ def _check_options(args: argparse.Namespace) -> None:
     check_outputs({"--dot": args.dot}, inputs, {"--dot": (".gv", ".dot")})
 
 
-def _check_tables(args: argparse.Namespace, shape: tuple[int, int]) -> None:
-    """The random tables (B, and X for mp) must fit in memory."""
+def _check_tables(args: argparse.Namespace, rows: int) -> None:
+    """The random tables (B and X: ``rows`` in all) must fit in memory."""
     from sam.command.bounds import check_size
 
-    rows = shape[1] * (args.blk if args.op == "gather" else 1) + shape[0]
     check_size("--dim", args.dim, high=MAX_DIM, bytes_each=3 * 8 * rows,
                what=f"tables of {rows:,} rows")
 
@@ -111,6 +110,7 @@ def run_tmu_command(args: argparse.Namespace) -> int:
 
     from formats.tensor import Tensor
     from sam.blocks.tmu import queue_trace
+    from sam.command.entry import EXIT_CHECK_FAILED, EXIT_INTERRUPTED
     from sam.command.files import write_text
     from sam.graph.dot import dumps
     from sam.report import build_report, format_text
@@ -119,9 +119,9 @@ def run_tmu_command(args: argparse.Namespace) -> int:
 
     _check_options(args)
     A = _index_matrix(args.index)
-    _check_tables(args, A.shape)
+    rows = A.shape[1] * (args.blk if args.op == "gather" else 1)  # of the table B
+    _check_tables(args, rows + A.shape[0])
     rng = np.random.default_rng(args.seed)
-    rows = A.shape[1] * (args.blk if args.op == "gather" else 1)
     B = np.round(rng.uniform(-1, 1, (rows, args.dim)), 6)
     X = np.round(rng.uniform(-1, 1, (A.shape[0], args.dim)), 6)
     At = Tensor.from_scipy(A, "ds")
@@ -147,24 +147,27 @@ def run_tmu_command(args: argparse.Namespace) -> int:
         print("data:", ", ".join(_entry(e) for e in trace.data[: args.queues]),
               "..." if len(trace.data) > args.queues else "")
     result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth)
-    if result.interrupted:  # Ctrl-C: the statistics so far, no check
-        report = build_report(result, graph_path=f"tmu --op {args.op}", expression=None,
-                              inputs=tensors, sources={"A": args.index})
-        print(format_text(report))
+    check = None if result.interrupted else _check(args, result.outputs["Z"].to_dense(),
+                                                   reference(args.op, A, B, X, blk=args.blk))
+    report = build_report(result, graph_path=f"tmu --op {args.op}", expression=None,
+                          inputs=tensors, sources={"A": args.index}, check=check)
+    print(format_text(report))
+    if check is None:  # Ctrl-C: the statistics so far, no check
         print("sam-sim: interrupted; the statistics above are partial", file=sys.stderr)
-        return 130
-    got = result.outputs["Z"].to_dense()
-    want = reference(args.op, A, B, X, blk=args.blk)
+        return EXIT_INTERRUPTED
+    return 0 if check["passed"] else EXIT_CHECK_FAILED
+
+
+def _check(args: argparse.Namespace, got: Any, want: Any) -> dict[str, Any]:
+    """The TMU's result against numpy/scipy's, as the report records it."""
+    import numpy as np
+
     ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-9)
     err = float(np.max(np.abs(np.where(np.isinf(want), 0, got - want)))) if ok and got.size \
         else None
     line = (f"check: passed (numpy/scipy {args.op}, max abs error {err or 0:.3g})" if ok
             else f"check: FAILED: the result differs from numpy/scipy {args.op}")
-    report = build_report(result, graph_path=f"tmu --op {args.op}", expression=None,
-                          inputs=tensors, sources={"A": args.index},
-                          check={"passed": ok, "line": line})
-    print(format_text(report))
-    return 0 if ok else 3
+    return {"passed": ok, "line": line}
 
 
 def _entry(e: Any) -> str:
