@@ -29,10 +29,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from formats.atomic import atomic_write
 from formats.format import Format
 from sam.cli import TENSOR_SPECS, add_run_options, run_graph, run_program_graphs
 from sam.command.entry import Parser, UsageError
+from sam.command.files import write_text
 from sam.errors import CompileError
 
 _SYNTAX = """\
@@ -327,14 +327,6 @@ def print_notices(result) -> None:
 DOT_SUFFIXES = (".gv", ".dot")
 
 
-def _write(path: str, text: str, what: str) -> None:
-    try:
-        with atomic_write(path) as out:
-            out.write(text.encode("utf-8"))
-    except OSError as err:
-        raise CompileError(f"cannot write {what} {path}: {err.strerror or err}") from None
-
-
 def _picture_format(path: str) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in ("svg", "png", "pdf"):
@@ -418,7 +410,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     if to_stdout:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     elif args.output_dot not in (None, "-"):
-        _write(args.output_dot, text, "the graph to")
+        write_text(args.output_dot, text)
     if args.draw:
         if len(graphs) == 1:
             draw(graphs[0], args.draw)
