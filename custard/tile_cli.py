@@ -31,7 +31,6 @@ exit status: 0 ok, 1 error (one line on stderr), 2 usage, 3 the result check fai
 
 #: What ``-o`` writes: sparse files (a dense .npy of a large result would not fit).
 OUTPUT_SUFFIXES = (".mtx", ".tns", ".npz")
-MATRIX_ONLY = (".mtx", ".npz")
 
 
 def register(sub: Any) -> None:
@@ -75,6 +74,7 @@ def _cmd_tile(args: argparse.Namespace) -> int:
     from sam.cli import gold_for_check
     from sam.command.bounds import check_size
     from sam.command.entry import EXIT_CHECK_FAILED
+    from sam.command.outputs import check_result_order
     from sam.errors import CompileError
     from sam.memory_model import run_memory
     from sam.notation.parse import parse_expression
@@ -98,7 +98,8 @@ def _cmd_tile(args: argparse.Namespace) -> int:
     # 2. the operands, then what the tiles need and whether the result can be checked
     graph = graphs_of(compile_expr(args.expression, fmts))[0]
     tensors = bind_tensors(graph, specs)
-    _check_result_file(args, assign.lhs.name, len(assign.lhs.indices))
+    check_result_order("-o", args.output, assign.lhs.name, len(assign.lhs.indices),
+                       ".tns")
     if sizes:
         option, value = _size_option(args, sizes, variables)
         check_tiling(args.expression, tensors, sizes, option, value,
@@ -141,18 +142,6 @@ def _check_output(args: argparse.Namespace, specs: Mapping[str, str]) -> None:
     memory = [args.memory] if args.memory and args.memory != "extensor" else []
     check_outputs({"-o": args.output}, [*input_files(specs), *memory],
                   {"-o": OUTPUT_SUFFIXES})
-
-
-def _check_result_file(args: argparse.Namespace, name: str, order: int) -> None:
-    """A matrix-only file type for a result that is not a matrix: refused before the run."""
-    from pathlib import Path
-
-    from sam.command.outputs import OutputError
-
-    suffix = Path(args.output).suffix.lower() if args.output else ""
-    if suffix in MATRIX_ONLY and order != 2:
-        raise OutputError(f"-o {args.output}: {suffix} files hold matrices and the result "
-                          f"{name} has order {order}; write .tns")
 
 
 def _hierarchy(memory: str) -> Hierarchy:

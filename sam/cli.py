@@ -307,6 +307,7 @@ def _check_output_target(args: argparse.Namespace, written: Sequence[str],
     if not output:
         return
     from formats.io import SUFFIXES
+    from sam.command.outputs import check_result_order
 
     output_option = getattr(args, "output_option", "-o")
     suffix = Path(output).suffix.lower()
@@ -315,9 +316,8 @@ def _check_output_target(args: argparse.Namespace, written: Sequence[str],
                            f"{suffix or '(no extension)'!r}; use {', '.join(SUFFIXES)}")
     written = sorted(written)
     fmt = formats.get(written[0]) if len(written) == 1 else None
-    if suffix in (".mtx", ".npz") and fmt is not None and fmt.order != 2:
-        raise ToolkitError(f"{output_option} {output}: {suffix} files hold matrices and the "
-                           f"result {written[0]} has order {fmt.order}; write .tns or .npy")
+    if fmt is not None:
+        check_result_order(output_option, output, written[0], fmt.order)
 
 
 def _check_results_fit(args: argparse.Namespace, graphs: Sequence[Graph],

@@ -91,6 +91,20 @@ def check_output_folder(option: str, path: str | os.PathLike,
     return folder
 
 
+#: the result files that hold matrices only
+MATRIX_SUFFIXES = (".mtx", ".npz")
+
+
+def check_result_order(option: str, output: str | os.PathLike | None, name: str, order: int,
+                       others: str = ".tns or .npy") -> None:
+    """Refuse a matrix-only file (``.mtx``, ``.npz``) for result ``name`` of another order;
+    ``others`` names the file types that fit."""
+    suffix = Path(output).suffix.lower() if output else ""
+    if suffix in MATRIX_SUFFIXES and order != 2:
+        raise OutputError(f"{option} {output}: {suffix} files hold matrices and the result "
+                          f"{name} has order {order}; write {others}")
+
+
 def check_result_fits(name: str, shape: Sequence[int | None], fmts: Sequence[object],
                       output: str | os.PathLike | None = None, option: str = "-o") -> None:
     """Refuse, before simulating, a result that cannot be stored: dense levels of one of its
