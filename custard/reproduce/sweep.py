@@ -314,9 +314,8 @@ class Sweeper:
     def _run_dask(self, fn: PointFn, points: Sequence[Point], todo: list[int],
                   results: list[dict[str, Any] | None], bar: Any) -> None:
         client, code = self._client, code_hash()
-        files: dict[str, str] = {}
-        for k in todo:
-            files.update(named_files(points[k]))
+        named = {k: named_files(points[k]) for k in todo}  # each point's files, digested
+        files = {path: digest for one in named.values() for path, digest in one.items()}
         try:
             cluster.check_workers(client, self._where(), code, files)
         except ReproduceError:
@@ -329,8 +328,7 @@ class Sweeper:
         finished: queue.Queue[Any] = queue.Queue()
         futures = {}
         for k in todo:
-            fut = client.submit(_call, name, points[k], code, named_files(points[k]),
-                                pure=False)
+            fut = client.submit(_call, name, points[k], code, named[k], pure=False)
             futures[fut] = k
             fut.add_done_callback(finished.put)
         left, idle_since = len(futures), None
