@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,14 +76,13 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[s
 
 
 def write_picture(path: Path, draw: Callable[[Path], None]) -> None:
-    """``draw(file)`` (e.g. ``fig.savefig(file)``) into a temporary file of the same suffix,
-    then copied to ``path`` atomically: an interrupted drawing leaves the old picture."""
-    from formats.atomic import write_bytes
+    """``draw(file)`` (e.g. ``fig.savefig(file)``) into a temporary file of the same suffix
+    beside ``path``, renamed over it when done (:func:`formats.atomic.atomic_path`): an
+    interrupted drawing leaves the old picture."""
+    from formats.atomic import atomic_path
 
-    with tempfile.TemporaryDirectory(prefix="sam-reproduce-") as tmp:
-        drawn = Path(tmp) / path.name
-        draw(drawn)
-        write_bytes(path, drawn.read_bytes())
+    with atomic_path(path) as temp:
+        draw(temp)
 
 
 def claims_markdown(name: str, outcome: Outcome, seconds: float, setup: str) -> str:
