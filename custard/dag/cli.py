@@ -149,12 +149,12 @@ def _dag(args: argparse.Namespace, specs: dict[str, str]) -> int:
     from custard.dag.bind import bind_inputs, input_infos
     from custard.dag.intensity import chain_intensity, op_intensity
     from custard.dag.labels import build_dag, describe
-    from custard.dag.program import parse_program, unroll
+    from custard.dag.program import load_program, unroll
     from custard.dag.run import compile_dag, graphs_of
     from custard.dag.traffic import all_configs, words_of_mb
-    from sam.command.files import read_text, write_text
+    from sam.command.files import write_text
 
-    prog = parse_program(read_text(args.file, "program"), args.file)
+    prog = load_program(args.file)
     _check_program(args, len(prog.statements))
     if not specs and prog.inputs():
         raise CompileError(f"bind the program's inputs ({', '.join(prog.inputs())}) with -t "
