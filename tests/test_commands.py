@@ -439,6 +439,7 @@ def test_many_lanes_compile_and_simulate_right(monkeypatch: pytest.MonkeyPatch) 
     import numpy as np
 
     import custard
+    from sam.graph.dot import dumps, loads
     from sam.sim import wires
     from sam.sim.engine import simulate
 
@@ -454,6 +455,13 @@ def test_many_lanes_compile_and_simulate_right(monkeypatch: pytest.MonkeyPatch) 
     assert np.allclose(res.outputs["X"].to_dense(), want)
     n, cap = shapes[0]
     assert n * cap * 17 <= wires.START_BUDGET and cap >= 16
+    # what `custard compile -o G.gv` then `sam-sim run G.gv` does: the same graph and cycles
+    again = loads(dumps(g))
+    assert again.count() == g.count()
+    res2 = simulate(again, {"B": b.with_format("ss"), "C": c.with_format("ss")},
+                    engine="reference")
+    assert res2.cycles == res.cycles
+    assert np.allclose(res2.outputs["X"].to_dense(), want)
 
 
 def test_rings_beyond_memory_are_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
