@@ -222,6 +222,16 @@ def measure(result) -> dict:
     }
 
 
+def _digest(measured: Mapping) -> str:
+    """A short stable digest of a :func:`measure` value (for ``--record``)."""
+    import hashlib
+    import json
+
+    text = json.dumps(measured, sort_keys=True, default=str)
+    return f"{measured.get('cycles', measured.get('phase_cycles'))}:" + \
+        hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def first_difference(a: Mapping, b: Mapping) -> str:
     """Where two :func:`measure` values differ, in a few words."""
     for key in a:
@@ -246,6 +256,8 @@ class Simulated:
     status: str
     detail: str = ""
     engines: list[str] = field(default_factory=list)
+    #: A digest of the run read back from DOT (cycles, outputs, blocks, streams), when simulated.
+    digest: str = ""
 
 
 def simulate_line(command: str, seed: int = 0, fast: bool = False,
@@ -303,7 +315,7 @@ def simulate_line(command: str, seed: int = 0, fast: bool = False,
     except ToolkitError as err:
         msg = " ".join(str(err).split())
         return Simulated(command, "error", f"{stage}: {msg[:300]}", engines)
-    return Simulated(command, "pass", "", engines)
+    return Simulated(command, "pass", "", engines, _digest(b))
 
 
 def _simulate_program(command: str, program, seed: int, fast: bool, seconds: int,
@@ -350,7 +362,9 @@ def _simulate_program(command: str, program, seed: int, fast: bool, seconds: int
         return Simulated(command, "timeout", f"over {seconds} s", engines)
     except ToolkitError as err:
         return Simulated(command, "error", " ".join(str(err).split())[:300], engines)
-    return Simulated(command, "pass", "", engines)
+    return Simulated(command, "pass", "", engines,
+                     _digest({"cycles": read.cycles,
+                              "phases": [measure(r) for r in read.phases]}))
 
 
 def sample(compiled: list[str], n: int, seed: int) -> list[str]:
@@ -384,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample and its inputs")
     ap.add_argument("--fast-every", type=int, default=4, metavar="K",
                     help="also run the fast engine on every K-th sampled line (0: never)")
+    ap.add_argument("--record", type=Path, metavar="FILE",
+                    help="write each simulated line's status and run digest (cycles, outputs, "
+                         "per-block and per-stream counts) as JSON, to compare two versions")
     ap.add_argument("--reasons", type=int, default=25, help="how many refusal reasons to list")
     ap.add_argument("--crashes", type=int, default=20, help="how many crashes to list")
     args = ap.parse_args(argv)
@@ -440,6 +457,11 @@ def main(argv: list[str] | None = None) -> int:
         for r in failed:
             print(f"  {r.status}: {r.command}\n      {r.detail}")
         bad += sum(r.status not in ("pass", "timeout", "unstorable") for r in results)
+        if args.record:
+            import json
+
+            args.record.write_text(json.dumps(
+                {r.command: [r.status, r.digest] for r in results}, indent=1, sort_keys=True))
     return 1 if bad else 0
 
 
