@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sam.blocks.registry  # noqa: F401  (registers every block type for the builder)
+import sam.graph.registry  # noqa: F401  (registers every block type for the builder)
 from custard import ragged
 from custard.locate import COITERATE, LocatePolicy, Operand, choose_followers
 from formats.format import Format

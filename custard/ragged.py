@@ -9,7 +9,7 @@ Two rules change how :class:`custard.lower.Lowering` iterates an index variable 
   both: the follower takes the driver's references and its leaf leaves the merge, so a product
   or a sum of them needs no intersecter or unioner. The graph records the groups in the graph
   attribute ``shared`` (``A,B;C,D``); binding tensors that do not share raggedness is refused
-  (:mod:`sam.ragged`).
+  (:mod:`sam.graph.ragged`).
 * **Located followers.** Where ``v`` intersects exactly two leaves and at least one is a ragged
   level, one is scanned and the other is *located*: of a ragged and a dense leaf the ragged one
   is scanned (it iterates less), of two ragged ones the first; the other is *located*
@@ -32,7 +32,7 @@ from formats.format import Format
 from formats.levels import Level
 from sam.errors import CompileError
 from sam.notation.expr import Access
-from sam.ragged import SHARED_ATTR as SHARED_ATTR
+from sam.graph.ragged import SHARED_ATTR as SHARED_ATTR
 
 
 @dataclass

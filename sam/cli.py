@@ -124,8 +124,8 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 def _latencies(items: Sequence[str]) -> dict[str, int]:
-    from sam.blocks.compound import CompoundBlock
-    from sam.blocks.registry import BLOCK_TYPES
+    from sam.graph.compound import CompoundBlock
+    from sam.graph.registry import BLOCK_TYPES
 
     out: dict[str, int] = {}
     for item in items:
@@ -377,7 +377,7 @@ class _ProgressBar:
 
 def _say_if_compiling(args: argparse.Namespace, prog: str) -> None:
     """The fast engine's first run compiles its kernels for 20-40 s: say so, not silence."""
-    from sam.sim.kernel import cache_dir, kernels_cached
+    from sam.runtime.kernel import cache_dir, kernels_cached
 
     if args.engine == "fast" and not kernels_cached():
         print(f"{prog}: compiling the simulator's kernels with numba (first run only, about "

@@ -3,7 +3,7 @@
 Each is a :class:`formats.errors.ToolkitError`: its text is one line saying what is wrong and how
 to fix it, which the command-line tools print without a traceback. Errors that one module alone
 raises stay with it (``sam.bind.BindError``, ``sam.check.CheckError``,
-``sam.sim.tokens.StreamError``).
+``sam.runtime.tokens.StreamError``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 from formats.atomic import atomic_path
 from formats.errors import ToolkitError
-from sam.sim.tokens import KIND_NAMES
+from sam.runtime.tokens import KIND_NAMES
 from sam.style import FAMILY_COLORS
 
 KIND_COLORS = {"data": "#1f77b4", "stop": "#ff7f0e", "empty": "#9467bd", "done": "#d62728",

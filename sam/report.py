@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
-from sam.sim.tokens import KIND_NAMES
+from sam.runtime.tokens import KIND_NAMES
 
 if TYPE_CHECKING:
     from sam.program import Program, ProgramResult

@@ -50,7 +50,7 @@ def tmu_graph(cfg: TmuConfig, *, out: str, shape: tuple[int, int], program: str,
               token_cost: int = 1, pop_cost: int = 1) -> Graph:
     """A graph of a ``dae``-mode TMU holding ``cfg`` whose queues feed an execute block running
     ``program`` into the dense output ``out`` of ``shape``."""
-    import sam.blocks.registry  # noqa: F401  (fills the block types)
+    import sam.graph.registry  # noqa: F401  (fills the block types)
     from formats.format import Format
 
     if cfg.mode != "dae":
@@ -255,7 +255,7 @@ def sam_graph(shape: tuple[int, int] | None = None, A_fmt: str = "ds") -> Graph:
     ``idx`` (k) to a coordinate dropper keeping the rows that have a k, then writers of
     ``Z(i, j)`` (stored ``ss``; its ``shape``, rows of A x columns of B, recorded when given:
     writers cannot see trailing empty rows)."""
-    import sam.blocks.registry  # noqa: F401
+    import sam.graph.registry  # noqa: F401
     from formats.format import Format
 
     b = GraphBuilder()

@@ -19,7 +19,7 @@ from formats import Tensor
 from sam.blocks.base import Block
 from sam.blocks.scanners import LevelScanner
 from sam.sim.harness import BenchResult, run_block
-from sam.sim.tokens import D, Stop, format_stream
+from sam.runtime.tokens import D, Stop, format_stream
 
 Fiber = list
 

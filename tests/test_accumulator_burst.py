@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sam.blocks.reducers import SCAN_SPAN, SparseAccumulator
 from sam.errors import SimulationError
-from sam.sim import burst
+from sam.runtime import burst
 from sam.sim.harness import run_block
 
 

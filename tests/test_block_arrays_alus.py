@@ -16,8 +16,8 @@ from sam.blocks.alus import ALU_TYPES, BinaryALU
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.errors import GraphError, SimulationError
 from sam.sim.harness import run_block
-from sam.sim.tokens import D, N, Stop, format_stream
-from sam.sim.wires import RC_IN
+from sam.runtime.tokens import D, N, Stop, format_stream
+from sam.runtime.wires import RC_IN
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 VEC = np.array([0.0, 7.0, 0.0, 9.0, 0.0, 0.5])

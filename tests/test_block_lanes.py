@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.registry  # noqa: F401  (fills the block types)
+import sam.graph.registry  # noqa: F401  (fills the block types)
 from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.errors import GraphError, SimulationError
 from sam.sim.harness import run_block
-from sam.sim.tokens import format_stream
+from sam.runtime.tokens import format_stream
 from tests.streamtrees import level_stream
 
 

@@ -15,7 +15,7 @@ from sam.blocks.arrays import ArrayLoad
 from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.scanners import LevelScanner
 from sam.errors import SimulationError
-from sam.sim.tokens import N
+from sam.runtime.tokens import N
 
 
 def union(*ops: str) -> Unioner:

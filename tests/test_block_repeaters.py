@@ -14,7 +14,7 @@ from sam.blocks.arrays import ArrayLoad
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
 from sam.errors import SimulationError
-from sam.sim.tokens import N
+from sam.runtime.tokens import N
 
 #: Figure 6 / Sec. 4.3: vector b has nonzeros at coordinates 0, 2, 6, 8, 9.
 B_DENSE = np.zeros(10)

@@ -16,7 +16,7 @@ from sam.blocks.writers import LevelWriter
 from sam.errors import GraphError, SimulationError
 from sam.sim.assemble import level_segments
 from sam.sim.harness import run_block
-from sam.sim.wires import RC_IN
+from sam.runtime.wires import RC_IN
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import custard
-import sam.blocks.registry  # noqa: F401  (registers the block types)
+import sam.graph.registry  # noqa: F401  (registers the block types)
 from formats import Format, Tensor
 from sam.errors import GraphError
 from sam.graph.builder import GraphBuilder

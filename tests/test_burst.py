@@ -1,4 +1,4 @@
-"""Burst paths (:mod:`sam.sim.burst`) change nothing: the Python kernels with bursts on and off
+"""Burst paths (:mod:`sam.runtime.burst`) change nothing: the Python kernels with bursts on and off
 give the same tokens (kind, payload, arrival cycle, per channel), the same state after every
 kernel call, cycles, statistics and outputs. The compiled kernels always burst; the
 differential tests (tests/test_engines_agree.py) check that they equal the Python ones.
@@ -23,7 +23,7 @@ from test_engines_agree import (
 import custard
 from formats.io import load_tensor
 from formats.synthetic import random_tensor
-from sam.sim import burst
+from sam.runtime import burst
 
 
 def _both(graph, tensors, what: str, **kw):
@@ -104,7 +104,7 @@ def test_bursts_carry_most_firings(monkeypatch: pytest.MonkeyPatch) -> None:
 def _fan_out_graph():
     """``x(i) = 2*b(i)*c(i) + b(i)*b(i)`` over the coordinates b and c share, written so that
     the array load of b feeds three ALU inputs and the product ``b*c`` both inputs of an adder:
-    bursts that write an output port of several channels (:func:`sam.sim.burst.fan_out`)."""
+    bursts that write an output port of several channels (:func:`sam.runtime.burst.fan_out`)."""
     from sam.graph.dot import dumps, loads
 
     text = dumps(custard.compile("x(i)=b(i)*c(i)"))

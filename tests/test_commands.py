@@ -440,7 +440,7 @@ def test_many_lanes_compile_and_simulate_right(monkeypatch: pytest.MonkeyPatch) 
 
     import custard
     from sam.graph.dot import dumps, loads
-    from sam.sim import wires
+    from sam.runtime import wires
     from sam.sim.engine import simulate
 
     b, c = random_tensor((30, 30), 0.2, 3), random_tensor((30, 30), 0.2, 4)
@@ -467,7 +467,7 @@ def test_many_lanes_compile_and_simulate_right(monkeypatch: pytest.MonkeyPatch) 
 def test_rings_beyond_memory_are_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     import formats.memory
     from sam.errors import SimulationError
-    from sam.sim import wires
+    from sam.runtime import wires
 
     monkeypatch.setattr(formats.memory, "available_bytes", lambda: 100 * 2**20)
     w = wires.allocate(1000, 1 << 12)

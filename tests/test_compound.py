@@ -1,4 +1,4 @@
-"""Compound blocks (``sam.blocks.compound``): ``scanload`` (level scanner + array load) runs with
+"""Compound blocks (``sam.graph.compound``): ``scanload`` (level scanner + array load) runs with
 the same tokens and cycles as its two parts side by side, is one node in DOT (written and read
 back), and reports rolled-up statistics next to its parts'; compounds nest; pictures draw a
 compound as one node or, expanded, as a cluster."""
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from formats import Format, Tensor
-from sam.blocks.compound import CompoundBlock, ScanLoad
-from sam.blocks.registry import BLOCK_TYPES
+from sam.graph.compound import CompoundBlock, ScanLoad
+from sam.graph.registry import BLOCK_TYPES
 from sam.errors import GraphError
 from sam.graph.builder import GraphBuilder
 from sam.graph.dot import dumps, loads

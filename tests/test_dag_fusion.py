@@ -31,7 +31,7 @@ from sam.graph.validate import input_tensors, output_tensors
 from sam.program import Program
 from sam.sim.engine import simulate
 from sam.sim.harness import run_block
-from sam.sim.tokens import format_stream
+from sam.runtime.tokens import format_stream
 
 ENGINES = ["reference", "fast"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pydot
 import pytest
 
-from sam.blocks.registry import make_block
+from sam.graph.registry import make_block
 from sam.errors import GraphError
 from sam.graph.dot import dump, dumps, load, loads
 from sam.graph.model import Graph

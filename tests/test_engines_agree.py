@@ -71,7 +71,7 @@ from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.writers import LevelWriter
 from sam.errors import Deadlock
 from sam.graph.model import Edge, Graph
-from sam.sim import wires as W
+from sam.runtime import wires as W
 from sam.sim.engine import BlockRun, SimResult, Simulation
 
 ENGINES = ("reference", "fast")
@@ -273,7 +273,7 @@ def check_trace_complete(o: Outcome) -> None:
     statistics) and every completed channel ends with its done token."""
     assert o.trace is not None and o.result is not None
     seqs = o.trace.sequences()
-    from sam.sim.tokens import DONE, KIND_NAMES
+    from sam.runtime.tokens import DONE, KIND_NAMES
 
     kinds = {name: np.bincount(seq[0], minlength=4).tolist() for name, seq in seqs.items()}
     for s in o.result.streams:

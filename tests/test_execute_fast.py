@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sam.blocks.execute as execute
-import sam.blocks.registry  # noqa: F401
+import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from formats.io import load_tensor
 from sam.sim.engine import simulate

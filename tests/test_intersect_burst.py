@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sam.blocks import merges
 from sam.blocks.merges import Intersecter
 from sam.errors import SimulationError
-from sam.sim import burst
+from sam.runtime import burst
 from sam.sim.harness import run_block
 
 

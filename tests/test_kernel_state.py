@@ -1,4 +1,4 @@
-"""Kernel state, parameters and memories by name (``sam.sim.kernel.State``, ``Memories``)."""
+"""Kernel state, parameters and memories by name (``sam.runtime.kernel.State``, ``Memories``)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from sam.blocks.base import Memories
 from sam.blocks.reducers import A_EXPECT, A_LEVEL, A_N, SparseAccumulator
 from sam.blocks.scanners import COORDINATES, POSITIONS, SEGMENT, SIZE, STORED, LevelScanner
 from sam.blocks.writers import LevelWriter
-from sam.sim.kernel import State, kernel
-from sam.sim.wires import FSTATE_SLOTS, STATE_SLOTS, P
+from sam.runtime.kernel import State, kernel
+from sam.runtime.wires import FSTATE_SLOTS, STATE_SLOTS, P
 
 BLOCK_MODULES = [importlib.import_module(f"sam.blocks.{m.name}")
                  for m in pkgutil.iter_modules(sam.blocks.__path__)]

@@ -1,4 +1,4 @@
-"""numba is imported only when the fast engine compiles a kernel (``sam.sim.jit``).
+"""numba is imported only when the fast engine compiles a kernel (``sam.runtime.jit``).
 
 Each case runs in a fresh interpreter and reports whether ``numba`` is in ``sys.modules`` after
 the work: importing the packages, compiling an expression, writing and reading DOT, drawing,
@@ -32,8 +32,8 @@ def _run(code: str, *args: str, cwd: Path | None = None) -> str:
 
 @pytest.mark.parametrize("work", [
     "import custard",
-    "import sam.blocks.registry",
-    "import sam.sim.engine, sam.sim.harness, sam.sim.kernel",
+    "import sam.graph.registry",
+    "import sam.sim.engine, sam.sim.harness, sam.runtime.kernel",
     "import custard; custard.compile('X(i,j)=B(i,k)*C(k,j)', None, 'ikj')",
     "from sam.graph.dot import dumps; import custard\n"
     "print(dumps(custard.compile('x(i)=B(i,j)*c(j)')).count('->') > 0)",

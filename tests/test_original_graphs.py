@@ -181,7 +181,7 @@ def test_not_yet(name):
 # --------------------------------------------------------------------------- crdhold
 def test_crdrepeat_holds_outer_coordinates():
     """crdrepeat: each outer coordinate once per inner coordinate, the inner stop tokens."""
-    from sam.blocks.original import CoordinateRepeater
+    from sam.graph.original import CoordinateRepeater
     from sam.blocks.repeaters import RepeatSignalGenerator
 
     inner = "4, 7, S0, 1, S1, D"
@@ -242,7 +242,7 @@ def test_accumulator_on_point_streams(order):
 def test_vectorreducer_is_an_order1_accumulator():
     """The original's black-boxed vector reducer: its one coordinate input, whatever its edge
     comment, is the kept variable's stream; tokens and cycles are those of spaccumulator 1."""
-    from sam.blocks.original import VectorReducer
+    from sam.graph.original import VectorReducer
     from sam.blocks.reducers import SparseAccumulator
 
     def vr():

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.registry  # noqa: F401
+import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from formats.io import load_tensor
 from sam.blocks.arrays import ArrayLoad

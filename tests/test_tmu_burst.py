@@ -14,12 +14,12 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.registry  # noqa: F401
+import sam.graph.registry  # noqa: F401
 import sam.blocks.tmu as tmu
 from formats import Tensor
 from formats.io import load_tensor
 from sam.errors import SimulationError
-from sam.sim import wires as W
+from sam.runtime import wires as W
 from sam.sim.engine import simulate
 from sam.tmu_ops import OPS, build_op, reference, sls_config
 

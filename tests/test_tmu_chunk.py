@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.registry  # noqa: F401
+import sam.graph.registry  # noqa: F401
 import sam.blocks.tmu as tmu
 from formats import Tensor
 from sam.blocks.tmu_config import (

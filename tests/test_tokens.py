@@ -1,4 +1,4 @@
-"""Stream tokens and their printed notation (SAM paper Sec. 3.2): ``sam.sim.tokens``."""
+"""Stream tokens and their printed notation (SAM paper Sec. 3.2): ``sam.runtime.tokens``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from formats.errors import ToolkitError
-from sam.sim.tokens import (
+from sam.runtime.tokens import (
     DATA,
     DONE,
     EMPTY,

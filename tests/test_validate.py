@@ -12,7 +12,7 @@ import pytest
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.blocks.base import Port
-from sam.blocks.registry import make_block
+from sam.graph.registry import make_block
 from sam.errors import GraphError
 from sam.graph.dot import loads, parse_formats
 from sam.graph.model import Edge, Graph

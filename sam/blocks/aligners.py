@@ -26,9 +26,9 @@ one token (a skipped lone stop takes a firing of its own).
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
-from sam.sim.tokens import DATA, DONE, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.runtime.tokens import DATA, DONE, STOP
+from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: Phase: between fibers (reading the level above), before a fiber's first coordinate, inside
 #: a fiber, draining the inner stream after the done token of the level above.

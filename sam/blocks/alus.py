@@ -22,9 +22,9 @@ import math
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.burst import account, burst_len, commit_stops, fan_out, first_channel
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -35,8 +35,8 @@ from sam.sim.kernel import (
     kernel,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 ADD, SUB, MUL, DIV, MAX, MIN = range(6)
 BINARY_OPS = {"add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "max": MAX, "min": MIN}
@@ -71,7 +71,7 @@ def binary(op, x, y):
 @jitable(inline=True)
 def values_burst(w, st, optr, ochan, ca, cb, op):
     """Combine a run of value pairs, and pass the aligned stop tokens between them, in one
-    loop (:mod:`sam.sim.burst`); the firings made."""
+    loop (:mod:`sam.runtime.burst`); the firings made."""
     n = burst_len(w, st, ochan, ca)
     nb = burst_len(w, st, ochan, cb)
     if nb < n:

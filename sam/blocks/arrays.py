@@ -20,9 +20,9 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
-from sam.sim.burst import account, burst_len, commit_stops, fan_out, first_channel
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -34,8 +34,8 @@ from sam.sim.kernel import (
     need_memory,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import (
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import (
     DONE_T,
     LAT,
     RC_DONE,
@@ -59,7 +59,7 @@ NMAX, ACC = STORE.slots
 @jitable(inline=True)
 def load_burst(w, st, optr, ochan, c, vals):
     """Load a run of data references, and pass the stop tokens between them, in one loop
-    (:mod:`sam.sim.burst`); the firings made."""
+    (:mod:`sam.runtime.burst`); the firings made."""
     n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0

@@ -6,14 +6,14 @@ A :class:`Block` is one node of a SAM graph. Subclasses (one primitive family pe
   statistics);
 * their input and output :class:`Port` s (named ``kind:comment`` after the DOT edge that feeds
   them, e.g. ``crd:in-B``);
-* ``kernel``: the :class:`~sam.sim.kernel.Kernel` that defines behaviour and timing;
-* ``state``: the :class:`~sam.sim.kernel.State` naming its kernel's state slots, ``params()``
+* ``kernel``: the :class:`~sam.runtime.kernel.Kernel` that defines behaviour and timing;
+* ``state``: the :class:`~sam.runtime.kernel.State` naming its kernel's state slots, ``params()``
   (initial values of some of them, by name, from its attributes and tensors), ``memories()`` (the
   level and value arrays it reads or fills, by its kernel's argument names) and, for level
   writers, how to read back what they stored.
 
 The simulator needs nothing else, so a new primitive is one class plus one registry line
-(:mod:`sam.blocks.registry`).
+(:mod:`sam.graph.registry`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 
 from formats.errors import FormatError
 from sam.errors import GraphError
-from sam.sim.kernel import FLOAT_MEMORIES, INT_MEMORIES, Kernel, State
+from sam.runtime.kernel import FLOAT_MEMORIES, INT_MEMORIES, Kernel, State
 
 if TYPE_CHECKING:
     from formats.levels import Level
@@ -289,7 +289,7 @@ class LevelBlock(Block):
             raise GraphError(f"node {self.id} {self.level_verb} {self.tensor}: {err}") from None
 
 
-#: DOT node type -> block class. Filled by :mod:`sam.blocks.registry` (the one list of every
+#: DOT node type -> block class. Filled by :mod:`sam.graph.registry` (the one list of every
 #: block type); kept here so that code building graphs (:mod:`sam.graph.builder`, which compound
 #: blocks use) needs no import of the registry, which imports the compound blocks.
 BLOCK_TYPES: dict[str, type[Block]] = {}
@@ -300,7 +300,7 @@ def make_block(node_id: str, dot_type: str, attrs: Mapping[str, str]) -> Block:
     cls = BLOCK_TYPES.get(dot_type)
     if cls is None:
         if not BLOCK_TYPES:
-            raise GraphError("no block types are registered; import sam.blocks.registry")
+            raise GraphError("no block types are registered; import sam.graph.registry")
         known = ", ".join(sorted(BLOCK_TYPES))
         raise GraphError(f"node {node_id} has unknown type {dot_type!r}; known types: {known}")
     return cls(node_id, attrs)

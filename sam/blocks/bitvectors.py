@@ -43,8 +43,8 @@ from sam.blocks.base import INITIAL_LENGTH, Block, LevelBlock, Memories, Port
 from sam.blocks.droppers import merge_empty
 from sam.blocks.writers import LevelWriter
 from sam.errors import GraphError
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -57,8 +57,8 @@ from sam.sim.kernel import (
     reserve,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: Bit 63 of an int64 word.
 TOP_BIT = -(2 ** 63)

@@ -16,9 +16,9 @@ cycle its first inner coordinate passes.
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.burst import account, burst_room, commit_stops, fan_out, first_channel, put_row
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.burst import account, burst_room, commit_stops, fan_out, first_channel, put_row
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -29,8 +29,8 @@ from sam.sim.kernel import (
     reserve,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 NEED_OUTER, IN_FIBER = 0, 1
 #: Phase; the outer coordinate held; whether it was emitted; the held inner stop level (-1:
@@ -55,7 +55,7 @@ def merge_empty(held, c):
 
 @jitable(inline=True)
 def drop_burst(w, st, optr, ochan, co, ci):
-    """:func:`drop`'s firings in one loop, its state in local variables (:mod:`sam.sim.burst`:
+    """:func:`drop`'s firings in one loop, its state in local variables (:mod:`sam.runtime.burst`:
     unbounded FIFOs, so every firing is in the cycle its input arrives), as far as the
     inputs and the rings go; a done token or a malformed stream takes the general path. The
     firings made."""

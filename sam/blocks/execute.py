@@ -29,10 +29,10 @@ from formats.tensor import Tensor
 from sam.blocks.base import Block, Memories, Port
 from sam.blocks.tmu import ring_slot
 from sam.errors import GraphError
-from sam.sim.jit import jitable
-from sam.sim.kernel import State, kernel
-from sam.sim.tokens import DATA, DONE, STOP
-from sam.sim.wires import (
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import State, kernel
+from sam.runtime.tokens import DATA, DONE, STOP
+from sam.runtime.wires import (
     BUSY,
     DONE_T,
     ERR,

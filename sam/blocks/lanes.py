@@ -41,8 +41,8 @@ import numpy as np
 
 from sam.blocks.base import INITIAL_LENGTH, Block, Port
 from sam.errors import GraphError
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -54,8 +54,8 @@ from sam.sim.kernel import (
     reserve,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.tokens import DATA, DONE, STOP
+from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 #: Parallelizer modes (``mode`` attribute) and serializer modes.
 RR, RANGE, FOLLOW, BY_CRD = 0, 1, 2, 3

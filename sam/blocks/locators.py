@@ -24,10 +24,10 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
 from sam.blocks.scanners import OFFSET, STRIDE, fiber_bounds, level_memories, level_rules
-from sam.sim.jit import jitable
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 # How a coordinate is found in a fiber.
 COMPUTE, BISECT, LINEAR = 0, 1, 2

@@ -26,9 +26,9 @@ import numpy as np
 from sam.blocks.base import Block, Port
 from sam.blocks.skipping import TOLD_STOP
 from sam.errors import GraphError
-from sam.sim.burst import account, advance, burst_room, commit, put, put_counted
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.burst import account, advance, burst_room, commit, put, put_counted
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -39,8 +39,8 @@ from sam.sim.kernel import (
     reserve,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 INTERSECT, UNION = 0, 1
 #: Comment prefix of an intersecter's skip outputs (``skip-B``: to the scanner of B).
@@ -268,7 +268,7 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
 
 @jitable(inline=True)
 def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
-    """Intersect a run of data coordinates in one loop (:mod:`sam.sim.burst`): each firing
+    """Intersect a run of data coordinates in one loop (:mod:`sam.runtime.burst`): each firing
     emits a coordinate all inputs hold, or drops those behind the largest; stops, done
     tokens, skip streams and bounded FIFOs take the general path. The firings made."""
     for k in range(m):

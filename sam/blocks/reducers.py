@@ -45,7 +45,7 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
 from sam.errors import GraphError
-from sam.sim.burst import (
+from sam.runtime.burst import (
     account,
     burst_room,
     bursts_on,
@@ -57,8 +57,8 @@ from sam.sim.burst import (
     put_row,
     putv,
 )
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     AGAIN,
     NOT_YET,
     State,
@@ -70,8 +70,8 @@ from sam.sim.kernel import (
     need_memory,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import (
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import (
     BUSY,
     IDLE,
     LAT,
@@ -107,7 +107,7 @@ SUMS = State.floats(sum=0.0)
 @jitable(inline=True)
 def scalar_burst(w, st, fst, optr, ochan, c):
     """:func:`reduce_scalar`'s firings in one loop, its state in local variables
-    (:mod:`sam.sim.burst`: unbounded FIFOs, each firing in the cycle its input arrives), as far
+    (:mod:`sam.runtime.burst`: unbounded FIFOs, each firing in the cycle its input arrives), as far
     as the input and the output ring go; a done token takes the general path. The firings
     made."""
     if w.depth[c] > 0:
@@ -421,7 +421,7 @@ def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
 @jitable(inline=True)
 def _gather_burst(w, st, ins, pts, where, vals, cur):
     """Vector reducer (n = 1), innermost level: gather a run of (coordinate, value) points in
-    one loop, as :func:`_gather_coordinate` does one per firing (:mod:`sam.sim.burst`); the
+    one loop, as :func:`_gather_coordinate` does one per firing (:mod:`sam.runtime.burst`); the
     firings made. Anything else (a stop, a full store, a bounded FIFO) takes the general path."""
     cv = ins[0]
     c = ins[1]
@@ -812,7 +812,7 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
 @jitable(inline=True)
 def _emit_burst(w, st, optr, ochan, opts, ovals):
     """Vector reducer (n = 1): emit a run of the sorted group's points in one loop, one per
-    cycle from the block's clock, as :func:`_emit` does one per firing (:mod:`sam.sim.burst`;
+    cycle from the block's clock, as :func:`_emit` does one per firing (:mod:`sam.runtime.burst`;
     no input, and unbounded FIFOs never stall an output). The firings made. The held closing
     of the previous group, ``--timing original`` (its own emission clock), a bounded FIFO or a
     full ring take the general path."""

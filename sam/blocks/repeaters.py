@@ -15,9 +15,9 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.burst import account, burst_len, commit, fan_out, first_channel
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.burst import account, burst_len, commit, fan_out, first_channel
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -28,8 +28,8 @@ from sam.sim.kernel import (
     kernel,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: Holding a reference (1), the reference and its token kind, dropping the next reference stop.
 REPEAT = State(have=0, reg=0, reg_kind=DATA, drop=0)
@@ -40,7 +40,7 @@ ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
 @jitable(inline=True)
 def data_burst(w, st, optr, ochan, c, kind, data):
     """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token for each
-    (:mod:`sam.sim.burst`); the firings made."""
+    (:mod:`sam.runtime.burst`); the firings made."""
     n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0

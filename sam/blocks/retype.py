@@ -1,6 +1,6 @@
 """Retype: one stream passed on as another kind (our addition, for fused programs).
 
-A stream's tokens are machine words (``sam.sim.tokens``: a value's float64 bits, a reference's
+A stream's tokens are machine words (``sam.runtime.tokens``: a value's float64 bits, a reference's
 int64). A ``retype`` node (attributes ``from`` and ``to``, each ``crd``, ``ref`` or ``val``)
 copies every token unchanged, word for word, onto an output of another kind. Fusion
 (``custard.dag.fusion``) uses it to let a producer's value stream travel through the consumer's
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.jit import jitable
-from sam.sim.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
-from sam.sim.tokens import DATA, DONE, STOP
-from sam.sim.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import NOT_YET, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.runtime.tokens import DATA, DONE, STOP
+from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: The stream kinds a retype node may join.
 KINDS = ("crd", "ref", "val")

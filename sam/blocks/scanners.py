@@ -35,9 +35,9 @@ from formats.tensor import Tensor
 from sam.blocks.base import LevelBlock, Port
 from sam.blocks.skipping import drop_stale, rank_index, rank_start, take_skip
 from sam.errors import GraphError
-from sam.sim.burst import account, burst_room, commit
-from sam.sim.jit import jitable
-from sam.sim.kernel import (
+from sam.runtime.burst import account, burst_room, commit
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import (
     NOT_YET,
     Kernel,
     State,
@@ -49,8 +49,8 @@ from sam.sim.kernel import (
     kernel,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import (
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import (
     DONE_T,
     IDLE,
     LAT,
@@ -142,7 +142,7 @@ def coordinate_at(coordinates, crd, q, start):
 @jitable(inline=True)
 def fiber_burst(w, st, optr, ochan, crd):
     """Emit the rest of the current fiber (as far as the outputs take it) in one loop, one
-    coordinate and reference per cycle (:mod:`sam.sim.burst`); the firings made."""
+    coordinate and reference per cycle (:mod:`sam.runtime.burst`); the firings made."""
     n = burst_room(w, st, ochan)
     pos = st[POS]
     left = st[END] - pos

@@ -47,9 +47,9 @@ from sam.blocks.scanners import (
     fiber_bounds,
 )
 from sam.blocks.skipping import TOLD_STOP, first_at_least, rank_start
-from sam.sim.jit import jitable
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import BUSY, FIRST_T, IDLE, LAT, NEVER, STALL, WIDTH, T, push, room
+from sam.runtime.jit import jitable
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import BUSY, FIRST_T, IDLE, LAT, NEVER, STALL, WIDTH, T, push, room
 
 #: Use the loop (tests turn it off to compare; read when a simulation sets up its driver).
 ENABLED = True

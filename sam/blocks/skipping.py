@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sam.sim.jit import jitable
-from sam.sim.kernel import settled
-from sam.sim.tokens import DATA, STOP
-from sam.sim.wires import hdata, hkind, htime, pop, ready
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import settled
+from sam.runtime.tokens import DATA, STOP
+from sam.runtime.wires import hdata, hkind, htime, pop, ready
 
 #: ``told[k]`` of an intersecter once it has sent input k's scanner the stop of this fiber.
 TOLD_STOP = -2

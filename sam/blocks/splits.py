@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
-from sam.sim.kernel import (
+from sam.runtime.kernel import (
     NOT_YET,
     State,
     arrive,
@@ -45,8 +45,8 @@ from sam.sim.kernel import (
     reserve,
     reserve_all,
 )
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 SPLIT = State(s=1, orig=1, chunk=-1, last=-1, ordinal=0)
 S, ORIG, CHUNK, LAST, ORDINAL = SPLIT.slots

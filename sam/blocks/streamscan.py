@@ -22,10 +22,10 @@ stop; every token of a skipped fiber (or a lone stop) takes a cycle of its own.
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.sim.jit import jitable
-from sam.sim.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: phase; fibers of the stream passed; coordinates passed; the fiber wanted; whether the last
 #: stream token was a coordinate; whether this is the root level.

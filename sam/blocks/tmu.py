@@ -45,10 +45,10 @@ from sam.blocks.tmu_config import (
     resolve_size,
 )
 from sam.errors import GraphError, SimulationError
-from sam.sim.jit import jitable
-from sam.sim.kernel import State, fire, kernel
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import (
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import State, fire, kernel
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import (
     BUSY,
     DONE_T,
     ERR,
@@ -164,7 +164,7 @@ def alu(op, a, b):
 
 @jitable(inline=True)
 def put(w, optr, ochan, port, kind, data, t):
-    """:func:`sam.sim.wires.push`, inlined into the TMU kernel (called per token)."""
+    """:func:`sam.runtime.wires.push`, inlined into the TMU kernel (called per token)."""
     for j in range(optr[port], optr[port + 1]):
         c = ochan[j]
         s = ring_slot(w, w.tail[c])
@@ -177,7 +177,7 @@ def put(w, optr, ochan, port, kind, data, t):
 
 @jitable(inline=True)
 def putv(w, optr, ochan, port, kind, value, t):
-    """:func:`sam.sim.wires.pushv`, inlined into the TMU kernel (called per token)."""
+    """:func:`sam.runtime.wires.pushv`, inlined into the TMU kernel (called per token)."""
     for j in range(optr[port], optr[port + 1]):
         c = ochan[j]
         s = ring_slot(w, w.tail[c])
@@ -1094,7 +1094,7 @@ class QueueTrace:
 def queue_trace(cfg: TmuConfig, tensors: Mapping[str, Tensor], engine: str = "reference"
                 ) -> QueueTrace:
     """Run a dae-mode TMU alone (unbounded queues) and decode its two queues."""
-    from sam.sim import wires as W
+    from sam.runtime import wires as W
 
     if cfg.mode != "dae":
         raise GraphError("queue_trace needs a TMU in dae mode")

@@ -19,9 +19,9 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, LevelBlock, Memories, Port
-from sam.sim.kernel import NOT_YET, State, arrive, end_cycle, fail, fire, kernel, need_memory
-from sam.sim.tokens import DATA, DONE, EMPTY, STOP
-from sam.sim.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop
+from sam.runtime.kernel import NOT_YET, State, arrive, end_cycle, fail, fire, kernel, need_memory
+from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
+from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop
 
 #: Coordinates (or values) and stop tokens written so far.
 WRITE = State(count=0, stops=0)

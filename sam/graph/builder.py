@@ -1,5 +1,5 @@
 """Build SAM graphs in code: the builder the compiler (:mod:`custard.lower`) and compound blocks
-(:mod:`sam.blocks.compound`) use.
+(:mod:`sam.graph.compound`) use.
 
 ::
 
@@ -23,7 +23,7 @@ grouped by output port in order of each port's first link; an output with severa
 goes through a ``broadcast`` node (the Custard schema's fan-out point), created after all other
 blocks in that order, so its id follows theirs.
 
-Block types come from :data:`sam.blocks.base.BLOCK_TYPES`, which :mod:`sam.blocks.registry` fills
+Block types come from :data:`sam.blocks.base.BLOCK_TYPES`, which :mod:`sam.graph.registry` fills
 when imported (this module does not import it: the registry imports the compound blocks, which
 build their bodies here).
 

@@ -2,7 +2,7 @@
 
 Blocks are boxes filled by family (scanners green, repeaters blue, mergers purple, ALUs orange,
 reducers brown, droppers red, writers dark green, arrays yellow); a ``broadcast`` is a point. A
-compound block (:mod:`sam.blocks.compound`) is one pink box with a double border, or, with
+compound block (:mod:`sam.graph.compound`) is one pink box with a double border, or, with
 ``expand_compounds``, a pink cluster around its parts (nested compounds nest).
 Streams are drawn by kind, as in the Custard output: coordinates dashed, references bold, values
 as a double line, repeat signals dotted, bitvectors dashed grey. Edges carry the port comment
@@ -26,7 +26,7 @@ from typing import Any
 
 from formats.atomic import atomic_write
 from sam.blocks.base import Block
-from sam.blocks.compound import CompoundBlock
+from sam.graph.compound import CompoundBlock
 from sam.errors import GraphError
 from sam.graph.dot import edge_comment
 from sam.graph.dottext import custard_label, dot_id, escape, quote

@@ -1,4 +1,4 @@
-"""Replace compound blocks (:mod:`sam.blocks.compound`) by their bodies.
+"""Replace compound blocks (:mod:`sam.graph.compound`) by their bodies.
 
 :func:`expand` gives an :class:`Expansion`: a flat graph of primitive blocks (``broadcast``
 fan-out points are kept; the engine resolves them) and, for every compound at any depth, where
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sam.blocks.compound import MAX_NESTING, CompoundBlock
+from sam.graph.compound import MAX_NESTING, CompoundBlock
 from sam.errors import GraphError
 from sam.graph.builder import InPort, OutPort
 from sam.graph.model import Edge, Graph, port_by_name

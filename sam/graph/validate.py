@@ -33,7 +33,7 @@ from sam.graph.implicit import (
 )
 from sam.graph.model import Graph
 from sam.graph.scatter import bind_outputs, scattered_outputs
-from sam.ragged import check_shared
+from sam.graph.ragged import check_shared
 
 
 def check_structure(graph: Graph) -> None:

@@ -26,8 +26,8 @@ from sam.blocks.base import Block, Memories, Port
 from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.fifos import input_bounds, stream_depth
 from sam.graph.model import Graph
-from sam.sim import wires as W
-from sam.sim.tokens import DATA, DONE, KIND_NAMES, describe_token
+from sam.runtime import wires as W
+from sam.runtime.tokens import DATA, DONE, KIND_NAMES, describe_token
 from sam.sim.widths import block_widths
 
 

@@ -18,8 +18,8 @@ import numpy as np
 from formats.tensor import Tensor
 from sam.blocks.base import Block
 from sam.errors import SimulationError
-from sam.sim import wires as W
-from sam.sim.tokens import Token, decode, encode, format_stream, parse_stream
+from sam.runtime import wires as W
+from sam.runtime.tokens import Token, decode, encode, format_stream, parse_stream
 
 
 class BenchResult(dict):

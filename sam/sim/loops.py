@@ -40,9 +40,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from sam.sim import wires as W
-from sam.sim.jit import jitable
-from sam.sim.kernel import cache_dir
+from sam.runtime import wires as W
+from sam.runtime.jit import jitable
+from sam.runtime.kernel import cache_dir
 
 #: Return codes of :func:`drive`.
 ALL_DONE, STALLED, NEED, BUDGET = 0, 1, 2, 3
@@ -278,7 +278,7 @@ def driver() -> Callable[..., int]:
     if _DRIVE is None:
         import numba
 
-        from sam.sim.jit import register_jitables
+        from sam.runtime.jit import register_jitables
 
         register_jitables()
         numba.config.CACHE_DIR = cache_dir()

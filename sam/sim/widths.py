@@ -3,9 +3,9 @@
 "Conceptually the simplest extension is to vectorize streams as wire buses and to update the
 blocks to handle the increased data rates" (Sec. 4.4); Sec. 6.5 maps Capstan's vectorized loop
 bodies to "n-lane stream buses (bundles), SAM arrays to get the data, a single SAM ALU, and level
-writers". A block of stream width n fires up to n times per cycle (:func:`sam.sim.kernel.fire`),
+writers". A block of stream width n fires up to n times per cycle (:func:`sam.runtime.kernel.fire`),
 so it moves up to n tokens per cycle on each of its streams; a firing that takes or emits a stop
-token ends its cycle (:func:`sam.sim.kernel.end_cycle`: a bus cycle carries one fiber's tokens).
+token ends its cycle (:func:`sam.runtime.kernel.end_cycle`: a bus cycle carries one fiber's tokens).
 Timing rule 13 in docs/timing-model.md.
 
 Where widths come from: the graph attribute ``width="n"`` widens every block that can be widened

@@ -13,7 +13,7 @@ producer facing a full FIFO stalls (backpressure). Rings grow to the depth only 
 gets that long (a bound deeper than the stream is no bound).
 
 Every function here is plain Python that numba can also compile inline
-(:func:`~sam.sim.jit.jitable`), so the one definition of each block (see :mod:`sam.sim.kernel`)
+(:func:`~sam.runtime.jit.jitable`), so the one definition of each block (see :mod:`sam.runtime.kernel`)
 serves both engines.
 """
 
@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sam.sim.jit import jitable
-from sam.sim.tokens import DATA, N_KINDS
+from sam.runtime.jit import jitable
+from sam.runtime.tokens import DATA, N_KINDS
 
 
 class Wires(NamedTuple):
@@ -72,7 +72,7 @@ FIRST_T = 12  # cycle of the block's first firing
 WIDTH = 13  # stream width n: firings per cycle (0 or 1: one; docs/timing-model.md, rule 13)
 LANES = 14  # firings so far in cycle LANE_T (wide blocks only)
 LANE_T = 15  # the cycle of the wide block's last firing
-P = 16  # first block-specific slot (named per block family: sam.sim.kernel.State)
+P = 16  # first block-specific slot (named per block family: sam.runtime.kernel.State)
 STATE_SLOTS = 48
 FSTATE_SLOTS = 8  # slots of a block's float64 state
 

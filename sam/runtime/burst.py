@@ -16,9 +16,9 @@ simulator ring: :func:`burst_len` is 0 then and the kernel takes its general pat
 
 from __future__ import annotations
 
-from sam.sim.jit import jitable
-from sam.sim.tokens import DATA, STOP
-from sam.sim.wires import BUSY, FIRST_T, IDLE, WIDTH, T
+from sam.runtime.jit import jitable
+from sam.runtime.tokens import DATA, STOP
+from sam.runtime.wires import BUSY, FIRST_T, IDLE, WIDTH, T
 
 #: Bursts on. Read by the Python kernels at every call (tests turn it off to compare); numba
 #: freezes it when it compiles a kernel.
@@ -137,7 +137,7 @@ def commit_stops(w, optr, ochan, port, m, nstop):
 @jitable
 def account(st, t_first, t_last, idle, m):
     """Account ``m`` firings in cycles ``t_first .. t_last`` with ``idle`` cycles waiting for
-    input between them (as :func:`sam.sim.kernel.fire` does one at a time; no stall: the
+    input between them (as :func:`sam.runtime.kernel.fire` does one at a time; no stall: the
     FIFOs are unbounded)."""
     if st[BUSY] == 0:
         st[FIRST_T] = t_first

@@ -1,11 +1,11 @@
 """Block kernels: the one definition of each primitive's behaviour and timing.
 
 A *kernel* is a plain Python function, restricted to what numba can compile (numbers, numpy
-arrays, the :class:`~sam.sim.wires.Wires` record), that advances one block as far as its inputs
+arrays, the :class:`~sam.runtime.wires.Wires` record), that advances one block as far as its inputs
 allow. Each loop iteration is one *firing* of the block, i.e. one cycle of the timing model:
 
 1. find the input tokens this firing needs (the block's state says which); if one has not been
-   produced yet, return :data:`~sam.sim.wires.RC_IN` (the scheduler runs the producer);
+   produced yet, return :data:`~sam.runtime.wires.RC_IN` (the scheduler runs the producer);
 2. the firing cycle is the latest of the block's next free cycle and the arrival cycles of those
    tokens (cycles spent waiting count as *idle*);
 3. decide what to pop and emit (at most one token per input and per output);
@@ -15,11 +15,11 @@ allow. Each loop iteration is one *firing* of the block, i.e. one cycle of the t
 Nothing is changed before step 5, so a kernel that returns early simply runs the same firing
 again when resumed. The reference engine calls ``kernel.py``; the fast engine calls
 ``kernel.jit``, the same code compiled by numba (cached on disk). numba is imported only then:
-helpers kernels call are marked :func:`~sam.sim.jit.jitable` and registered with numba right
+helpers kernels call are marked :func:`~sam.runtime.jit.jitable` and registered with numba right
 before the first compile.
 
 Uniform signature: ``fn(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1) -> return code``
-where ``st``/``fst`` are the block's int64/float64 state (common slots in :mod:`sam.sim.wires`;
+where ``st``/``fst`` are the block's int64/float64 state (common slots in :mod:`sam.runtime.wires`;
 the block family's own slots, from ``P`` on, are named by a :class:`State`), ``ins[k]`` the
 channel of input port k (-1 when unconnected), ``optr``/``ochan`` the channels of each output
 port (CSR), and ``m0..m3``/``f0, f1`` the block's int64/float64 memories (level arrays, value
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sam.sim.jit import jitable, register_jitables
-from sam.sim.wires import (
+from sam.runtime.jit import jitable, register_jitables
+from sam.runtime.wires import (
     BUSY,
     ERR,
     ERR_DATA,
@@ -148,8 +148,9 @@ def cache_dir() -> str:
     if _CACHE_DIR is None:
         root = Path(__file__).resolve().parent.parent
         digest = hashlib.sha256()
-        for src in sorted([*root.glob("sim/*.py"), *root.glob("blocks/*.py")]):
-            digest.update(src.name.encode())
+        for src in sorted([*root.glob("runtime/*.py"), *root.glob("sim/*.py"),
+                           *root.glob("blocks/*.py")]):
+            digest.update(str(src.relative_to(root)).encode())
             digest.update(src.read_bytes())
         base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
             os.path.expanduser("~"), ".cache", "sam-toolkit")

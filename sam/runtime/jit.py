@@ -4,7 +4,7 @@ numba's ``register_jitable(fn)`` returns ``fn`` itself and only records an overl
 compiler, so a helper can be marked now and registered later. :func:`jitable` records the
 helper and returns it unchanged (plain Python for the reference engine);
 :func:`register_jitables` hands every recorded helper to numba right before the first
-:attr:`sam.sim.kernel.Kernel.jit` compile. Importing the simulator, building, reading or writing
+:attr:`sam.runtime.kernel.Kernel.jit` compile. Importing the simulator, building, reading or writing
 graphs and running the reference engine therefore never import numba (about 0.3 s and 100 MB).
 """
 
@@ -24,7 +24,7 @@ def jitable(fn: F | None = None, *, inline: bool = False):
     ``@jitable(inline=True)`` is for a large helper called per token (a kernel phase) that
     creates no arrays: numba compiles it without reference counting and LLVM always inlines it.
     Otherwise each call would pass every array it is given field by field (the
-    :class:`~sam.sim.wires.Wires` record alone is nine arrays) and count a reference to each;
+    :class:`~sam.runtime.wires.Wires` record alone is nine arrays) and count a reference to each;
     LLVM inlines small helpers, and cleans up their counting, by itself.
     """
     def mark(f: F) -> F:

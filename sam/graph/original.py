@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sam.blocks.base import Port
-from sam.blocks.compound import CompoundBlock
+from sam.graph.compound import CompoundBlock
 from sam.blocks.reducers import SparseAccumulator
 from sam.blocks.repeaters import Repeater
 from sam.errors import GraphError
