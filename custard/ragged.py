@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from formats.format import Format
 from formats.levels import Level
 from sam.errors import CompileError
-from sam.notation.expr import Access
 from sam.graph.ragged import SHARED_ATTR as SHARED_ATTR
+from sam.notation.expr import Access
 
 
 @dataclass

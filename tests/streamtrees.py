@@ -18,8 +18,8 @@ import numpy as np
 from formats import Tensor
 from sam.blocks.base import Block
 from sam.blocks.scanners import LevelScanner
-from sam.sim.harness import BenchResult, run_block
 from sam.runtime.tokens import D, Stop, format_stream
+from sam.sim.harness import BenchResult, run_block
 
 Fiber = list
 

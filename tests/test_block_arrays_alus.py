@@ -15,9 +15,9 @@ from formats import Tensor
 from sam.blocks.alus import ALU_TYPES, BinaryALU
 from sam.blocks.arrays import ArrayLoad, ArrayStore
 from sam.errors import GraphError, SimulationError
-from sam.sim.harness import run_block
 from sam.runtime.tokens import D, N, Stop, format_stream
 from sam.runtime.wires import RC_IN
+from sam.sim.harness import run_block
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 VEC = np.array([0.0, 7.0, 0.0, 9.0, 0.0, 0.5])

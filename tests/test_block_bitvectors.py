@@ -21,11 +21,11 @@ from sam.blocks.bitvectors import (
     popcount,
     words_to_crd,
 )
-from sam.graph.registry import BLOCK_TYPES
 from sam.blocks.splits import ChunkSelector, Flatten, Split
 from sam.errors import SimulationError
-from sam.sim.harness import run_block
+from sam.graph.registry import BLOCK_TYPES
 from sam.runtime.tokens import parse_stream
+from sam.sim.harness import run_block
 
 
 def words(text: str) -> str:

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import sam.graph.registry  # noqa: F401  (fills the block types)
 from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.errors import GraphError, SimulationError
-from sam.sim.harness import run_block
 from sam.runtime.tokens import format_stream
+from sam.sim.harness import run_block
 from tests.streamtrees import level_stream
 
 

@@ -14,9 +14,9 @@ from sam.blocks.arrays import ArrayLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.writers import LevelWriter
 from sam.errors import GraphError, SimulationError
+from sam.runtime.wires import RC_IN
 from sam.sim.assemble import level_segments
 from sam.sim.harness import run_block
-from sam.runtime.wires import RC_IN
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from formats import Format, Tensor
-from sam.graph.compound import CompoundBlock, ScanLoad
-from sam.graph.registry import BLOCK_TYPES
 from sam.errors import GraphError
 from sam.graph.builder import GraphBuilder
+from sam.graph.compound import CompoundBlock, ScanLoad
 from sam.graph.dot import dumps, loads
 from sam.graph.draw import to_dot
 from sam.graph.expand import expand
+from sam.graph.registry import BLOCK_TYPES
 from sam.report import build_report, format_text
 from sam.sim.engine import Simulation, simulate
 

@@ -29,9 +29,9 @@ from sam.graph.dot import dumps, loads
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors, output_tensors
 from sam.program import Program
+from sam.runtime.tokens import format_stream
 from sam.sim.engine import simulate
 from sam.sim.harness import run_block
-from sam.runtime.tokens import format_stream
 
 ENGINES = ["reference", "fast"]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pydot
 import pytest
 
-from sam.graph.registry import make_block
 from sam.errors import GraphError
 from sam.graph.dot import dump, dumps, load, loads
 from sam.graph.model import Graph
+from sam.graph.registry import make_block
 from sam.graph.validate import check_structure
 
 DATA = Path(__file__).parent / "data" / "custard"

@@ -181,8 +181,8 @@ def test_not_yet(name):
 # --------------------------------------------------------------------------- crdhold
 def test_crdrepeat_holds_outer_coordinates():
     """crdrepeat: each outer coordinate once per inner coordinate, the inner stop tokens."""
-    from sam.graph.original import CoordinateRepeater
     from sam.blocks.repeaters import RepeatSignalGenerator
+    from sam.graph.original import CoordinateRepeater
 
     inner = "4, 7, S0, 1, S1, D"
     signals = bench(RepeatSignalGenerator("g", {"index": "j"}), {"crd": inner})["repsig"]
@@ -242,8 +242,8 @@ def test_accumulator_on_point_streams(order):
 def test_vectorreducer_is_an_order1_accumulator():
     """The original's black-boxed vector reducer: its one coordinate input, whatever its edge
     comment, is the kept variable's stream; tokens and cycles are those of spaccumulator 1."""
-    from sam.graph.original import VectorReducer
     from sam.blocks.reducers import SparseAccumulator
+    from sam.graph.original import VectorReducer
 
     def vr():
         block = VectorReducer("v", {"index": "j"})

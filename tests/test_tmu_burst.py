@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.graph.registry  # noqa: F401
 import sam.blocks.tmu as tmu
+import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from formats.io import load_tensor
 from sam.errors import SimulationError

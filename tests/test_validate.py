@@ -12,10 +12,10 @@ import pytest
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.blocks.base import Port
-from sam.graph.registry import make_block
 from sam.errors import GraphError
 from sam.graph.dot import loads, parse_formats
 from sam.graph.model import Edge, Graph
+from sam.graph.registry import make_block
 from sam.graph.validate import bind, check_structure, validate
 from sam.sim.engine import simulate
 

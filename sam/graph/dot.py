@@ -36,12 +36,12 @@ from formats.errors import FormatError
 from formats.format import Format
 from formats.text import InputError, read_text
 from sam.blocks.base import Block, Port
-from sam.graph.registry import make_block
 from sam.errors import GraphError
 from sam.graph import dotparse
 from sam.graph.dotparse import DotGraph, DotNode, parse, parse_all
 from sam.graph.dottext import custard_label, dot_id, quote
 from sam.graph.model import Edge, Graph
+from sam.graph.registry import make_block
 from sam.runtime.tokens import STREAM_KINDS
 
 _COSMETIC = {"label", "color", "shape", "style", "comment", "fillcolor", "fontcolor", "penwidth",

@@ -26,8 +26,8 @@ from typing import Any
 
 from formats.atomic import atomic_write
 from sam.blocks.base import Block
-from sam.graph.compound import CompoundBlock
 from sam.errors import GraphError
+from sam.graph.compound import CompoundBlock
 from sam.graph.dot import edge_comment
 from sam.graph.dottext import custard_label, dot_id, escape, quote
 from sam.graph.expand import Expansion, expand

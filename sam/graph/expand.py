@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sam.graph.compound import MAX_NESTING, CompoundBlock
 from sam.errors import GraphError
 from sam.graph.builder import InPort, OutPort
+from sam.graph.compound import MAX_NESTING, CompoundBlock
 from sam.graph.model import Edge, Graph, port_by_name
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sam.blocks.base import Port
-from sam.graph.compound import CompoundBlock
 from sam.blocks.reducers import SparseAccumulator
 from sam.blocks.repeaters import Repeater
 from sam.errors import GraphError
+from sam.graph.compound import CompoundBlock
 
 if TYPE_CHECKING:
     from sam.graph.builder import GraphBuilder

@@ -17,13 +17,11 @@ from sam.blocks.bitvectors import (
     BitvectorWriter,
 )
 from sam.blocks.broadcast import Broadcast
-from sam.graph.compound import ScanLoad
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.execute import Execute
 from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.blocks.locators import Locator
 from sam.blocks.merges import Intersecter, Unioner
-from sam.graph.original import CoordinateRepeater, CrdHold, VectorReducer
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.retype import Retype
@@ -32,6 +30,8 @@ from sam.blocks.splits import ChunkSelector, Flatten, Split, StopFlattener
 from sam.blocks.streamscan import StreamScanner
 from sam.blocks.tmu import Tmu
 from sam.blocks.writers import LevelWriter
+from sam.graph.compound import ScanLoad
+from sam.graph.original import CoordinateRepeater, CrdHold, VectorReducer
 
 BLOCK_TYPES.update({
     "fiberlookup": LevelScanner,

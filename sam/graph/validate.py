@@ -32,8 +32,8 @@ from sam.graph.implicit import (
     output_formats,
 )
 from sam.graph.model import Graph
-from sam.graph.scatter import bind_outputs, scattered_outputs
 from sam.graph.ragged import check_shared
+from sam.graph.scatter import bind_outputs, scattered_outputs
 
 
 def check_structure(graph: Graph) -> None:
