@@ -13,8 +13,8 @@ producer facing a full FIFO stalls (backpressure). Rings grow to the depth only 
 gets that long (a bound deeper than the stream is no bound).
 
 Every function here is plain Python that numba can also compile inline
-(:func:`~sam.runtime.jit.jitable`), so the one definition of each block (see :mod:`sam.runtime.kernel`)
-serves both engines.
+(:func:`~sam.runtime.jit.jitable`), so the one definition of each block (see
+:mod:`sam.runtime.kernel`) serves both engines.
 """
 
 from __future__ import annotations
