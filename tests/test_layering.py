@@ -7,6 +7,10 @@
   ``TYPE_CHECKING`` imports alike); no import cycle between files (counting module-level and
   function-level imports, not ``if TYPE_CHECKING:`` ones nor a package's implicit
   ``__init__``); no ``from module import _private`` across modules.
+* Inside ``sam``, a tower (``scripts/structure.py``: ``TOWER``): each room (sub-package or
+  top-level module) sits on a floor and imports only rooms of lower floors, counting every
+  kind of import (``TYPE_CHECKING`` ones too); no import cycle even counting ``TYPE_CHECKING``
+  imports.
 * Code outside ``formats/`` asks levels for capabilities (``Level.full``, ``Level.name``, ...):
   it never compares with the level letters ``"d"``/``"s"`` nor tests ``isinstance`` with
   ``DenseLevel``/``CompressedLevel``.
@@ -15,16 +19,15 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("formats", "sam", "custard")
 #: Which packages each package may import (the layering, lowest first).
 ALLOWED = {"formats": {"formats"}, "sam": {"formats", "sam"},
            "custard": {"formats", "sam", "custard"}}
@@ -39,142 +42,13 @@ LEVEL_CLASSES = {"DenseLevel", "CompressedLevel", "NonUniqueCompressedLevel", "S
 
 
 # ----------------------------------------------------------------------------- module index
-def modules() -> dict[str, Path]:
-    """Dotted module name -> file, for every module of the three packages."""
-    found: dict[str, Path] = {}
-    for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = path
-    return found
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def imports(tree: ast.AST, *, type_checking: bool
-            ) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement (anywhere, including inside functions) with whether it sits in an
-    ``if TYPE_CHECKING:`` block; those are skipped unless ``type_checking``."""
-
-    def walk(node: ast.AST, in_tc: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.Import, ast.ImportFrom)):
-                if type_checking or not in_tc:
-                    yield child, in_tc
-            elif isinstance(child, ast.If) and _is_type_checking(child):
-                for stmt in child.body:
-                    yield from walk(ast.Module([stmt], []), True)
-                for stmt in child.orelse:
-                    yield from walk(ast.Module([stmt], []), in_tc)
-            else:
-                yield from walk(child, in_tc)
-
-    yield from walk(tree, False)
-
-
-def _absolute(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
-    """The module a ``from ... import`` names, relative imports resolved."""
-    if not node.level:
-        return node.module or ""
-    base = importer.split(".")
-    base = base if is_package else base[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-def imported_names(importer: str, path: Path, tree: ast.AST, *, type_checking: bool
-                   ) -> Iterator[tuple[str, str | None, int]]:
-    """(module, imported name or None, line) for each import."""
-    is_package = path.name == "__init__.py"
-    for node, _ in imports(tree, type_checking=type_checking):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, None, node.lineno
-        else:
-            module = _absolute(node, importer, is_package)
-            for alias in node.names:
-                yield module, alias.name, node.lineno
-    for node in ast.walk(tree):  # importlib.import_module("x") / __import__("x")
-        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
-            fn = node.func
-            name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
-            if name in ("import_module", "__import__"):
-                yield node.args[0].value, None, node.lineno
-
-
-def _target(module: str, name: str | None, known: dict[str, Path]) -> str | None:
-    """The file (module) an import loads: ``from a import b`` loads a.b if that is a module."""
-    if name is not None and f"{module}.{name}" in known:
-        return f"{module}.{name}"
-    parts = module.split(".")
-    while parts:
-        if ".".join(parts) in known:
-            return ".".join(parts)
-        parts.pop()
-    return None
-
-
-def import_graph(known: dict[str, Path]) -> dict[str, set[str]]:
-    """Module -> modules it imports (module-level and function-level, not TYPE_CHECKING)."""
-    graph: dict[str, set[str]] = {}
-    for mod, path in known.items():
-        tree = ast.parse(path.read_text(), str(path))
-        edges = {_target(m, n, known) for m, n, _ in
-                 imported_names(mod, path, tree, type_checking=False)}
-        graph[mod] = {e for e in edges if e is not None and e != mod}
-    return graph
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, succ = work[-1]
-            nxt = next(succ, None)
-            if nxt is not None:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    comp.append(top)
-                    if top == node:
-                        break
-                if len(comp) > 1:
-                    found.append(sorted(comp))
-    return found
+# The import scanner and the tower of sam/ live in scripts/structure.py (which also draws it).
+_spec = importlib.util.spec_from_file_location("structure", ROOT / "scripts" / "structure.py")
+structure = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(structure)
+modules, imports, imported_names = structure.modules, structure.imports, structure.imported_names
+import_graph, cycles, _target = structure.import_graph, structure.cycles, structure.target
+PACKAGES = structure.PACKAGES
 
 
 def _show(path: Path) -> str:
@@ -333,6 +207,48 @@ def test_layers_import_one_way() -> None:
 def test_no_import_cycles() -> None:
     found = cycles(import_graph(modules()))
     assert found == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_no_import_cycles_even_through_type_checking_imports() -> None:
+    found = cycles(import_graph(modules(), type_checking=True))
+    assert found == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_every_room_of_sam_is_on_a_floor_of_the_tower() -> None:
+    known = modules()
+    assert structure.unplaced(known) == []
+    assert len({r for m in known if (r := structure.room(m))}) >= 15
+
+
+def test_sam_rooms_import_only_lower_floors() -> None:
+    known = modules()
+    assert structure.arrows(known)  # the scan sees the arrows there are
+    assert structure.back_arrows(known) == []
+
+
+def test_tower_scan_sees_arrows_up_and_across(tmp_path: Path) -> None:
+    """``back_arrows`` would pass vacuously if it missed imports: feed it some."""
+    texts = {"sam/runtime/k.py": "from sam.blocks.b import X\n",           # up: 1 -> 2
+             "sam/blocks/b.py": "def f():\n    import sam.sim.e\n",       # up: 2 -> 4
+             "sam/sim/e.py": "if TYPE_CHECKING:\n    from sam.program import P\n",  # up
+             "sam/bind.py": "from sam.sim import e\n",                     # across: 4 -> 4
+             "sam/program.py": "from sam.runtime import k\n",              # down: fine
+             "sam/newroom.py": ""}
+    known = {}
+    for rel, text in texts.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        known[rel[:-3].replace("/", ".")] = path
+    old = structure.ROOT
+    structure.ROOT = tmp_path
+    try:
+        bad = structure.back_arrows(known)
+    finally:
+        structure.ROOT = old
+    assert [b.split(" ")[0] for b in bad] == ["sam/bind.py:1", "sam/blocks/b.py:2",
+                                             "sam/runtime/k.py:1", "sam/sim/e.py:2"]
+    assert structure.unplaced(known) == ["newroom"]
 
 
 def test_no_private_names_imported_across_modules() -> None:
