@@ -51,15 +51,6 @@ class StreamType(ParametrizedAttribute, TypeAttribute):
     element: Attribute
 
 
-def stream_of(t: Attribute) -> StreamType:
-    return StreamType(t)
-
-
-def is_stream(v: SSAValue | Attribute) -> bool:
-    t = v.type if isinstance(v, SSAValue) else v
-    return isinstance(t, StreamType)
-
-
 def _check_index_or_stream(op: IRDLOperation, what: str, v: SSAValue) -> None:
     t = v.type
     if isinstance(t, StreamType):

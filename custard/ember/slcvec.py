@@ -9,7 +9,7 @@ mask of a loop over a buffer. Syntax as in the artifact's ``eb_slc_O3.mlir``.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType, i64
-from xdsl.ir import Attribute, Data, Dialect
+from xdsl.ir import Data, Dialect
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -307,14 +307,6 @@ class YieldOp(YieldBase):
     """``slcvec.yield``: ends an ``slcvec.for`` body."""
 
     name = "slcvec.yield"
-
-
-def vector_of(n: int, t: Attribute) -> VectorType:
-    return VectorType(t, [n])
-
-
-def is_memref(t: Attribute) -> bool:
-    return isinstance(t, MemRefType)
 
 
 SLCVEC = Dialect("slcvec", [VectorizeForOp, MemStreamOp, BufStreamOp, ForOp, ToBufferOp, MaskOp,
