@@ -81,14 +81,4 @@ def parse_type_n(parser: Parser, n: int) -> list[Attribute]:
 class ResultTypeSyntax(IRDLOperation):
     """Base of the ops written ``name [{attrs}] : T``: no operands, one result of type ``T``."""
 
-    @classmethod
-    def parse(cls, parser: Parser) -> IRDLOperation:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.results[0].type}")
+    assembly_format = "attr-dict `:` type($result)"
