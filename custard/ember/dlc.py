@@ -33,6 +33,13 @@ from xdsl.irdl import (
     var_region_def,
     var_result_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
@@ -42,7 +49,6 @@ from custard.ember.slc import StreamType
 from custard.ember.syntax import (
     ResultTypeSyntax,
     parse_optional_types,
-    parse_type_n,
     print_types,
     resolve,
 )
@@ -125,11 +131,24 @@ class GetMaskOp(_TuValueOp):
     name = "dlc.get_mask"
 
 
-def _parse_event(parser: Parser) -> str:
-    ev = parser.parse_identifier()
-    if ev not in EVENTS:
-        parser.raise_error(f"unknown traversal event '{ev}' (one of beg, ite, end)")
-    return ev
+@irdl_custom_directive
+class Event(CustomDirective):
+    """``custom<Event>($event)``: a traversal event written as a bare word (``ite``), one of
+    :data:`EVENTS`, kept as a string property."""
+
+    event: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        ev = parser.parse_identifier()
+        if ev not in EVENTS:
+            parser.raise_error(f"unknown traversal event '{ev}' (one of beg, ite, end)")
+        self.event.set(state, StringAttr(ev))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        word = self.event.get(op)
+        assert isinstance(word, StringAttr)
+        printer.print_string(word.data)
 
 
 @irdl_op_definition
@@ -146,31 +165,10 @@ class RegisterOperandOp(IRDLOperation):
         if self.event.data not in EVENTS:
             raise VerifyException(f"dlc.register_operand: unknown event '{self.event.data}'")
 
-    # Hand-written: the event is a bare word (``ite``) kept as a string property and refused by
-    # name when unknown, and the artifact prints it after two spaces; an assembly format
-    # reads a property as an attribute (``"ite"``).
-    @classmethod
-    def parse(cls, parser: Parser) -> RegisterOperandOp:
-        tu = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ev = _parse_event(parser)
-        parser.parse_punctuation(",")
-        v = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types = parse_type_n(parser, 2)
-        op = cls.build(operands=resolve(parser, [tu, v], types),
-                       properties={"event": StringAttr(ev)})
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.tu)
-        printer.print_string(f",  {self.event.data}, ")
-        printer.print_ssa_value(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.tu.type}, {self.value.type}")
+    custom_directives = (Event,)
+    # the artifact's two spaces before the event
+    assembly_format = ("$tu `,` ` ` custom<Event>($event) `,` $value attr-dict `:` type($tu) `,` "
+                       "type($value)")
 
 
 @irdl_op_definition
@@ -199,25 +197,8 @@ class RegisterCallbackOp(IRDLOperation):
         if self.event.data not in EVENTS:
             raise VerifyException(f"dlc.register_callback: unknown event '{self.event.data}'")
 
-    # Hand-written: the event is a bare word, as in :class:`RegisterOperandOp`.
-    @classmethod
-    def parse(cls, parser: Parser) -> RegisterCallbackOp:
-        tu = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ev = _parse_event(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(operands=[parser.resolve_operand(tu, parser.parse_type())],
-                       properties={"event": StringAttr(ev)})
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.tu)
-        printer.print_string(f",  {self.event.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.tu.type}")
+    custom_directives = (Event,)
+    assembly_format = "$tu `,` ` ` custom<Event>($event) attr-dict `:` type($tu)"
 
 
 @irdl_op_definition

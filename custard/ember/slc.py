@@ -31,6 +31,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.syntax import (
+    Word,
     parse_operand_list,
     parse_type_list,
     print_types,
@@ -191,33 +192,10 @@ class AluStreamOp(IRDLOperation):
         _check_index_or_stream(self, "the left operand", self.lhs)
         _check_index_or_stream(self, "the right operand", self.rhs)
 
-    # Hand-written: the operation is a bare word in ``< add>`` (the artifact's spacing) kept as a
-    # string property; an assembly format reads a property as an attribute (``"add"``).
-    @classmethod
-    def parse(cls, parser: Parser) -> AluStreamOp:
-        parser.parse_punctuation("<")
-        alu = parser.parse_identifier()
-        parser.parse_punctuation(">")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        lt = parser.parse_type()
-        parser.parse_punctuation(",")
-        rt = parser.parse_type()
-        parser.parse_punctuation("->")
-        t = parser.parse_type()
-        op = cls.create(operands=resolve(parser, [lhs, rhs], [lt, rt]), result_types=[t],
-                        properties={"aluOp": StringAttr(alu)})
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f"< {self.alu_op.data}> ")
-        print_values(printer, [self.lhs, self.rhs])
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.result.type}")
+    custom_directives = (Word,)
+    # ``< add>``: the artifact's space after ``<``
+    assembly_format = ("`<` ` ` `` custom<Word>($aluOp) `>` $lhs `,` $rhs attr-dict `:` "
+                       "type($lhs) `,` type($rhs) `->` type($result)")
 
 
 def parse_init_args(parser: Parser) -> tuple[list[Parser.UnresolvedArgument], list[SSAValue],

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
@@ -82,3 +90,20 @@ class ResultTypeSyntax(IRDLOperation):
     """Base of the ops written ``name [{attrs}] : T``: no operands, one result of type ``T``."""
 
     assembly_format = "attr-dict `:` type($result)"
+
+
+@irdl_custom_directive
+class Word(CustomDirective):
+    """``custom<Word>($prop)``: a string property written as a bare word (``add``), not as a
+    quoted string."""
+
+    word: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.word.set(state, StringAttr(parser.parse_identifier()))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        word = self.word.get(op)
+        assert isinstance(word, StringAttr)
+        printer.print_string(word.data)
