@@ -63,17 +63,20 @@ from sam.notation.expr import (
     Assignment,
     Div,
     Literal,
-    Mul,
-    Neg,
     Node,
     Sum,
+    add_on_path,
     children,
     deep_recursion,
     encloses,
+    find_subtree,
+    inner_sums,
+    map_leaves,
     place_reductions,
     reduction_sites,
     replace,
     scope_of,
+    subtrees,
 )
 from sam.notation.parse import (
     broadcast_indices,
@@ -154,19 +157,10 @@ def _topological_prefix(first: list[str], before: dict[str, set[str]]) -> list[s
 def _nesting_constraints(assign: Assignment) -> dict[str, set[str]]:
     """summed variable -> variables that should come before it: those of the terms around a
     sum that is combined with other terms (their loops enclose the sum's)."""
-    placed = place_reductions(assign)
-    body, _, scope = scope_of(placed)
     out: dict[str, set[str]] = {}
-
-    def visit(node: Node) -> None:
-        if isinstance(node, Sum) and node is not placed.rhs:
-            outer = {v for v in scope if v not in node.vars_ and encloses(scope[v], node)}
-            for r in node.vars_:
-                out.setdefault(r, set()).update(outer)
-        for c in children(node):
-            visit(c)
-
-    visit(body)
+    for node, outer in inner_sums(place_reductions(assign)):
+        for r in node.vars_:
+            out.setdefault(r, set()).update(outer)
     return out
 
 
@@ -221,21 +215,12 @@ def _late_inner_sum(placed: Assignment, order: list[str]) -> tuple[Sum, list[str
     """The first (outermost) sum inside the expression whose summed variables the loop order
     visits before variables of the terms around it, with those variables; None if none."""
     pos = {v: k for k, v in enumerate(order)}
-    body, _, scope = scope_of(placed)
-
-    def visit(node: Node) -> tuple[Sum, list[str]] | None:
-        if isinstance(node, Sum) and node is not placed.rhs:
-            outer = [v for v in order if v not in node.vars_ and encloses(scope[v], node)]
-            late = [v for v in outer if pos[v] > min(pos[r] for r in node.vars_)]
-            if late:
-                return node, late
-        for c in children(node):
-            found = visit(c)
-            if found is not None:
-                return found
-        return None
-
-    return visit(body)
+    for node, around in inner_sums(placed):
+        outer = [v for v in order if v in around]
+        late = [v for v in outer if pos[v] > min(pos[r] for r in node.vars_)]
+        if late:
+            return node, late
+    return None
 
 
 # ------------------------------------------------------------------------- the entry points
@@ -409,7 +394,7 @@ class _Compilation:
         _, _, scope = scope_of(placed)
         for d, tensor, var in schedule.positions:
             for acc in placed.rhs.accesses():
-                if acc.name == tensor and var in acc.indices and _path_has_add(scope[var], acc):
+                if acc.name == tensor and var in acc.indices and add_on_path(scope[var], acc):
                     raise CompileError(
                         f"{d}: {var} unites {tensor} with other operands (a sum), so iterating "
                         f"{tensor}'s positions would skip their coordinates; SAM cannot express "
@@ -423,7 +408,7 @@ class _Compilation:
         except CompileError as err:
             raise CompileError(f"{pre.directive}: {err}") from None
         for k in range(len(phases) - 1, -1, -1):
-            node = _find(phases[k].rhs, wanted)
+            node = find_subtree(phases[k].rhs, wanted)
             if node is not None:
                 break
         else:
@@ -531,24 +516,16 @@ class _Compilation:
         used: dict[str, str] = {}
 
         def swap(node: Node) -> Node:
-            if isinstance(node, Literal):
-                if node.value not in self.constants:
-                    self.constants[node.value] = self.fresh(f"const{len(self.constants)}")
-                name = self.constants[node.value]
-                used.setdefault(name, repr(node.value))
-                self.formats.setdefault(name, Format((), ()))
-                return Access(name, (), col=node.col)
-            if isinstance(node, Mul):
-                return type(node)(swap(node.left), swap(node.right), col=node.col)
-            if isinstance(node, Add):
-                return Add(swap(node.left), swap(node.right), node.sub, col=node.col)
-            if isinstance(node, Neg):
-                return Neg(swap(node.child), col=node.col)
-            if isinstance(node, Sum):
-                return Sum(node.vars_, swap(node.child), col=node.col)
-            return node
+            if not isinstance(node, Literal):
+                return node
+            if node.value not in self.constants:
+                self.constants[node.value] = self.fresh(f"const{len(self.constants)}")
+            name = self.constants[node.value]
+            used.setdefault(name, repr(node.value))
+            self.formats.setdefault(name, Format((), ()))
+            return Access(name, (), col=node.col)
 
-        return Assignment(placed.lhs, swap(placed.rhs), placed.text), used
+        return Assignment(placed.lhs, map_leaves(placed.rhs, swap), placed.text), used
 
 
 def _check_divisors(node: Node) -> None:
@@ -557,7 +534,7 @@ def _check_divisors(node: Node) -> None:
     coordinates where none of its operands is stored the div ALU would divide by zero, where
     TACO's merge skips them."""
     if isinstance(node, Div):
-        for sub in _subtrees(node.right):
+        for sub in subtrees(node.right):
             if (isinstance(sub, Add) and sub.left.vars() and sub.right.vars()
                     and sub.left.vars() != sub.right.vars()):
                 raise CompileError(
@@ -566,43 +543,6 @@ def _check_divisors(node: Node) -> None:
                     "divide by zero (TACO skips those coordinates); not supported")
     for c in children(node):
         _check_divisors(c)
-
-
-def _subtrees(node: Node) -> list[Node]:
-    return [node, *(s for c in children(node) for s in _subtrees(c))]
-
-
-def _path_has_add(node: Node, target: Node) -> bool:
-    """Does the path from ``node`` down to ``target`` pass an addition (a union)?"""
-    while node is not target:
-        if isinstance(node, Add):
-            return True
-        node = next(c for c in children(node) if encloses(c, target))
-    return False
-
-
-def _find(node: Node, wanted: Node) -> Node | None:
-    """The first node (pre-order) of ``node`` structurally equal to ``wanted``."""
-    if _same(node, wanted):
-        return node
-    for c in children(node):
-        found = _find(c, wanted)
-        if found is not None:
-            return found
-    return None
-
-
-def _same(a: Node, b: Node) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, Access):
-        return a.name == b.name and a.indices == b.indices  # type: ignore[attr-defined]
-    if isinstance(a, Literal):
-        return a.value == b.value  # type: ignore[attr-defined]
-    if isinstance(a, Add) and a.sub != b.sub:  # type: ignore[attr-defined]
-        return False
-    ca, cb = children(a), children(b)
-    return len(ca) == len(cb) and all(_same(x, y) for x, y in zip(ca, cb, strict=True))
 
 
 def _add_skips(graph: Graph, schedule: Schedule, operands: set[str]) -> None:

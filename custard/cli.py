@@ -286,11 +286,6 @@ def result_from_args(args: argparse.Namespace):
     return result
 
 
-def graph_from_args(args: argparse.Namespace):
-    """Like :func:`result_from_args`; kept for callers that expect this name."""
-    return result_from_args(args)
-
-
 def graph_from_command_line(line: str | Sequence[str]):
     """Compile a Custard command line without the program name, as in kernel-suite.tsv:
     ``X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)``: a graph, or a

@@ -24,10 +24,8 @@ them and compares.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TextIO
 
 from sam.graph.model import Graph
 
@@ -85,17 +83,6 @@ def count_expressions(
     from custard.api import compile as compile_expr
 
     return [(name, row(compile_expr(expr, fmts, order))) for name, expr, fmts, order in entries]
-
-
-def print_table(
-    entries: Iterable[tuple[str, str, Mapping[str, str] | None, str | Sequence[str] | None]],
-    file: TextIO | None = None,
-) -> list[tuple[str, tuple[int, ...]]]:
-    """Compile named expressions (name, expression, formats, order) and print their rows as
-    one table; returns the rows."""
-    rows = count_expressions(entries)
-    print(format_table(rows), file=file or sys.stdout)
-    return rows
 
 
 # ---------------------------------------------------------------------------- Table 1

@@ -177,7 +177,7 @@ def _verdict(gold: Gold, result: Tensor) -> tuple[str, bool | None]:
 def _run(args: argparse.Namespace, tensors: Mapping[str, Tensor], fmts: Mapping[str, str]
          ) -> TiledResult:
     """The tiled run, on Dask with ``--parallel`` / ``--scheduler``."""
-    from custard.reproduce.sweep import Sweeper
+    from custard.sweeps.sweep import Sweeper
     from custard.tiling import run_tiled
 
     sweeper = (Sweeper(None, args.scheduler, progress=False, prog="custard tile")

@@ -43,7 +43,7 @@ from sam.program import Program, run_program
 from sam.sim.engine import simulate
 
 if TYPE_CHECKING:
-    from custard.reproduce.sweep import Sweeper
+    from custard.sweeps.sweep import Sweeper
 
 TUPLE = "T"  # the tile-sequencing graph's result
 

@@ -4,7 +4,7 @@ import time
 
 #: When this process first imported the toolkit (``time.time()``): a toolkit file changed after
 #: it may differ from the code this process runs (checked by the sweeps' workers,
-#: :mod:`custard.reproduce.identity`)
+#: :mod:`custard.sweeps.identity`)
 LOADED_AT = time.time()
 
 from formats import bitvector  # noqa: E402, F401  (registers the bitvector letter b)

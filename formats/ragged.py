@@ -48,11 +48,6 @@ def aux_words(tensors: Iterable[Tensor]) -> int:
     return words
 
 
-def value_words(tensors: Iterable[Tensor]) -> int:
-    """Words of value arrays (padding included)."""
-    return sum(len(t.vals) for t in tensors)
-
-
 def fuse(tensor: Tensor) -> Tensor:
     """The ``dr`` tensor's two levels fused into one dense level over every stored position."""
     levels = tensor.levels

@@ -358,8 +358,3 @@ def _pair(name: str, kind: str, parts: list[str], modes: dict[int, str], sizes: 
     else:
         b, c = (runs if kind == "runs" else blocks)(size, nnz, length, pseed)
     return b, c, f"{kind}:{length}:{nnz}:{pseed}:{size}"
-
-
-def dense_operands(tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
-    """Dense numpy copies (for checking small results)."""
-    return {name: t.to_dense() for name, t in tensors.items()}

@@ -210,32 +210,6 @@ def test_bad_schedules_in_compile(order, parts):
         assert part in msg
 
 
-def _apply_suggestion(expr: str, fmts: dict, order, msg: str, steps: int = 4) -> bool:
-    """Following the fixes the messages suggest (a -f= format, else a reorder), one per
-    message, does the expression compile within ``steps`` fixes?"""
-    seen = set()
-    for _ in range(steps):
-        m = re.search(r"-f=(\w+:[sd]+(?::[\d,]+)?)", msg)
-        r = re.search(r"reorder\([\w,]+\)", msg)
-        if m:
-            name, fmt = parse_format_option(m.group(1))
-            fmts = {**fmts, name: fmt}
-        elif r:
-            order = r.group(0)
-        else:
-            return False
-        state = (tuple(sorted((k, str(v)) for k, v in fmts.items())), str(order))
-        if state in seen:
-            return False
-        seen.add(state)
-        try:
-            custard.compile(expr, fmts, order)
-            return True
-        except CompileError as err:
-            msg = str(err)
-    return False
-
-
 @pytest.mark.parametrize("expr, fmts, order, restored", [
     (MATMUL, {}, "ijk", "C=ss10"),
     (MATMUL, {}, "kij", "B=ss10"),

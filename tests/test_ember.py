@@ -209,6 +209,24 @@ def test_malformed_mlir_is_one_line_with_line_and_column(text, where):
     assert "\n" not in msg and msg.startswith("bad.mlir" + where), msg
 
 
+@pytest.mark.parametrize("old, new, message", [
+    ("%0 = slc.to_stream %c0 : index to", "%0 = slc.to_stream %c0 : index to index //",
+     "bad.mlir:8:5: invalid slc.to_stream: index should be of base attribute slc.stream"),
+    ("dlc.get_ind_var %10 : !slc.stream<index>", "dlc.get_ind_var %10 : index",
+     "bad.mlir:19:7: invalid dlc.get_ind_var: index should be of base attribute slc.stream"),
+    ("%13 = dlc.get_var : index", "%13 = dlc.get_var : f64",
+     "bad.mlir:43:9: invalid dlc.get_var: f64 should be of base attribute index"),
+])
+def test_a_type_the_assembly_format_refuses_is_located(old, new, message):
+    """A type refused while an op is read (its assembly format checks the op's constraints)
+    is one line at the op, like the verifier's errors."""
+    text = (DATA / "eb_dlc.mlir").read_text()
+    assert old in text
+    with pytest.raises(EmberError) as err:
+        parse_module(text.replace(old, new, 1), "bad.mlir")
+    assert str(err.value) == message
+
+
 def test_unbound_and_misnamed_inputs_are_refused():
     c = compiled("eb_scf", 0, 2)
     with pytest.raises(EmberError, match="no argument named ptrs"):

@@ -11,6 +11,9 @@
   top-level module) sits on a floor and imports only rooms of lower floors, counting every
   kind of import (``TYPE_CHECKING`` ones too); no import cycle even counting ``TYPE_CHECKING``
   imports.
+* The experiments (``custard.reproduce``) are a leaf: no module outside that package imports it
+  (``sam-sim`` loads its command by the entry point ``custard.reproduce.cli:register``); what
+  both the experiments and the compiler use (the sweeps) lives in ``custard.sweeps``.
 * Code outside ``formats/`` asks levels for capabilities (``Level.full``, ``Level.name``, ...):
   it never compares with the level letters ``"d"``/``"s"`` nor tests ``isinstance`` with
   ``DenseLevel``/``CompressedLevel``.
@@ -31,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Which packages each package may import (the layering, lowest first).
 ALLOWED = {"formats": {"formats"}, "sam": {"formats", "sam"},
            "custard": {"formats", "sam", "custard"}}
+#: Leaf packages: no module outside them imports them.
+LEAVES = ("custard.reproduce",)
 #: Directories whose code must ask level capabilities instead of letters and classes.
 CAPABILITY_DIRS = ("custard", "sam", "scripts")
 CAPABILITY_NOT_YET: tuple[str, ...] = ()
@@ -65,6 +70,22 @@ def layering_violations(known: dict[str, Path]) -> list[str]:
             top = module.split(".")[0]
             if top in PACKAGES and top not in allowed:
                 bad.append(f"{_show(path)}:{line} imports {module}")
+    return bad
+
+
+def leaf_imports(known: dict[str, Path]) -> list[str]:
+    """Imports of a leaf package (:data:`LEAVES`) from outside it."""
+    def inside(module: str, leaf: str) -> bool:
+        return module == leaf or module.startswith(leaf + ".")
+
+    bad = []
+    for mod, path in known.items():
+        tree = ast.parse(path.read_text(), str(path))
+        for module, name, line in imported_names(mod, path, tree, type_checking=True):
+            full = f"{module}.{name}" if name else module
+            for leaf in LEAVES:
+                if (inside(module, leaf) or inside(full, leaf)) and not inside(mod, leaf):
+                    bad.append(f"{_show(path)}:{line} imports {full}")
     return bad
 
 
@@ -251,6 +272,10 @@ def test_tower_scan_sees_arrows_up_and_across(tmp_path: Path) -> None:
     assert structure.unplaced(known) == ["newroom"]
 
 
+def test_experiments_are_a_leaf() -> None:
+    assert leaf_imports(modules()) == []
+
+
 def test_no_private_names_imported_across_modules() -> None:
     assert private_imports(modules()) == []
 
@@ -315,6 +340,22 @@ def test_layering_scan_sees_every_kind_of_import(tmp_path: Path, importer: str, 
     path = tmp_path / "x.py"
     path.write_text(text)
     found = layering_violations({importer: path})
+    assert [f.rsplit("/", 1)[-1] for f in found] == expected
+
+
+@pytest.mark.parametrize("importer,text,expected", [
+    ("custard.tiling", "from custard.reproduce.sweep import Sweeper",
+     ["x.py:1 imports custard.reproduce.sweep.Sweeper"]),
+    ("custard.x", "def f():\n    from custard import reproduce",
+     ["x.py:2 imports custard.reproduce"]),
+    ("sam.x", "import custard.reproduce.fig12", ["x.py:1 imports custard.reproduce.fig12"]),
+    ("custard.reproduce.fig12", "from custard.reproduce.common import Claim", []),
+    ("custard.x", "from custard.sweeps.sweep import Sweeper\nimport custard.reproducer", []),
+])
+def test_leaf_scan(tmp_path: Path, importer: str, text: str, expected: list[str]) -> None:
+    path = tmp_path / "x.py"
+    path.write_text(text)
+    found = leaf_imports({importer: path})
     assert [f.rsplit("/", 1)[-1] for f in found] == expected
 
 

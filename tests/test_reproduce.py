@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from custard.reproduce import EXPERIMENTS, reproduce, sweep
+from custard.reproduce import EXPERIMENTS, reproduce
 from custard.reproduce import fig14 as fig14_mod
 from custard.reproduce.common import ReproduceError
-from custard.reproduce.sweep import Sweeper
 from custard.reproduce.table2 import canonical, chunk_point, logged_commands, primitive_flags
+from custard.sweeps import sweep
+from custard.sweeps.errors import SweepError
+from custard.sweeps.sweep import Sweeper
 from formats.io import load_tensor, save_tensor
 from formats.synthetic import random_tensor
 from sam.cli import main
@@ -181,6 +183,6 @@ def test_bad_requests_are_one_line_errors(tmp_path: Path, capsys) -> None:
     assert "--workers 0" in capsys.readouterr().err
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    with pytest.raises(ReproduceError, match="cannot connect"):
+    with pytest.raises(SweepError, match="cannot connect"):
         with Sweeper(None, "tcp://127.0.0.1:9", connect_timeout=1) as s:
             s.run(chunk_point, [{"lines": LINES[:1]}])

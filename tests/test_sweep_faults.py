@@ -28,8 +28,9 @@ from typing import Any
 
 import pytest
 
-from custard.reproduce.common import ReproduceError, write_csv
-from custard.reproduce.sweep import Sweeper
+from custard.reproduce.common import write_csv
+from custard.sweeps.errors import SweepError
+from custard.sweeps.sweep import Sweeper
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -302,7 +303,7 @@ def test_worker_killed_mid_sweep(cluster: Cluster, clean_csv: bytes, tmp_path: P
 
 def test_a_worker_address_is_not_a_scheduler(cluster: Cluster, tmp_path: Path) -> None:
     worker = cluster.workers["w1"]
-    with pytest.raises(ReproduceError, match=rf"^--scheduler {worker}: not a Dask scheduler "
+    with pytest.raises(SweepError, match=rf"^--scheduler {worker}: not a Dask scheduler "
                        r"\(a Dask Worker: give the scheduler's address\)$"):
         with Sweeper(tmp_path, worker, progress=False) as s:
             s.run(slow_point, POINTS)
@@ -387,12 +388,12 @@ def test_wrong_shape_cache_entries_are_computed_again(tmp_path: Path,
 def test_the_key_covers_configurations_data_and_named_files(tmp_path: Path) -> None:
     """The toolkit's hash covers the memory configurations and shipped data, not only code;
     a point naming a file (``--matrices``) is keyed by that file's contents."""
-    from custard.reproduce import identity
-    from custard.reproduce.sweep import point_key
+    from custard.sweeps import identity
+    from custard.sweeps.sweep import point_key
 
     files = {str(p.relative_to(identity.ROOT)) for p in identity.toolkit_files()}
     assert {"sam/memory_configs/extensor_17M_llb.yaml", "formats/data/suitesparse/west0067.mtx",
-            "custard/reproduce/sweep.py"} <= files
+            "custard/sweeps/sweep.py"} <= files
     assert not any("__pycache__" in f for f in files)
     mtx = tmp_path / "a.mtx"
     mtx.write_text("first")
@@ -407,7 +408,7 @@ def test_the_key_covers_configurations_data_and_named_files(tmp_path: Path) -> N
 WRITER = """
 import sys
 from pathlib import Path
-from custard.reproduce.sweep import Sweeper
+from custard.sweeps.sweep import Sweeper
 import test_sweep_faults as t
 s = Sweeper(Path(sys.argv[1]), "sync")
 for n in range(int(sys.argv[2])):
@@ -431,11 +432,11 @@ def test_two_writers_of_one_point_both_succeed(tmp_path: Path) -> None:
 def test_a_point_refuses_a_worker_with_other_code() -> None:
     """The check every point makes on its worker before it computes (a worker that joined
     after the sweep started, or whose files changed meanwhile)."""
-    from custard.reproduce import sweep
+    from custard.sweeps import sweep
 
     name = "test_sweep_faults:slow_point"
     assert sweep._call(name, {"k": 3}, sweep.code_hash(), {})["square"] == 9
-    with pytest.raises(ReproduceError, match=r"^a worker would compute with other code than "
+    with pytest.raises(SweepError, match=r"^a worker would compute with other code than "
                        r"this command: other toolkit files \(hash "):
         sweep._call(name, {"k": 3}, "0123456789abcdef", {})
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from custard.reproduce.sweep import Sweeper
+from custard.sweeps.sweep import Sweeper
 from custard.tiling import memory_steps, run_tiled
 from formats.io import load_tensor
 from sam.memory_model import extensor, run_memory

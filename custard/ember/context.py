@@ -70,16 +70,28 @@ def _parse_error_line(err: ParseError, path: str) -> str:
     return f"{path}:{line}:{col}: {_one_line(err.msg)}"
 
 
+#: An operation's name where it starts (after its results, if any).
+_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([\w.$-]+)')
+
+
 class _LocatingParser(Parser):
-    """A parser that remembers where each operation starts (``LINE:COL``)."""
+    """A parser that remembers where each operation starts (``LINE:COL``), and reports an
+    operation whose assembly format refuses a type (``VerifyException`` while parsing) as a
+    parse error at that place."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.locations: dict[int, str] = {}
 
     def parse_operation(self) -> Operation:
-        loc = self._current_token.span.get_location()
-        op = super().parse_operation()
+        span = self._current_token.span
+        loc = span.get_location()
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:
+            m = _OP_NAME.match(span.input.content, span.start)
+            name = ALIASES.get(m.group(1), m.group(1)) if m else "operation"
+            raise ParseError(span, f"invalid {name}: {_one_line(str(err))}") from None
         self.locations[id(op)] = f"{loc.line}:{loc.col}"
         return op
 

@@ -13,13 +13,18 @@ after them (so the end of a nested fiber); ``beg`` fires once before ``T``'s fir
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, i64
 from xdsl.ir import Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     prop_def,
     region_def,
     result_def,
@@ -27,6 +32,13 @@ from xdsl.irdl import (
     var_operand_def,
     var_region_def,
     var_result_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -37,7 +49,6 @@ from custard.ember.slc import StreamType
 from custard.ember.syntax import (
     ResultTypeSyntax,
     parse_optional_types,
-    parse_type_n,
     print_types,
     resolve,
 )
@@ -60,6 +71,8 @@ class ConfigureAccessEngineOp(IRDLOperation):
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
+    # Hand-written: after the artifact's ``} :`` this reads result types and drops them (the op
+    # has none); an assembly format cannot read what it does not keep.
     @classmethod
     def parse(cls, parser: Parser) -> ConfigureAccessEngineOp:
         body = parser.parse_region()
@@ -83,36 +96,13 @@ class NewTuOp(IRDLOperation):
     step. Its ``name`` attribute (e.g. ``"e"``) names its control tokens (``ei``, ``ee``)."""
 
     name = "dlc.new_tu"
-    lb = operand_def()
-    ub = operand_def()
-    step = operand_def()
+    T: ClassVar = VarConstraint("T", AnyAttr())  # the bounds and the step share one type
+    lb = operand_def(T)
+    ub = operand_def(T)
+    step = operand_def(T)
     tu = result_def(TuType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> NewTuOp:
-        bounds = [parser.parse_unresolved_operand()]
-        parser.parse_keyword("to")
-        bounds.append(parser.parse_unresolved_operand())
-        parser.parse_keyword("step")
-        bounds.append(parser.parse_unresolved_operand())
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        bt = parser.parse_type()
-        parser.parse_keyword("into")
-        op = cls.build(operands=resolve(parser, bounds, [bt] * 3),
-                       result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.lb)
-        printer.print_string(" to ")
-        printer.print_ssa_value(self.ub)
-        printer.print_string(" step ")
-        printer.print_ssa_value(self.step)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.lb.type} into {self.tu.type}")
+    assembly_format = "$lb `to` $ub `step` $step attr-dict `:` type($lb) `into` type($tu)"
 
     @property
     def vlen(self) -> int:
@@ -124,20 +114,7 @@ class _TuValueOp(IRDLOperation):
     tu = operand_def(TuType)
     result = result_def(StreamType)
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        tu = parser.resolve_operand(parser.parse_unresolved_operand(), TuType())
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(operands=[tu], result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.tu)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
+    assembly_format = "$tu attr-dict `:` type($result)"
 
 
 @irdl_op_definition
@@ -154,11 +131,24 @@ class GetMaskOp(_TuValueOp):
     name = "dlc.get_mask"
 
 
-def _parse_event(parser: Parser) -> str:
-    ev = parser.parse_identifier()
-    if ev not in EVENTS:
-        parser.raise_error(f"unknown traversal event '{ev}' (one of beg, ite, end)")
-    return ev
+@irdl_custom_directive
+class Event(CustomDirective):
+    """``custom<Event>($event)``: a traversal event written as a bare word (``ite``), one of
+    :data:`EVENTS`, kept as a string property."""
+
+    event: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        ev = parser.parse_identifier()
+        if ev not in EVENTS:
+            parser.raise_error(f"unknown traversal event '{ev}' (one of beg, ite, end)")
+        self.event.set(state, StringAttr(ev))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        word = self.event.get(op)
+        assert isinstance(word, StringAttr)
+        printer.print_string(word.data)
 
 
 @irdl_op_definition
@@ -175,28 +165,10 @@ class RegisterOperandOp(IRDLOperation):
         if self.event.data not in EVENTS:
             raise VerifyException(f"dlc.register_operand: unknown event '{self.event.data}'")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> RegisterOperandOp:
-        tu = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ev = _parse_event(parser)
-        parser.parse_punctuation(",")
-        v = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types = parse_type_n(parser, 2)
-        op = cls.build(operands=resolve(parser, [tu, v], types),
-                       properties={"event": StringAttr(ev)})
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.tu)
-        printer.print_string(f",  {self.event.data}, ")
-        printer.print_ssa_value(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.tu.type}, {self.value.type}")
+    custom_directives = (Event,)
+    # the artifact's two spaces before the event
+    assembly_format = ("$tu `,` ` ` custom<Event>($event) `,` $value attr-dict `:` type($tu) `,` "
+                       "type($value)")
 
 
 @irdl_op_definition
@@ -225,24 +197,8 @@ class RegisterCallbackOp(IRDLOperation):
         if self.event.data not in EVENTS:
             raise VerifyException(f"dlc.register_callback: unknown event '{self.event.data}'")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> RegisterCallbackOp:
-        tu = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ev = _parse_event(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(operands=[parser.resolve_operand(tu, parser.parse_type())],
-                       properties={"event": StringAttr(ev)})
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.tu)
-        printer.print_string(f",  {self.event.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.tu.type}")
+    custom_directives = (Event,)
+    assembly_format = "$tu `,` ` ` custom<Event>($event) attr-dict `:` type($tu)"
 
 
 @irdl_op_definition
@@ -269,6 +225,8 @@ class ComputeLoopOp(IRDLOperation):
         if len(set(self.ids)) != len(self.ids):
             raise VerifyException("dlc.compute_loop: case ids must be distinct")
 
+    # Hand-written: each region follows its ``case N`` on a line of its own, the ids kept as a
+    # dense-array property; an assembly format has no list of (keyword, integer, region).
     @classmethod
     def parse(cls, parser: Parser) -> ComputeLoopOp:
         inits = []
@@ -308,14 +266,7 @@ class ComputeLoopOp(IRDLOperation):
 
 
 class _NoOperandOp(IRDLOperation):
-    @classmethod
-    def parse(cls, parser: Parser):
-        op = cls.build()
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
+    assembly_format = "attr-dict"
 
 
 @irdl_op_definition
@@ -340,22 +291,9 @@ class IncrementVarOp(IRDLOperation):
     ``k``."""
 
     name = "dlc.increment_var"
-    step = var_operand_def(IndexType)
+    step = opt_operand_def(IndexType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> IncrementVarOp:
-        step = []
-        if (v := parser.parse_optional_unresolved_operand()) is not None:
-            step = [parser.resolve_operand(v, IndexType())]
-        op = cls.build(operands=[step])
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        if self.step:
-            printer.print_string(" ")
-            printer.print_ssa_value(self.step[0])
-        printer.print_op_attributes(self.attributes)
+    assembly_format = "($step^)? attr-dict"
 
 
 @irdl_op_definition

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from custard.ember.errors import EmberError
 
@@ -109,9 +109,6 @@ class Interpreter:
         env: Env = dict(zip(block.args, args, strict=True))
         out = self.run_block(block, env)
         return list(out or [])
-
-    def run_region(self, region: Region, env: Env) -> list[Any] | None:
-        return self.run_block(region.block, env)
 
     def run_block(self, block: Block, env: Env) -> list[Any] | None:
         for op in block.ops:

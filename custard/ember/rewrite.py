@@ -5,7 +5,6 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    FloatAttr,
     IndexType,
     IntegerAttr,
     VectorType,
@@ -85,30 +84,3 @@ def const_int(v: SSAValue | None) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return int(owner.value.value.data)
     return None
-
-
-def const_float(v: SSAValue) -> float | None:
-    owner = v.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
-        return float(owner.value.value.data)
-    return None
-
-
-def function_of(op: Operation) -> FuncOp:
-    p = op
-    while not isinstance(p, FuncOp):
-        parent = p.parent_op()
-        assert parent is not None
-        p = parent
-    return p
-
-
-def top_ancestor(op: Operation, fn: FuncOp) -> Operation:
-    """The ancestor of ``op`` directly in ``fn``'s body."""
-    p = op
-    while p.parent_block() is not fn.body.block:
-        parent = p.parent_op()
-        assert parent is not None
-        p = parent
-    return p
-

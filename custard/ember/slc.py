@@ -31,10 +31,9 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from custard.ember.syntax import (
+    Word,
     parse_operand_list,
-    parse_optional_types,
     parse_type_list,
-    parse_type_n,
     print_types,
     print_values,
     resolve,
@@ -49,15 +48,6 @@ class StreamType(ParametrizedAttribute, TypeAttribute):
 
     name = "slc.stream"
     element: Attribute
-
-
-def stream_of(t: Attribute) -> StreamType:
-    return StreamType(t)
-
-
-def is_stream(v: SSAValue | Attribute) -> bool:
-    t = v.type if isinstance(v, SSAValue) else v
-    return isinstance(t, StreamType)
 
 
 def _check_index_or_stream(op: IRDLOperation, what: str, v: SSAValue) -> None:
@@ -86,24 +76,7 @@ class ToStreamOp(IRDLOperation):
             raise VerifyException("slc.to_stream: the stream's element type must be the "
                                   f"value's type {self.value.type}")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ToStreamOp:
-        value = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_keyword("to")
-        t = parser.parse_type()
-        op = cls.create(operands=[parser.resolve_operand(value, vt)], result_types=[t])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.value.type} to ")
-        printer.print_attribute(self.stream.type)
+    assembly_format = "$value attr-dict `:` type($value) `to` type($stream)"
 
 
 @irdl_op_definition
@@ -122,23 +95,7 @@ class FromStreamOp(IRDLOperation):
             t = stream.type.element
         super().__init__(operands=[stream], result_types=[t])
 
-    @classmethod
-    def parse(cls, parser: Parser) -> FromStreamOp:
-        stream = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        st = parser.parse_type()
-        parser.parse_keyword("to")
-        t = parser.parse_type()
-        op = cls.create(operands=[parser.resolve_operand(stream, st)], result_types=[t])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.stream)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.stream.type} to {self.value.type}")
+    assembly_format = "$stream attr-dict `:` type($stream) `to` type($value)"
 
 
 class MemStreamBase(IRDLOperation):
@@ -157,6 +114,8 @@ class MemStreamBase(IRDLOperation):
             raise VerifyException(f"{self.name}: {len(self.indices)} indices for a rank-{rank} "
                                   "memref (one index per dimension)")
 
+    # Hand-written: the mask's type is not written but follows from the result (one i1 per
+    # lane), which an assembly format cannot infer.
     @classmethod
     def parse(cls, parser: Parser):
         memref = parser.parse_unresolved_operand()
@@ -233,31 +192,10 @@ class AluStreamOp(IRDLOperation):
         _check_index_or_stream(self, "the left operand", self.lhs)
         _check_index_or_stream(self, "the right operand", self.rhs)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> AluStreamOp:
-        parser.parse_punctuation("<")
-        alu = parser.parse_identifier()
-        parser.parse_punctuation(">")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        lt = parser.parse_type()
-        parser.parse_punctuation(",")
-        rt = parser.parse_type()
-        parser.parse_punctuation("->")
-        t = parser.parse_type()
-        op = cls.create(operands=resolve(parser, [lhs, rhs], [lt, rt]), result_types=[t],
-                        properties={"aluOp": StringAttr(alu)})
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f"< {self.alu_op.data}> ")
-        print_values(printer, [self.lhs, self.rhs])
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.result.type}")
+    custom_directives = (Word,)
+    # ``< add>``: the artifact's space after ``<``
+    assembly_format = ("`<` ` ` `` custom<Word>($aluOp) `>` $lhs `,` $rhs attr-dict `:` "
+                       "type($lhs) `,` type($rhs) `->` type($result)")
 
 
 def parse_init_args(parser: Parser) -> tuple[list[Parser.UnresolvedArgument], list[SSAValue],
@@ -326,6 +264,8 @@ class ForOp(IRDLOperation):
             _check_index_or_stream(self, what, v)
         verify_loop_yield(self, self.body, 1, self.inits)
 
+    # Hand-written: the body's arguments are named in the syntax (``%iv = ...``,
+    # ``init_args(%a = %v)``); an assembly format cannot name a region's arguments.
     @classmethod
     def parse(cls, parser: Parser) -> ForOp:
         iv = parser.parse_argument(expect_type=False)
@@ -376,22 +316,8 @@ class CallbackOp(IRDLOperation):
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
-    @classmethod
-    def parse(cls, parser: Parser) -> CallbackOp:
-        body = parser.parse_region()
-        parser.parse_punctuation(":")
-        types = parse_optional_types(parser)
-        attrs = parser.parse_optional_attr_dict()
-        op = cls.build(result_types=[types], regions=[body])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_region(self.body)
-        printer.print_string(" : ")
-        print_types(printer, [r.type for r in self.res])
-        printer.print_op_attributes(self.attributes)
+    # ``} : `` then the types: the artifact keeps the space after ``:`` when there are none
+    assembly_format = "$body `:` ` ` `` type($res) attr-dict"
 
     def verify_(self) -> None:
         last = self.body.block.last_op
@@ -403,28 +329,7 @@ class CallbackOp(IRDLOperation):
 class YieldBase(IRDLOperation):
     values = var_operand_def()
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        values: list[UnresolvedOperand] = []
-        types: list[Attribute] = []
-        if (v := parser.parse_optional_unresolved_operand()) is not None:
-            values.append(v)
-            while parser.parse_optional_punctuation(",") is not None:
-                values.append(parser.parse_unresolved_operand())
-            parser.parse_punctuation(":")
-            types = parse_type_n(parser, len(values))
-        attrs = parser.parse_optional_attr_dict()
-        op = cls.build(operands=[resolve(parser, values, types)])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        if self.values:
-            printer.print_string(" ")
-            print_values(printer, self.values)
-            printer.print_string(" : ")
-            print_types(printer, [v.type for v in self.values])
-        printer.print_op_attributes(self.attributes)
+    assembly_format = "($values^ `:` type($values))? attr-dict"
 
 
 @irdl_op_definition

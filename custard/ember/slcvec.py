@@ -9,7 +9,7 @@ mask of a loop over a buffer. Syntax as in the artifact's ``eb_slc_O3.mlir``.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType, i64
-from xdsl.ir import Attribute, Data, Dialect
+from xdsl.ir import Data, Dialect
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -37,9 +37,6 @@ from custard.ember.slc import (
 )
 from custard.ember.syntax import (
     ResultTypeSyntax,
-    parse_operand_list,
-    parse_type_list,
-    print_values,
     resolve,
 )
 
@@ -72,14 +69,7 @@ class VectorizeForOp(IRDLOperation):
 
     name = "slcvec.vectorize_for"
 
-    @classmethod
-    def parse(cls, parser: Parser) -> VectorizeForOp:
-        op = cls.build()
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
+    assembly_format = "attr-dict"
 
 
 @irdl_op_definition
@@ -132,6 +122,8 @@ class ForOp(IRDLOperation):
             raise VerifyException("slcvec.for: the vector length must be at least 1")
         verify_loop_yield(self, self.body, 2, self.inits)
 
+    # Hand-written: the body's arguments are named in the syntax (``(%iv xx %mask)``), as in
+    # :class:`custard.ember.slc.ForOp`.
     @classmethod
     def parse(cls, parser: Parser) -> ForOp:
         parser.parse_punctuation("<")
@@ -204,36 +196,8 @@ class ToBufferOp(IRDLOperation):
     buffer = operand_def(StreamType)
     index = operand_def(StreamType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ToBufferOp:
-        v = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        i = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation("->")
-        bt = parser.parse_type()
-        parser.parse_punctuation("[")
-        it = parser.parse_type()
-        parser.parse_punctuation("]")
-        op = cls.build(operands=resolve(parser, [v, b, i], [vt, bt, it]))
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.buffer)
-        printer.print_string("[")
-        printer.print_ssa_value(self.index)
-        printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.value.type} -> {self.buffer.type}[{self.index.type}]")
+    assembly_format = ("$value `,` $buffer `[` $index `]` attr-dict `:` type($value) `->` "
+                       "type($buffer) `[` type($index) `]`")
 
 
 @irdl_op_definition
@@ -248,22 +212,7 @@ class MaskOp(IRDLOperation):
     step = operand_def(IndexType)
     result = result_def(VectorType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> MaskOp:
-        ops = [parser.parse_unresolved_operand() for _ in range(4)]
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(operands=resolve(parser, ops, [IndexType()] * 4),
-                       result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        for v in self.operands:
-            printer.print_string(" ")
-            printer.print_ssa_value(v)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.result.type}")
+    assembly_format = "$iv $lb $ub $step attr-dict `:` type($result)"
 
 
 @irdl_op_definition
@@ -276,30 +225,8 @@ class FromBufferOp(IRDLOperation):
     index = operand_def(IndexType)
     result = result_def(VectorType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> FromBufferOp:
-        b = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        idx = parse_operand_list(parser, "]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        bt = parser.parse_type()
-        parser.parse_punctuation("[")
-        its = parse_type_list(parser, "]")
-        parser.parse_punctuation("->")
-        op = cls.build(operands=resolve(parser, [b, *idx], [bt, *its]),
-                       result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.buffer)
-        printer.print_string("[")
-        print_values(printer, [self.index])
-        printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.buffer.type}[{self.index.type}] -> {self.result.type}")
+    assembly_format = ("$buffer `[` $index `]` attr-dict `:` type($buffer) `[` type($index) `]` "
+                       "`->` type($result)")
 
 
 @irdl_op_definition
@@ -307,14 +234,6 @@ class YieldOp(YieldBase):
     """``slcvec.yield``: ends an ``slcvec.for`` body."""
 
     name = "slcvec.yield"
-
-
-def vector_of(n: int, t: Attribute) -> VectorType:
-    return VectorType(t, [n])
-
-
-def is_memref(t: Attribute) -> bool:
-    return isinstance(t, MemRefType)
 
 
 SLCVEC = Dialect("slcvec", [VectorizeForOp, MemStreamOp, BufStreamOp, ForOp, ToBufferOp, MaskOp,

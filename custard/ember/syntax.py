@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
@@ -81,14 +89,21 @@ def parse_type_n(parser: Parser, n: int) -> list[Attribute]:
 class ResultTypeSyntax(IRDLOperation):
     """Base of the ops written ``name [{attrs}] : T``: no operands, one result of type ``T``."""
 
-    @classmethod
-    def parse(cls, parser: Parser) -> IRDLOperation:
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        op = cls.build(result_types=[parser.parse_type()])
-        op.attributes |= attrs
-        return op
+    assembly_format = "attr-dict `:` type($result)"
 
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.results[0].type}")
+
+@irdl_custom_directive
+class Word(CustomDirective):
+    """``custom<Word>($prop)``: a string property written as a bare word (``add``), not as a
+    quoted string."""
+
+    word: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.word.set(state, StringAttr(parser.parse_identifier()))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        word = self.word.get(op)
+        assert isinstance(word, StringAttr)
+        printer.print_string(word.data)

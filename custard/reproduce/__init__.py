@@ -4,7 +4,7 @@ Each module has ``TITLE`` and ``run(sweeper, *, quick, engine, matrices) -> Outc
 package writes what it returns as ``DIR/NAME.csv`` (columns ``series,x,cycles`` and more),
 ``DIR/NAME.png`` (the paper's layout) and ``DIR/NAME-claims.md`` (each claim of the paper's text
 about the experiment, our measured value, PASS/FAIL). Points of sweeps run on Dask with a disk
-cache (:mod:`custard.reproduce.sweep`).
+cache (:mod:`custard.sweeps.sweep`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from custard.reproduce.common import (
     write_csv,
     write_picture,
 )
-from custard.reproduce.sweep import Sweeper
+from custard.sweeps.sweep import Sweeper
 from sam.command.files import write_text
 from sam.command.outputs import check_output_folder
 

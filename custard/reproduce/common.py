@@ -10,15 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from formats.errors import ToolkitError
+from custard.sweeps.errors import SweepError
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: the columns every CSV starts with; experiments add their own after these
 CSV_COLUMNS = ("series", "x", "cycles")
 
 
-class ReproduceError(ToolkitError):
-    """An experiment that cannot run as asked (unknown name, missing data)."""
+class ReproduceError(SweepError):
+    """An experiment that cannot run as asked (unknown name, missing data); a
+    :class:`~custard.sweeps.errors.SweepError` so that one handler serves both."""
 
 
 @dataclass

@@ -161,19 +161,6 @@ def dropper_reasons(graph: Any) -> set[str]:
     return reasons
 
 
-def explain(lines: dict[str, tuple[bool, set[str], bool | None]]) -> dict[str, int]:
-    """Counts over compiled lines ``{line: (uses a dropper, reasons, artifact rule)}``."""
-    uses = [v for v in lines.values() if v[0]]
-    out = {"compiled": len(lines), "with_dropper": len(uses),
-           "artifact_rule": sum(1 for v in lines.values() if v[2]),
-           "coiteration": sum(1 for v in uses if "coiteration" in v[1]),
-           "no_coiteration": sum(1 for v in uses if "coiteration" not in v[1])}
-    for r in REASONS:
-        out[f"only_{r}"] = sum(1 for v in uses if v[1] == {r})
-        out[f"any_{r}"] = sum(1 for v in uses if r in v[1])
-    return out
-
-
 def cleans_compressed_output(graph: Any) -> bool:
     """Does a coordinate dropper of ``graph`` clean a level that the output stores compressed
     (its outer variable written by a non-dense level writer)? A dropper above a dense output

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from custard.reproduce.common import Claim, Outcome
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "Ember optimizations emb-opt0..3 on SLS for DLRM RM1-RM3 (Ember paper Sec. 8.1, Table 3)"
 LEVELS = (0, 1, 2, 3)

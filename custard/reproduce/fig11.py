@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from custard.reproduce.common import Claim, Outcome
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "Fused and unfused SDDMM, coiteration and locate (SAM paper Figure 11, Sec. 6.3)"
 EXPRESSION = "X(i,j)=B(i,j)*C(i,k)*D(j,k)"

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from custard.reproduce.common import Claim, Outcome
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "SpM*SpM in six dataflow orders (SAM paper Figure 12, Sec. 6.3)"
 ORDERS = ("ijk", "jik", "ikj", "jki", "kij", "kji")

@@ -27,7 +27,7 @@ from typing import Any
 
 from custard.reproduce import fig13_bitvector
 from custard.reproduce.common import Claim, Outcome, ReproduceError
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = ("Skipping, splitting and bitvectors on x(i)=b(i)*c(i) (SAM paper Figure 13, Sec. 6.3, "
          "6.5)")

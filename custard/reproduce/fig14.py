@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from custard.reproduce.common import SKIP, Claim, Outcome, ReproduceError, pct
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "Stream token breakdown of the matrix identity (SAM paper Figure 14, Sec. 6.4 and 3.8)"
 KINDS = ("data", "stop", "done", "empty", "idle")

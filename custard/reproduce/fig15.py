@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from custard.reproduce.common import Claim, Outcome
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 from formats.errors import ToolkitError
 from sam.command.files import write_npy
 

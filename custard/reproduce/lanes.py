@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from custard.reproduce.common import SKIP, Claim, Outcome, ReproduceError
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "Parallel lanes: Gustavson SpM*SpM and SpMV over 1-16 lanes (SAM paper Sec. 4.4)"
 LANES = (1, 2, 4, 8, 16)

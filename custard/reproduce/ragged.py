@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from custard.reproduce.common import Claim, Outcome, ReproduceError
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "Ragged tensors (CoRa): ragged vs padded dense vs compressed, loop/storage padding"
 #: data set -> (min, mean, max) sequence length (CoRa Table 3)

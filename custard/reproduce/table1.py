@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from custard.reproduce.common import Claim, Outcome
-from custard.reproduce.sweep import Sweeper
+from custard.sweeps.sweep import Sweeper
 
 TITLE = "SAM primitive counts of real-world expressions (SAM paper Table 1, Sec. 6.1)"
 

@@ -43,7 +43,7 @@ from custard.reproduce.dropper_reasons import (
     cleans_compressed_output,
     dropper_reasons,
 )
-from custard.reproduce.sweep import Point, Sweeper
+from custard.sweeps.sweep import Point, Sweeper
 
 TITLE = "Ablation: algorithms lost without each SAM primitive (SAM paper Table 2, Sec. 6.2)"
 LOG = Path(__file__).resolve().parents[2] / "tests" / "data" / "taco-website" / "success.log"

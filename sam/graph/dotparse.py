@@ -258,15 +258,6 @@ class _Lexer:
 _UNREAD = "unread"
 
 
-def tokenize(text: str) -> list[Tok]:
-    """DOT text -> tokens (comments ``//``, ``/* */``, ``#`` and white space dropped)."""
-    lexer = _Lexer(text)
-    toks: list[Tok] = []
-    while (tok := lexer.next()) is not None:
-        toks.append(tok)
-    return toks
-
-
 class _Parser:
     def __init__(self, text: str) -> None:
         self.lexer = _Lexer(text)

@@ -11,7 +11,7 @@ sum at the smallest subexpression holding every use of its variable, as TACO doe
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -168,6 +168,73 @@ def children(node: Node) -> list[Node]:
     return []
 
 
+def with_children(node: Node, new: Sequence[Node]) -> Node:
+    """A copy of ``node`` (same kind, column, ``-``, summed variables) over the operands ``new``,
+    one per operand of ``node``; a leaf (access, constant) is returned as it is."""
+    if isinstance(node, Mul):
+        return type(node)(new[0], new[1], col=node.col)
+    if isinstance(node, Add):
+        return Add(new[0], new[1], node.sub, col=node.col)
+    if isinstance(node, Neg):
+        return Neg(new[0], col=node.col)
+    if isinstance(node, Sum):
+        return Sum(node.vars_, new[0], col=node.col)
+    return node
+
+
+def map_leaves(node: Node, leaf: Callable[[Node], Node]) -> Node:
+    """``node`` with every leaf (access, constant) replaced by ``leaf(it)``; the operators above
+    are copied (:func:`with_children`)."""
+    kids = children(node)
+    if not kids:
+        return leaf(node)
+    return with_children(node, [map_leaves(c, leaf) for c in kids])
+
+
+def subtrees(node: Node) -> list[Node]:
+    """``node`` and every node below it, in pre-order."""
+    return [node, *(s for c in children(node) for s in subtrees(c))]
+
+
+def same_tree(a: Node, b: Node) -> bool:
+    """Structural equality: same kinds of nodes, tensor names and index variables, constant
+    values, ``+``/``-`` and summed variables (columns and lowering labels are not compared)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Access):
+        return a.name == b.name and a.indices == b.indices  # type: ignore[attr-defined]
+    if isinstance(a, Literal):
+        return a.value == b.value  # type: ignore[attr-defined]
+    if isinstance(a, Add) and a.sub != b.sub:  # type: ignore[attr-defined]
+        return False
+    if isinstance(a, Sum) and a.vars_ != b.vars_:  # type: ignore[attr-defined]
+        return False
+    ca, cb = children(a), children(b)
+    return len(ca) == len(cb) and all(same_tree(x, y) for x, y in zip(ca, cb, strict=True))
+
+
+def find_subtree(node: Node, wanted: Node) -> Node | None:
+    """The first node of ``node`` (pre-order) structurally equal to ``wanted``
+    (:func:`same_tree`), or None."""
+    if same_tree(node, wanted):
+        return node
+    for c in children(node):
+        found = find_subtree(c, wanted)
+        if found is not None:
+            return found
+    return None
+
+
+def add_on_path(node: Node, target: Node) -> bool:
+    """Does the path from ``node`` down to ``target`` (inside it) pass an addition (a union,
+    SAM paper Sec. 3.4)? ``target`` itself is not counted."""
+    while node is not target:
+        if isinstance(node, Add):
+            return True
+        node = next(c for c in children(node) if encloses(c, target))
+    return False
+
+
 def scope_of(assign: Assignment) -> tuple[Node, list[str], dict[str, Node]]:
     """Where each index variable ranges, in an assignment whose sums are placed.
 
@@ -266,13 +333,17 @@ def replace(node: Node, target: Node, new: Node) -> Node:
     way are copied, the rest shared."""
     if node is target:
         return new
-    if isinstance(node, (Mul, Add)) and encloses(node, target):
-        left, right = replace(node.left, target, new), replace(node.right, target, new)
-        if isinstance(node, Mul):
-            return type(node)(left, right, col=node.col)
-        return Add(left, right, node.sub, col=node.col)
-    if isinstance(node, (Neg, Sum)) and encloses(node.child, target):
-        child = replace(node.child, target, new)
-        return Neg(child, col=node.col) if isinstance(node, Neg) else Sum(node.vars_, child,
-                                                                         col=node.col)
+    kids = children(node)
+    if kids and encloses(node, target):
+        return with_children(node, [replace(c, target, new) for c in kids])
     return node
+
+
+def inner_sums(placed: Assignment) -> list[tuple[Sum, list[str]]]:
+    """Each :class:`Sum` below the root sums of ``placed`` (an assignment whose sums are
+    placed), in pre-order, with the variables whose loops enclose it (:func:`scope_of`: the
+    variables, other than its own, whose scope holds it), in scope order. Such a sum is combined
+    with other terms, so its loops nest inside theirs (concrete index notation, Sec. 5)."""
+    body, _, scope = scope_of(placed)
+    return [(node, [v for v in scope if v not in node.vars_ and encloses(scope[v], node)])
+            for node in subtrees(body) if isinstance(node, Sum)]

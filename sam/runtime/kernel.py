@@ -53,7 +53,6 @@ from sam.runtime.wires import (
     RC_ERR,
     RC_FIFO,
     RC_GROW,
-    RC_IN,
     STALL,
     STATE_SLOTS,
     WAIT,
@@ -266,11 +265,6 @@ def settled(w, st, c, t):
 def blocked(code):
     """Return code for a failed :func:`reserve` (ring full or modeled FIFO full)."""
     return RC_BUF if code == -1 else RC_FIFO
-
-
-@jitable
-def waiting_input():
-    return RC_IN
 
 
 @jitable

@@ -176,12 +176,6 @@ def pushv(w, optr, ochan, port, kind, value, t):
 
 
 @jitable
-def connected(optr, port):
-    """True when output ``port`` feeds at least one channel."""
-    return optr[port + 1] > optr[port]
-
-
-@jitable
 def publish(w, st, ochan, done, rc, isfb):
     """Publish the horizon of a block's output channels (``Simulation._publish``'s rule): its
     next firing is no earlier than its clock, nor than the arrival of the token it waits for on

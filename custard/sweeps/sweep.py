@@ -6,7 +6,7 @@ can ship it) maps it to a JSON-able dict of results. :class:`Sweeper` runs a lis
 * a point whose result is in the cache is not run again, so an interrupted sweep (Ctrl-C, a
   killed client, worker or scheduler) resumes where it stopped. The cache file of a point is
   keyed by the function's name, the point's parameters, a hash of the toolkit's files (code,
-  memory configurations, shipped data: :func:`custard.reproduce.identity.code_hash`) and of
+  memory configurations, shipped data: :func:`custard.sweeps.identity.code_hash`) and of
   the files the point names by absolute path, so a changed toolkit or input recomputes. Files
   are written atomically under unique temporary names (two processes may share a cache); an
   entry that fails validation (unreadable, another shape, a checksum that does not match) is
@@ -14,7 +14,7 @@ can ship it) maps it to a JSON-able dict of results. :class:`Sweeper` runs a lis
 * the other points run on Dask (``dask.distributed``): by default a local cluster of one
   single-threaded worker process per core on 127.0.0.1, started once and shared by all
   experiments of one command; ``scheduler="tcp://host:8786"`` uses an existing cluster after
-  checking it (:mod:`custard.reproduce.cluster`: a non-Dask address fails within seconds, and
+  checking it (:mod:`custard.sweeps.cluster`: a non-Dask address fails within seconds, and
   workers running other code than this process are refused, naming them); results come back to
   this process, which writes the cache. Every point checks again on its worker, before it
   computes, that the worker runs this process's code (a worker that joined later, or whose
@@ -37,9 +37,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from custard.reproduce import cluster
-from custard.reproduce.common import ReproduceError
-from custard.reproduce.identity import (
+from custard.sweeps import cluster
+from custard.sweeps.errors import SweepError
+from custard.sweeps.identity import (
     changed_since_load,
     code_hash,
     identity,
@@ -93,7 +93,7 @@ def _call(name: str, point: Point, code: str, files: dict[str, str]) -> dict[str
             from distributed import get_worker
 
             where = f"worker {get_worker().address}"
-        raise ReproduceError(f"{where} would compute with other code than this command: {why}; "
+        raise SweepError(f"{where} would compute with other code than this command: {why}; "
                              "restart it with this toolkit (its point was not computed)")
     module, _, qual = name.partition(":")
     return getattr(importlib.import_module(module), qual)(point)
@@ -115,7 +115,7 @@ class Sweeper:
                  connect_timeout: float = 20.0, prog: str = "sam-sim reproduce") -> None:
         check_size("--workers", workers, high=MAX_WORKERS, bytes_each=WORKER_BYTES,
                    why="worker processes of this machine", what="a local cluster of that many "
-                   "worker processes", error=ReproduceError)
+                   "worker processes", error=SweepError)
         self.cache_dir = cache_dir
         self.scheduler = scheduler
         self.workers = workers
@@ -249,7 +249,7 @@ class Sweeper:
             write_bytes(path, entry.encode())
         except (OSError, ToolkitError) as err:
             reason = getattr(err, "strerror", None) or str(err).rsplit(": ", 1)[-1]
-            raise ReproduceError(f"cannot write the sweep cache {path}: {reason}") from None
+            raise SweepError(f"cannot write the sweep cache {path}: {reason}") from None
         return stored
 
     def todo(self, fn: PointFn, points: Sequence[Point]) -> list[Point]:
@@ -301,7 +301,7 @@ class Sweeper:
         after it loaded them (its code is not the code the keys name)."""
         changed = changed_since_load()
         if changed:
-            raise ReproduceError(f"the toolkit's files changed while this command ran "
+            raise SweepError(f"the toolkit's files changed while this command ran "
                                  f"({', '.join(changed[:3])}); run the command again")
 
     def _finish(self, fn: PointFn, point: Point, result: dict[str, Any], bar: Any
@@ -318,7 +318,7 @@ class Sweeper:
         files = {path: digest for one in named.values() for path, digest in one.items()}
         try:
             cluster.check_workers(client, self._where(), code, files)
-        except ReproduceError:
+        except SweepError:
             raise
         except Exception as err:  # noqa: BLE001 - the cluster went away while checking
             raise self._lost(err) from None
@@ -375,15 +375,15 @@ class Sweeper:
                 if self._cluster is not None:  # let the nanny's restart end: a quiet shutdown
                     with contextlib.suppress(Exception):
                         self._client.wait_for_workers(self._n_local(), timeout=10)
-                raise ReproduceError(f"{self._where()}: workers died again and again while "
+                raise SweepError(f"{self._where()}: workers died again and again while "
                                      f"running point {json.dumps(point, default=str)} (out of "
                                      f"memory? a crash?); {self._kept()}") from None
             fut.result()  # raises the point function's own error, as it raised it
         raise self._lost(None)
 
-    def _lost(self, err: BaseException | None) -> ReproduceError:
+    def _lost(self, err: BaseException | None) -> SweepError:
         why = f" ({type(err).__name__}: {' '.join(str(err).split())})" if err else ""
-        return ReproduceError(f"{self._where()}: lost the Dask scheduler mid-sweep{why}; "
+        return SweepError(f"{self._where()}: lost the Dask scheduler mid-sweep{why}; "
                               f"{self._kept()}")
 
     def _check_cluster(self, idle_since: float | None) -> float | None:
@@ -402,7 +402,7 @@ class Sweeper:
         if idle_since is None:
             return now
         if now - idle_since > self.worker_wait:
-            raise ReproduceError(f"{self._where()}: no Dask worker left for "
+            raise SweepError(f"{self._where()}: no Dask worker left for "
                                  f"{self.worker_wait:g} s; start some, then run the command "
                                  f"again ({self._kept()})")
         return idle_since

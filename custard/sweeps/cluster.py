@@ -1,4 +1,4 @@
-"""Dask clusters for the sweeps (:mod:`custard.reproduce.sweep`): an existing one, checked before
+"""Dask clusters for the sweeps (:mod:`custard.sweeps.sweep`): an existing one, checked before
 any point runs, or a local one that stays out of the way.
 
 :func:`connect` opens a client on ``--scheduler ADDRESS`` only once the address has answered
@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from custard.reproduce.common import ReproduceError
-from custard.reproduce.identity import identity, problems
+from custard.sweeps.errors import SweepError
+from custard.sweeps.identity import identity, problems
 
 if TYPE_CHECKING:
     import socket
@@ -37,8 +37,8 @@ MAX_GREETING = 1 << 16
 GREETING_KEYS = (b"compression", b"pickle-protocol")
 
 
-def _refuse(address: str, why: str) -> ReproduceError:
-    return ReproduceError(f"--scheduler {address}: {why}")
+def _refuse(address: str, why: str) -> SweepError:
+    return SweepError(f"--scheduler {address}: {why}")
 
 
 def probe(address: str, timeout: float = HANDSHAKE_TIMEOUT) -> dict[str, Any]:
@@ -168,7 +168,7 @@ def connect(address: str, connect_timeout: float, worker_wait: float,
 def check_workers(client: Any, where: str, code: str,
                   files: Mapping[str, str] | None = None) -> None:
     """Refuse, before any point runs, workers that compute with other code or data than this
-    process (:func:`custard.reproduce.identity.problems`), naming each of them (``where``
+    process (:func:`custard.sweeps.identity.problems`), naming each of them (``where``
     starts the message: ``--scheduler ADDRESS``)."""
     found = client.run(identity, dict(files or {}), on_error="return")
     bad = []
@@ -181,7 +181,7 @@ def check_workers(client: Any, where: str, code: str,
             if why:
                 bad.append(f"{worker} ({why})")
     if bad:
-        raise ReproduceError(f"{where}: {len(bad)} of {len(found)} worker(s) would compute with "
+        raise SweepError(f"{where}: {len(bad)} of {len(found)} worker(s) would compute with "
                              f"other code than this command: {'; '.join(bad)}; restart them "
                              "with this toolkit (nothing was computed or cached)")
 
