@@ -176,10 +176,11 @@ class Program:
         results: list[SimResult] = []
         inputs: list[dict[str, Tensor]] = []
         written: dict[str, Tensor] = {}
+        kept = set(self.results())
 
         def so_far() -> ProgramResult:
             names = [p.name for p in self.phases[: len(results)]]
-            outputs = {n: t for n, t in written.items() if n in set(self.results())}
+            outputs = {n: t for n, t in written.items() if n in kept}
             return ProgramResult(results, names, inputs, written, outputs)
 
         for k, phase in enumerate(self.phases):

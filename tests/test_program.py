@@ -6,6 +6,7 @@ bindings gives what fresh Simulations give."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -299,3 +300,39 @@ def test_the_report_of_a_one_phase_program_is_the_graph_report(tmp_path, capsys)
     assert (first["name"], first["index"], first["graph"]) == (graph.name, 1, f"{path} phase 1")
     same = ("cycles", "tokens", "blocks", "streams", "outputs", "inputs", "expression")
     assert {k: first[k] for k in same} == {k: report[k] for k in same}
+
+
+def test_a_deadlocked_phase_keeps_the_phases_so_far(tmp_path, capsys):
+    """A phase that stops with an error raises it with the program's statistics so far; the
+    ``--report`` of ``sam-sim run`` holds every phase run, the last one's error."""
+    from sam.cli import main
+    from sam.errors import SimulationError
+
+    first = custard.compile("y(i)=e(i)*f(i)")
+    # mat_residual without its mindepth="2" edge attribute deadlocks at FIFO depth 1
+    second = load(Path(__file__).parent / "data" / "deadlock_mat_residual.gv")
+    first.name, second.name = "y", "x"
+    program = Program([first, second])
+    tensors = {"e": random_tensor((7,), 0.5, 4), "f": random_tensor((7,), 0.5, 5),
+               "b": random_tensor((7,), 0.4, 1), "C": random_tensor((7, 7), 0.4, 2),
+               "d": random_tensor((7,), 0.4, 3)}
+    with pytest.raises(SimulationError, match="cannot progress") as caught:
+        program.run(tensors, engine="reference", fifo_depth=1)
+    partial = caught.value.partial
+    assert partial.names == ["y", "x"] and list(partial.outputs) == ["y"]
+    assert partial.phases[0].error is None and "cannot progress" in partial.phases[1].error
+    alone = simulate(first, {"e": tensors["e"], "f": tensors["f"]}, engine="reference",
+                     fifo_depth=1)
+    assert partial.phase_cycles[0] == alone.cycles and partial.phases[1].cycles > 0
+
+    path = tmp_path / "prog.gv"
+    dump_all([first, second], path)
+    specs = ["-t", "e=random:0.5:4:7", "-t", "f=random:0.5:5:7", "-t", "b=random:0.4:1:7",
+             "-t", "C=random:0.4:2:7x7", "-t", "d=random:0.4:3:7"]
+    assert main(["run", str(path), *specs, "--fifo-depth", "1", "--engine", "reference",
+                 "--no-progress", "--report", str(tmp_path / "r.json")]) == 1
+    assert "the statistics so far are in" in capsys.readouterr().err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["program"] == ["y", "x"] and len(report["phases"]) == 2
+    assert report["error"] == report["phases"][1]["error"] and "cannot progress" in report["error"]
+    assert report["phases"][0]["error"] is None and report["phase_cycles"][0] == alone.cycles
