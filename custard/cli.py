@@ -6,7 +6,7 @@ command lines of the standard kernel suite (``dot_graphs/kernel-suite.tsv``) run
 ``scripts/compile_suite.py``.
 
 ``custard compile ... --run -t B=west0479 -t C=B --check`` also simulates the compiled graph,
-as ``sam-sim run`` does (:func:`sam.cli.run_graph`), and prints its report instead of the DOT
+as ``sam-sim run`` does (:func:`sam.cli.run_graphs`), and prints its report instead of the DOT
 text (which goes to ``-o FILE`` when given). A compilation that needs temporaries (``precompute``)
 is a program of graphs, written as one DOT file of several digraphs and run phase by phase.
 What the compiler accepted but did not carry out (schedule commands with no dataflow meaning,
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from formats.format import Format
-from sam.cli import TENSOR_SPECS, add_run_options, run_graph, run_program_graphs
+from sam.cli import TENSOR_SPECS, add_run_options, run_graphs
 from sam.command.entry import Parser, UsageError
 from sam.command.files import write_text
 from sam.errors import CompileError
@@ -420,9 +420,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         print(format_table(rows), file=sys.stderr if to_stdout or args.run else sys.stdout)
     if args.run:
         where = args.output_dot if args.output_dot not in (None, "-") else "the compiled graph"
-        if len(graphs) == 1:
-            return run_graph(graphs[0], args, graph_path=where, prog="custard")
-        return run_program_graphs(graphs, args, graph_path=where, prog="custard")
+        return run_graphs(graphs, args, graph_path=where, prog="custard")
     return 0
 
 

@@ -39,8 +39,7 @@ from sam.graph.model import Graph
 from sam.memory_model import Hierarchy, Step, TileUse
 from sam.notation.expr import Access, Add, Assignment, Literal, Mul, Neg, Node
 from sam.notation.parse import parse_expression
-from sam.program import Program, run_program
-from sam.sim.engine import simulate
+from sam.program import Program
 
 if TYPE_CHECKING:
     from custard.sweeps.sweep import Sweeper
@@ -275,10 +274,8 @@ def _undistributable(node: Node, reduced: set[str]) -> set[str]:
 
 def _run(compiled: Graph | Program, tensors: Mapping[str, Tensor], engine: str
          ) -> tuple[dict[str, Tensor], int]:
-    if isinstance(compiled, Graph):
-        res = simulate(compiled, tensors, engine=engine)
-    else:
-        res = run_program(compiled, tensors, engine=engine)
+    """A graph (a program of one phase) or a program on ``tensors``: results and cycles."""
+    res = Program.of(compiled).run(tensors, engine=engine)
     return dict(res.outputs), int(res.cycles)
 
 

@@ -16,13 +16,18 @@ A spec is one of:
 
 Every tensor is stored in the format the graph's comment gives it, and the sizes of shared index
 variables must agree; anything else is one clear :class:`BindError`.
+
+The inputs of several graphs run one after another (the phases of a :mod:`sam.program`, the
+statements of a ``custard dag`` program) are bound phase by phase (:func:`bind_phases`): a
+synthetic spec takes its sizes from the tensors bound before it and from the results of earlier
+phases, for which empty tensors of the right shape stand in (:func:`stand_ins`).
 """
 
 from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -40,9 +45,9 @@ from formats.synthetic import (
     runs,
 )
 from formats.tensor import Tensor
-from sam.graph.implicit import implicit_names
+from sam.graph.implicit import declared_dims, implicit_names
 from sam.graph.model import Graph
-from sam.graph.validate import input_tensors
+from sam.graph.validate import input_tensors, output_tensors
 
 
 class BindError(ToolkitError):
@@ -185,6 +190,68 @@ def bind_tensors(graph: Graph, specs: Mapping[str, str], *, seed: int = 0,
         pending = [n for n in pending if n not in done]
     check_sizes(out, modes)
     return {n: t for n, t in out.items() if n not in known}
+
+
+def check_inputs(needed: Sequence[str], specs: Mapping[str, str]) -> None:
+    """A program's inputs ``needed`` against its specs: each bound, and nothing else."""
+    extra = [n for n in specs if n not in needed]
+    if extra:
+        raise BindError(f"tensor {extra[0]} is not an input of the program (its inputs: "
+                        f"{', '.join(needed)})")
+    missing = [n for n in needed if n not in specs]
+    if missing:
+        raise BindError(f"the program reads tensor {missing[0]} but it is not bound; add "
+                        f"-t {missing[0]}=...")
+
+
+def bind_phases(phases: Sequence[tuple[Graph, Mapping[str, str]]], specs: Mapping[str, str], *,
+                seed: int = 0, bound: dict[str, Tensor] | None = None,
+                computed: Mapping[str, Tensor] | None = None,
+                resolved: dict[str, str] | None = None) -> dict[str, Tensor]:
+    """Bind ``specs`` (by program name) in the first of the ``phases`` that reads each; a phase
+    is a graph and the map of its tensor names to program names (a name not in it is the same).
+
+    Every tensor bound so far (``bound``, updated in place when given) is known to the later
+    phases, and the results of earlier phases (``computed`` ones, then those :func:`stand_ins`
+    give) size their synthetic specs. Returns ``bound``; ``resolved`` as in
+    :func:`bind_tensors`, by program name."""
+    bound = {} if bound is None else bound
+    stand: dict[str, Tensor] = dict(computed or {})
+    for graph, names in phases:
+        graph_names = {names.get(t, t): t for t in input_tensors(graph)}
+        mine = {g: specs[p] for p, g in graph_names.items() if p in specs and p not in bound}
+        known = {g: bound.get(p, stand.get(p)) for p, g in graph_names.items()
+                 if p in bound or p in stand}
+        known.update({p: t for p, t in bound.items() if p not in graph_names})
+        seen: dict[str, str] | None = None if resolved is None else {}
+        new = bind_tensors(graph, mine, seed=seed, known=known, resolved=seen)
+        bound.update({names.get(g, g): t for g, t in new.items()})
+        if resolved is not None and seen:
+            resolved.update({names.get(g, g): full for g, full in seen.items()})
+        have = {**known, **new}
+        stand.update({names.get(t, t): s for t, s in stand_ins(graph, have).items()})
+    return bound
+
+
+def stand_ins(graph: Graph, have: Mapping[str, Tensor]) -> dict[str, Tensor]:
+    """Empty tensors of the shapes ``graph`` writes, from the index variables' sizes its
+    tensors ``have`` give and those it declares: they stand in for its results while later
+    phases are bound. A result whose shape is not known has none."""
+    sizes: dict[str, int] = declared_dims(graph)
+    modes = index_modes(graph)
+    for name, tensor in have.items():
+        for mode, var in modes.get(name, {}).items():
+            if mode < tensor.order:
+                sizes.setdefault(var, tensor.shape[mode])
+    out: dict[str, Tensor] = {}
+    for name in output_tensors(graph):
+        fmt = graph.formats.get(name)
+        order = fmt.order if fmt is not None else len(modes.get(name, {}))
+        shape = [sizes.get(modes.get(name, {}).get(m, ""), -1) for m in range(order)]
+        if -1 not in shape:
+            empty = np.zeros((0, order), np.int64)
+            out[name] = Tensor.from_coo(empty, np.zeros(0), tuple(shape), fmt)
+    return out
 
 
 def _resolve(name: str, specs: Mapping[str, str], out: dict[str, Tensor],

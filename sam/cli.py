@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from formats.tensor import Tensor
     from sam.check import Gold
     from sam.graph.model import Graph
+    from sam.program import Program
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 #: what `sam-sim draw -o` writes: pictures, or the Graphviz text of the picture (.gv/.dot)
@@ -185,94 +186,60 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
-              prog: str = "sam-sim") -> int:
-    """Simulate ``graph`` with the options of :func:`add_run_options` in ``args`` and print the
-    report; return the exit status (0, :data:`EXIT_CHECK_FAILED`, :data:`EXIT_INTERRUPTED`).
+def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, graph_path: str,
+               prog: str = "sam-sim") -> int:
+    """Simulate a graph, or a program of several run one after another (:mod:`sam.program`; a
+    graph is a program of one phase), with the options of :func:`add_run_options` in ``args``
+    and print the report; return the exit status (0, :data:`EXIT_CHECK_FAILED`,
+    :data:`EXIT_INTERRUPTED`).
 
+    ``--check`` checks every phase against its recorded expression (a single graph's may be
+    given with ``--expr``), on the tensors it read; ``-o`` writes the program's result.
     ``graph_path`` names the graph in messages and the report; ``prog`` starts the line printed
     when the run is interrupted. User errors raise :class:`ToolkitError`."""
-    from sam.bind import bind_tensors, parse_bindings
-    from sam.graph.validate import output_tensors
+    from sam.bind import parse_bindings
+    from sam.program import Program, bind_program
     from sam.report import build_report
-    from sam.sim.engine import simulate
     from sam.sim.widths import set_width
 
+    program = Program.of(graphs)
+    graphs = [p.graph for p in program.phases]
+    one = len(graphs) == 1
+    graph = graphs[0]
     _check_run_args(args)
-    set_width([graph], getattr(args, "width", None))
+    if not one and getattr(args, "expr", None):
+        raise ToolkitError(f"--expr gives one graph's expression; {graph_path} holds a program "
+                           f"of {len(graphs)} graphs, whose phases record their expressions")
+    set_width(graphs, getattr(args, "width", None))
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
     latencies = _latencies(args.latency or [])
     expression = getattr(args, "expr", None) or graph.attrs.get("expression")
-    written = output_tensors(graph)
-    _check_output_target(args, written, graph.formats)
-    if args.check and not expression:
+    formats = {t: p.graph.formats[t] for p in program.phases for t in p.writes()
+               if t in p.graph.formats}
+    _check_output_target(args, program.results(), formats)
+    if args.check and one and not expression:
         raise ToolkitError(
             f"{graph_path} does not record its expression; give it with --expr, e.g. "
             "--expr \"x(i)=B(i,j)*c(j)\""
         )
-    if args.check and not written:
+    if args.check and one and not program.results():
         raise ToolkitError("the graph writes no output tensor to check")
-    resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
-    tensors = bind_tensors(graph, specs, seed=args.seed, resolved=resolved)
-    _check_results_fit(args, [graph], tensors)
-    # Whether the result can be checked is decided before simulating, never after.
-    gold = gold_for_check(expression, tensors, prog, graph) if args.check else None
-
-    _say_if_compiling(args, prog)
-    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, expression, tensors,
-                                                   resolved, latencies):
-        result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth,
-                          latencies=latencies, progress=bar.callback,
-                          timing=getattr(args, "timing", "sam"))
-        bar.interrupted = result.interrupted
-
-    check = None
-    if gold is not None and not result.interrupted:
-        if not result.outputs:
-            raise ToolkitError("the graph writes no output tensor to check")
-        check = check_verdict(gold, next(iter(result.outputs.values())))
-
-    report = build_report(result, graph_path=graph_path, expression=expression,
-                          inputs=tensors, sources=resolved, latencies=latencies, check=check)
-    report["seed"] = args.seed
-    return _finish(args, report, result.outputs, result.interrupted, prog)
-
-
-def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, graph_path: str,
-                       prog: str = "sam-sim") -> int:
-    """Like :func:`run_graph`, for a program (:mod:`sam.program`): its phases run one after
-    another; the report gives each phase's cycles and the total. ``--check`` checks every
-    phase against its recorded expression (on the tensors it read); ``-o`` writes the
-    program's result."""
-    from sam.bind import parse_bindings
-    from sam.program import Program, bind_program
-    from sam.report import build_program_report
-    from sam.sim.widths import set_width
-
-    _check_run_args(args)
-    if getattr(args, "expr", None):
-        raise ToolkitError(f"--expr gives one graph's expression; {graph_path} holds a program "
-                           f"of {len(graphs)} graphs, whose phases record their expressions")
-    set_width(graphs, getattr(args, "width", None))
-    program = Program(graphs)
-    specs = parse_bindings(args.tensor or [])
-    _check_no_clobber(args, graph_path, specs)
-    tensors = bind_program(program, specs, seed=args.seed)
-    _check_results_fit(args, [p.graph for p in program.phases], tensors)
-    latencies = _latencies(args.latency or [])
-    formats = {t: p.graph.formats[t] for p in program.phases for t in p.writes()
-               if t in p.graph.formats}
-    _check_output_target(args, program.results(), formats)
-    if args.check:
+    if args.check and not one:
         for k, phase in enumerate(program.phases):
             if not phase.graph.attrs.get("expression"):
                 raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
                                    "expression; --check needs every phase's")
+    resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
+    tensors = bind_program(program, specs, seed=args.seed, resolved=resolved)
+    _check_results_fit(args, graphs, tensors)
+    # Whether a graph's result can be checked is decided before simulating, never after; a
+    # later phase's inputs exist only once the phases before it ran.
+    gold = gold_for_check(expression, tensors, prog, graph) if args.check and one else None
 
     _say_if_compiling(args, prog)
-    with _ProgressBar(args) as bar, _keep_partial(args, graph_path, None, tensors, specs,
-                                                   latencies):
+    with _ProgressBar(args) as bar, _keep_partial(args, program, graph_path, expression,
+                                                   tensors, resolved, latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
                              latencies=latencies, progress=bar.callback,
                              timing=getattr(args, "timing", "sam"))
@@ -282,13 +249,15 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
     if args.check and not result.interrupted:
         for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=True)):
             if not res.outputs:
-                raise ToolkitError(f"{program.describe(k)} writes no output tensor to check")
-            # a phase's inputs exist only once the phases before it ran
-            gold = gold_for_check(phase.graph.attrs["expression"], result.inputs[k], prog,
-                                  phase.graph)
+                raise ToolkitError("the graph writes no output tensor to check" if one else
+                                   f"{program.describe(k)} writes no output tensor to check")
+            if not one:
+                gold = gold_for_check(phase.graph.attrs["expression"], result.inputs[k], prog,
+                                      phase.graph)
             checks.append(check_verdict(gold, next(iter(res.outputs.values()))))
-    report = build_program_report(result, program, graph_path=graph_path, inputs=tensors,
-                                  sources=specs, latencies=latencies, checks=checks)
+    report = build_report(result, program, graph_path=graph_path, expression=expression,
+                          inputs=tensors, sources=resolved, latencies=latencies, checks=checks)
+    report["seed"] = args.seed
     return _finish(args, report, result.outputs, result.interrupted, prog)
 
 
@@ -385,9 +354,9 @@ def _say_if_compiling(args: argparse.Namespace, prog: str) -> None:
 
 
 @contextlib.contextmanager
-def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | None,
-                  tensors: Mapping[str, Tensor], specs: Mapping[str, str],
-                  latencies: Mapping[str, int]) -> Iterator[None]:
+def _keep_partial(args: argparse.Namespace, program: Program, graph_path: str,
+                  expression: str | None, tensors: Mapping[str, Tensor],
+                  specs: Mapping[str, str], latencies: Mapping[str, int]) -> Iterator[None]:
     """A simulation that stops with an error (a deadlock, a malformed stream) still writes
     ``--report`` with the statistics of the run so far and its ``error``."""
     from sam.errors import SimulationError
@@ -397,8 +366,9 @@ def _keep_partial(args: argparse.Namespace, graph_path: str, expression: str | N
         yield
     except SimulationError as err:
         if args.report and err.partial is not None:
-            report = build_report(err.partial, graph_path=graph_path, expression=expression,
-                                  inputs=tensors, sources=specs, latencies=latencies)
+            report = build_report(err.partial, program, graph_path=graph_path,
+                                  expression=expression, inputs=tensors, sources=specs,
+                                  latencies=latencies)
             report["seed"] = args.seed
             _save_report(args.report, report)
             err.args = (f"{err} (the statistics so far are in {args.report})",)
@@ -482,10 +452,7 @@ def _finish(args: argparse.Namespace, report: dict, outputs: Mapping[str, Tensor
 def _cmd_run(args: argparse.Namespace) -> int:
     from sam.graph.dot import load_all
 
-    graphs = load_all(args.graph)
-    if len(graphs) == 1:
-        return run_graph(graphs[0], args, graph_path=str(args.graph))
-    return run_program_graphs(graphs, args, graph_path=str(args.graph))
+    return run_graphs(load_all(args.graph), args, graph_path=str(args.graph))
 
 
 def _check_stats_fit(graph: Graph, report: dict, report_path: str, graph_path: str) -> None:

@@ -19,7 +19,8 @@ class SimulationError(ToolkitError):
     """The simulation cannot go on (malformed stream, deadlock, unbound tensor).
 
     When it stopped a running simulation, ``partial`` holds that run's statistics so far (a
-    ``sam.sim.engine.SimResult`` without outputs), so that no measurement is lost."""
+    ``sam.sim.engine.SimResult`` without outputs; from ``sam.program.Program.run``, the
+    ``ProgramResult`` of the phases so far), so that no measurement is lost."""
 
     partial: object | None = None
 

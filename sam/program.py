@@ -13,6 +13,9 @@ phases is elaborated once and re-run on the new tensors (:meth:`Simulation.rebin
 <sam.sim.engine.Simulation.rebind>`). Unfused executions (``T=B*C`` then ``X=T*D`` instead of
 ``X=B*C*D``) and tiled ones are programs. In DOT a program is one file holding the phases'
 ``digraph`` s in order (:func:`sam.graph.dot.load_all`).
+
+A single graph is a program of one phase (:meth:`Program.of`): ``sam-sim run`` runs every graph
+file through :meth:`Program.run`, and :mod:`sam.report` reports a one-phase program as the graph.
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
@@ -108,6 +109,13 @@ class Program:
         if not self.phases:
             raise ProgramError("a program needs at least one graph")
 
+    @classmethod
+    def of(cls, program: Program | Graph | Sequence[Graph | Phase]) -> Program:
+        """``program`` as a program: a single graph is a program of one phase."""
+        if isinstance(program, Program):
+            return program
+        return cls([program] if isinstance(program, Graph) else program)
+
     def inputs(self) -> list[str]:
         """Tensors some phase reads before any phase writes them (bound by the caller)."""
         written: set[str] = set()
@@ -149,29 +157,51 @@ class Program:
         latencies: Mapping[str, int] | None = None,
         timing: str = "sam",
         progress: Callable[[int], None] | None = None,
+        sims: dict[tuple, Simulation] | None = None,
     ) -> ProgramResult:
-        """Run the phases in order on the program's input ``tensors`` (by program name)."""
+        """Run the phases in order on the program's input ``tensors`` (by program name).
+
+        Each phase is its graph's :class:`~sam.sim.engine.Simulation` run alone, exactly as
+        :func:`sam.sim.engine.simulate` runs it; a graph is elaborated once and re-bound for
+        its later phases, and across runs when the caller keeps ``sims`` (e.g. iterations). A
+        simulation that stops with an error raises it with ``partial``, the
+        :class:`ProgramResult` of the phases so far (the last one's statistics partial)."""
         if fifo_depth is not None and fifo_depth < 1:
             raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
-        from sam.sim.engine import Simulation
+        from sam.sim.engine import SimResult, Simulation
 
         have: dict[str, Tensor] = dict(tensors)
-        sims: dict[int, Simulation] = {}
+        sims = {} if sims is None else sims
+        options = (fifo_depth, tuple(sorted((latencies or {}).items())), timing)
         results: list[SimResult] = []
         inputs: list[dict[str, Tensor]] = []
         written: dict[str, Tensor] = {}
+        kept = set(self.results())
+
+        def so_far() -> ProgramResult:
+            names = [p.name for p in self.phases[: len(results)]]
+            outputs = {n: t for n, t in written.items() if n in kept}
+            return ProgramResult(results, names, inputs, written, outputs)
+
         for k, phase in enumerate(self.phases):
             bound = self._bindings(k, have)
-            sim = sims.get(id(phase.graph))
+            sim = sims.get((id(phase.graph), options))
             if sim is None:
                 sim = Simulation(phase.graph, bound, fifo_depth=fifo_depth, latencies=latencies,
                                  timing=timing)
-                sims[id(phase.graph)] = sim
+                sims[(id(phase.graph), options)] = sim
             else:
                 sim.rebind(bound)
             done = sum(r.tokens for r in results)
             step = None if progress is None else (lambda n, done=done: progress(done + n))
-            result = sim.run(engine, step)
+            try:
+                result = sim.run(engine, step)
+            except SimulationError as err:
+                if isinstance(err.partial, SimResult):
+                    results.append(err.partial)
+                    inputs.append({n: sim.tensors[n] for n in bound})
+                    err.partial = so_far()
+                raise
             results.append(result)
             inputs.append({n: sim.tensors[n] for n in bound})
             if result.interrupted:
@@ -179,10 +209,7 @@ class Program:
             for name, tensor in result.outputs.items():
                 written[phase.program_name(name)] = tensor
                 have[phase.program_name(name)] = tensor
-        results_names = set(self.results())
-        outputs = {n: t for n, t in written.items() if n in results_names}
-        names = [p.name for p in self.phases[: len(results)]]
-        return ProgramResult(results, names, inputs, written, outputs)
+        return so_far()
 
     def _bindings(self, k: int, have: Mapping[str, Tensor]) -> dict[str, Tensor]:
         """Phase ``k``'s tensors under its graph's names."""
@@ -199,56 +226,26 @@ class Program:
         return out
 
 
-def bind_program(program: Program, specs: Mapping[str, str], *, seed: int = 0
-                 ) -> dict[str, Tensor]:
-    """The program's inputs from command-line specs (``sam.bind``), each bound in the first
-    phase that reads it. A random spec may take its sizes from a temporary: while binding, an
-    empty stand-in of the shape its writers' index variables give takes the temporary's place."""
-    from sam.bind import BindError, bind_tensors, index_modes
-    from sam.graph.implicit import declared_dims
+def bind_program(program: Program, specs: Mapping[str, str], *, seed: int = 0,
+                 resolved: dict[str, str] | None = None) -> dict[str, Tensor]:
+    """The program's inputs from command-line specs, each bound in the first phase that reads
+    it (:func:`sam.bind.bind_phases`; ``resolved`` as in :func:`sam.bind.bind_tensors`). A
+    program of one graph binds as the graph does (its messages speak of the graph)."""
+    from sam.bind import bind_phases, bind_tensors, check_inputs
 
+    if len(program.phases) == 1 and not program.phases[0].names:
+        return bind_tensors(program.phases[0].graph, specs, seed=seed, resolved=resolved)
     needed = program.inputs()
-    extra = [n for n in specs if n not in needed]
-    if extra:
-        raise BindError(f"tensor {extra[0]} is not an input of the program (its inputs: "
-                        f"{', '.join(needed)})")
-    missing = [n for n in needed if n not in specs]
-    if missing:
-        raise BindError(f"the program reads tensor {missing[0]} but it is not bound; add "
-                        f"-t {missing[0]}=...")
-    bound: dict[str, Tensor] = {}
-    stand_ins: dict[str, Tensor] = {}
-    for phase in program.phases:
-        graph_names = {phase.program_name(t): t for t in input_tensors(phase.graph)}
-        mine = {g: specs[p] for p, g in graph_names.items() if p in specs and p not in bound}
-        known = {g: bound.get(p, stand_ins.get(p)) for p, g in graph_names.items()
-                 if p in bound or p in stand_ins}
-        known.update({p: t for p, t in bound.items() if p not in graph_names})
-        new = bind_tensors(phase.graph, mine, seed=seed, known=known)
-        bound.update({phase.program_name(g): t for g, t in new.items()})
-        have = {**known, **new}
-        sizes: dict[str, int] = declared_dims(phase.graph)
-        modes = index_modes(phase.graph)
-        for name, tensor in have.items():
-            for mode, var in modes.get(name, {}).items():
-                if mode < tensor.order:
-                    sizes.setdefault(var, tensor.shape[mode])
-        for name in output_tensors(phase.graph):
-            fmt = phase.graph.formats.get(name)
-            order = fmt.order if fmt is not None else len(modes.get(name, {}))
-            shape = [sizes.get(modes.get(name, {}).get(m, ""), -1) for m in range(order)]
-            if -1 not in shape:
-                empty = np.zeros((0, order), np.int64)
-                stand_ins[phase.program_name(name)] = Tensor.from_coo(
-                    empty, np.zeros(0), tuple(shape), fmt)
+    check_inputs(needed, specs)
+    bound = bind_phases([(p.graph, p.names) for p in program.phases], specs, seed=seed,
+                        resolved=resolved)
     return {n: bound[n] for n in needed}
 
 
-def run_program(program: Program | Sequence[Graph], tensors: Mapping[str, Tensor],
-                **options) -> ProgramResult:
-    """``Program(program).run(tensors, **options)``."""
-    prog = program if isinstance(program, Program) else Program(program)
-    return prog.run(tensors, **options)
+def run_program(program: Program | Graph | Sequence[Graph | Phase],
+                tensors: Mapping[str, Tensor], **options) -> ProgramResult:
+    """``Program.of(program).run(tensors, **options)``."""
+    return Program.of(program).run(tensors, **options)
 
 
 __all__ = ["Phase", "Program", "ProgramError", "ProgramResult", "bind_program", "run_program"]

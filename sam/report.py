@@ -1,9 +1,10 @@
 """Simulation reports: the text table ``sam-sim run`` prints and the JSON it writes.
 
-The JSON report is what ``sam-sim draw --stats`` and ``sam-sim plot`` read back. The report of a
-program (:mod:`sam.program`) holds one such report per phase under ``phases`` and, at the top,
-``phase_cycles`` and the total ``cycles`` (their sum: phases run one after another); the tools
-that read a report pick a phase (``--phase N``).
+The JSON report is what ``sam-sim draw --stats`` and ``sam-sim plot`` read back. One builder,
+:func:`build_report`, makes it from a :class:`~sam.program.ProgramResult`: a single graph (a
+program of one phase) has one graph's report; a program of several holds one such report per
+phase under ``phases`` and, at the top, ``phase_cycles`` and the total ``cycles`` (their sum:
+phases run one after another); the tools that read a report pick a phase (``--phase N``).
 """
 
 from __future__ import annotations
@@ -33,16 +34,76 @@ def tensor_summary(t: Tensor, source: str | None = None) -> dict[str, Any]:
 
 
 def build_report(
+    result: ProgramResult,
+    program: Program,
+    *,
+    graph_path: str,
+    inputs: Mapping[str, Tensor],
+    sources: Mapping[str, str],
+    latencies: Mapping[str, int] | None = None,
+    checks: Sequence[dict[str, Any] | None] = (),
+    expression: str | None = None,
+) -> dict[str, Any]:
+    """A JSON-ready dict with every figure ``sam-sim run`` prints.
+
+    A program of one phase (a graph) is reported as its graph: ``expression`` is the one to
+    record (the graph's, or ``--expr``). A program of several has totals, then each phase's
+    report with ``name`` and ``index`` (its inputs are the tensors it read, temporaries
+    included; its expression the one its graph records)."""
+    if len(program.phases) == 1:
+        return _graph_report(result.phases[0], graph_path=graph_path, expression=expression,
+                             inputs=inputs, sources=sources, latencies=latencies,
+                             check=checks[0] if checks else None)
+    phases = []
+    for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=False)):
+        rep = _graph_report(res, graph_path=f"{graph_path} phase {k + 1}",
+                            expression=phase.graph.attrs.get("expression"),
+                            inputs=result.inputs[k],
+                            sources=sources, latencies=latencies,
+                            check=checks[k] if k < len(checks) else None)
+        phases.append({"name": phase.name, "index": k + 1, **rep})
+    wall = result.wall_time
+    ran = [c for c in checks if c]
+    check = None
+    if ran:
+        failed = [f"{k + 1} ({program.phases[k].name})" for k, c in enumerate(checks)
+                  if c and not c["passed"]]
+        check = {"passed": not failed,
+                 "line": f"FAIL: phase {', '.join(failed)} differs from numpy/scipy" if failed
+                 else f"PASS: all {len(ran)} phases equal numpy/scipy"}
+    return {
+        "version": REPORT_VERSION,
+        "graph": graph_path,
+        "program": [p.name for p in program.phases],
+        "engine": result.phases[0].engine if result.phases else None,
+        "fifo_depth": result.phases[0].fifo_depth if result.phases else None,
+        "latencies": dict(latencies or {}),
+        "interrupted": result.interrupted,
+        "error": next((r.error for r in result.phases if r.error), None),
+        "cycles": result.cycles,
+        "phase_cycles": result.phase_cycles,
+        "wall_time_s": wall,
+        "jit_time_s": result.jit_time,
+        "tokens": result.tokens,
+        "tokens_per_s": result.tokens / wall if wall > 0 else None,
+        "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
+        "outputs": {n: tensor_summary(t) for n, t in result.outputs.items()},
+        "check": check,
+        "phases": phases,
+    }
+
+
+def _graph_report(
     result: SimResult,
     *,
     graph_path: str,
     expression: str | None,
     inputs: Mapping[str, Tensor],
     sources: Mapping[str, str],
-    latencies: Mapping[str, int] | None = None,
-    check: dict[str, Any] | None = None,
+    latencies: Mapping[str, int] | None,
+    check: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """A JSON-ready dict with every figure ``sam-sim run`` prints."""
+    """The report of one graph's run (a program's phase)."""
     wall = result.wall_time
     return {
         "version": REPORT_VERSION,
@@ -68,56 +129,6 @@ def build_report(
              "kind": s.kind, "tokens": s.tokens}
             for s in result.streams
         ],
-    }
-
-
-def build_program_report(
-    result: ProgramResult,
-    program: Program,
-    *,
-    graph_path: str,
-    inputs: Mapping[str, Tensor],
-    sources: Mapping[str, str],
-    latencies: Mapping[str, int] | None = None,
-    checks: Sequence[dict[str, Any] | None] = (),
-) -> dict[str, Any]:
-    """A JSON-ready dict for a program run: totals, then one :func:`build_report` per phase
-    (with ``name`` and ``index``; its inputs are the tensors it read, temporaries included)."""
-    phases = []
-    for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=False)):
-        rep = build_report(res, graph_path=f"{graph_path} phase {k + 1}",
-                           expression=phase.graph.attrs.get("expression"),
-                           inputs=result.inputs[k],
-                           sources=sources, latencies=latencies,
-                           check=checks[k] if k < len(checks) else None)
-        phases.append({"name": phase.name, "index": k + 1, **rep})
-    wall = result.wall_time
-    ran = [c for c in checks if c]
-    check = None
-    if ran:
-        failed = [f"{k + 1} ({program.phases[k].name})" for k, c in enumerate(checks)
-                  if c and not c["passed"]]
-        check = {"passed": not failed,
-                 "line": f"FAIL: phase {', '.join(failed)} differs from numpy/scipy" if failed
-                 else f"PASS: all {len(ran)} phases equal numpy/scipy"}
-    return {
-        "version": REPORT_VERSION,
-        "graph": graph_path,
-        "program": [p.name for p in program.phases],
-        "engine": result.phases[0].engine if result.phases else None,
-        "fifo_depth": result.phases[0].fifo_depth if result.phases else None,
-        "latencies": dict(latencies or {}),
-        "interrupted": result.interrupted,
-        "cycles": result.cycles,
-        "phase_cycles": result.phase_cycles,
-        "wall_time_s": wall,
-        "jit_time_s": result.jit_time,
-        "tokens": result.tokens,
-        "tokens_per_s": result.tokens / wall if wall > 0 else None,
-        "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
-        "outputs": {n: tensor_summary(t) for n, t in result.outputs.items()},
-        "check": check,
-        "phases": phases,
     }
 
 

@@ -113,8 +113,8 @@ def run_tmu_command(args: argparse.Namespace) -> int:
     from sam.command.entry import EXIT_CHECK_FAILED, EXIT_INTERRUPTED
     from sam.command.files import write_text
     from sam.graph.dot import dumps
+    from sam.program import Program
     from sam.report import build_report, format_text
-    from sam.sim.engine import simulate
     from sam.tmu_ops import build_op, gather_config, mp_config, reference, sam_graph, sls_config
 
     _check_options(args)
@@ -146,11 +146,12 @@ def run_tmu_command(args: argparse.Namespace) -> int:
               "..." if len(trace.ctrl) > args.queues else "")
         print("data:", ", ".join(_entry(e) for e in trace.data[: args.queues]),
               "..." if len(trace.data) > args.queues else "")
-    result = simulate(graph, tensors, engine=args.engine, fifo_depth=args.fifo_depth)
+    program = Program.of(graph)
+    result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth)
     check = None if result.interrupted else _check(args, result.outputs["Z"].to_dense(),
                                                    reference(args.op, A, B, X, blk=args.blk))
-    report = build_report(result, graph_path=f"tmu --op {args.op}", expression=None,
-                          inputs=tensors, sources={"A": args.index}, check=check)
+    report = build_report(result, program, graph_path=f"tmu --op {args.op}", inputs=tensors,
+                          sources={"A": args.index}, checks=[check])
     print(format_text(report))
     if check is None:  # Ctrl-C: the statistics so far, no check
         print("sam-sim: interrupted; the statistics above are partial", file=sys.stderr)

@@ -18,6 +18,7 @@ from sam.graph.dot import dumps, loads
 from sam.graph.draw import to_dot
 from sam.graph.expand import expand
 from sam.graph.registry import BLOCK_TYPES
+from sam.program import Program
 from sam.report import build_report, format_text
 from sam.sim.engine import Simulation, simulate
 
@@ -116,7 +117,9 @@ def test_scanload_runs_like_its_parts(engine, fmt, fifo_depth):
 
 def test_scanload_statistics_roll_up():
     dense = matrix(seed=4)
-    comp = simulate(identity("ss01", "scanload"), {"B": Tensor.from_dense(dense)})
+    program = Program.of(identity("ss01", "scanload"))
+    run = program.run({"B": Tensor.from_dense(dense)})
+    comp = run.phases[0]
     assert list(comp.blocks) == ["0", "1", "1/0", "1/1", "2", "3", "4"]
     s, scan, load = comp.blocks["1"], comp.blocks["1/0"], comp.blocks["1/1"]
     assert (s.type, s.family, s.parts) == ("scanload", "compound", ("1/0", "1/1"))
@@ -134,7 +137,7 @@ def test_scanload_statistics_roll_up():
     assert scan.tokens_out == {k: 2 * one_stream[k] for k in KINDS}  # crd and ref
     assert comp.tokens == sum(sum(b.tokens_out.values()) for b in comp.blocks.values()
                               if b.id != "1")
-    report = build_report(comp, graph_path="g.gv", expression=None, inputs={}, sources={})
+    report = build_report(run, program, graph_path="g.gv", inputs={}, sources={})
     entries = {b["id"]: b for b in report["blocks"]}
     assert entries["1"]["parts"] == ["1/0", "1/1"] and "parts" not in entries["1/0"]
     assert entries["1"]["busy"] == s.busy

@@ -85,13 +85,13 @@ def test_missing_output_folder_found_before_simulating(work: Path, monkeypatch) 
     def no_simulation(*a, **k):
         raise AssertionError("simulated before finding the missing folder")
 
-    monkeypatch.setattr("sam.sim.engine.simulate", no_simulation)
+    monkeypatch.setattr("sam.sim.engine.Simulation.run", no_simulation)
     graph = load(work / "g.gv")
     for kw in ({"output": str(work / "nodir" / "X.mtx")},
                {"report": str(work / "nodir" / "r.json")}):
         with pytest.raises(sam_cli.ToolkitError, match="does not exist"):
-            sam_cli.run_graph(graph, _args(tensor=["B=in.mtx", "c=random:0.5"], **kw),
-                              graph_path="g.gv")
+            sam_cli.run_graphs(graph, _args(tensor=["B=in.mtx", "c=random:0.5"], **kw),
+                               graph_path="g.gv")
 
 
 def test_check_decided_before_simulating_and_results_kept(work: Path, monkeypatch,
@@ -113,15 +113,15 @@ def test_check_decided_before_simulating_and_results_kept(work: Path, monkeypatc
     order: list[str] = []
     import sam.sim.engine as engine
 
-    simulate = engine.simulate
+    run = engine.Simulation.run
 
     def spy(*a, **k):
         order.append("simulate")
-        return simulate(*a, **k)
+        return run(*a, **k)
 
-    monkeypatch.setattr(engine, "simulate", spy)
+    monkeypatch.setattr(engine.Simulation, "run", spy)
     graph = load(work / "g.gv")
-    status = sam_cli.run_graph(
+    status = sam_cli.run_graphs(
         graph, _args(tensor=["B=in.mtx", "c=random:0.5:3"], check=True, output="X.tns",
                      report="r.json", expr="x(i)=B(i,j)*c(j)"), graph_path="g.gv")
     err = capsys.readouterr().err

@@ -6,6 +6,7 @@ bindings gives what fresh Simulations give."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from sam.errors import GraphError
 from sam.graph.dot import dump_all, dumps, dumps_all, load, load_all, loads_all
 from sam.graph.dotparse import parse_all
 from sam.program import Phase, Program, ProgramError, bind_program
-from sam.report import build_program_report, format_text
+from sam.report import build_report, format_text
 from sam.sim.engine import Simulation, simulate
 
 SHAPES = {"B": (9, 12), "C": (12, 10), "D": (10, 7)}
@@ -67,8 +68,7 @@ def test_two_phases_equal_numpy_and_the_fused_graph(engine):
     assert blocks(result.phases[1]) == blocks(alone2)
     assert result.tokens == alone1.tokens + alone2.tokens
 
-    report = build_program_report(result, program, graph_path="prog.gv", inputs=tensors,
-                                  sources={})
+    report = build_report(result, program, graph_path="prog.gv", inputs=tensors, sources={})
     report = json.loads(json.dumps(report))
     assert report["program"] == ["T", "X"]
     assert report["phase_cycles"] == [alone1.cycles, alone2.cycles]
@@ -204,3 +204,135 @@ def test_program_errors_are_one_line():
         program.run({"B": inputs()["B"], "D": inputs()["D"]})
     with pytest.raises(ProgramError, match="a program needs at least one graph"):
         Program([])
+
+
+def _stats(result) -> tuple:
+    """Everything a SimResult measures but the wall times."""
+    outputs = {n: (t.shape, str(t.format), t.to_coo()[0].tolist(), t.to_coo()[1].tolist())
+               for n, t in result.outputs.items()}
+    return (result.cycles, result.tokens, blocks(result), streams(result), outputs,
+            result.engine, result.fifo_depth, result.interrupted, result.error,
+            list(result.notes))
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+@pytest.mark.parametrize("fifo_depth", [None, 2])
+def test_a_graph_is_a_program_of_one_phase(engine, fifo_depth):
+    """The program path runs a single graph exactly as ``simulate`` does."""
+    graph = custard.compile("X(i,l)=B(i,j)*C(j,k)*D(k,l)")
+    tensors = inputs(seed=5)
+    alone = simulate(graph, tensors, engine=engine, fifo_depth=fifo_depth,
+                     latencies={"arrayvals": 2})
+    program = Program.of(graph)
+    assert [p.graph for p in program.phases] == [graph] and Program.of(program) is program
+    result = program.run(tensors, engine=engine, fifo_depth=fifo_depth,
+                         latencies={"arrayvals": 2})
+    assert result.cycles == alone.cycles > 0 and result.tokens == alone.tokens
+    assert _stats(result.phases[0]) == _stats(alone)
+    assert list(result.outputs) == list(alone.outputs) == ["X"]
+    assert np.array_equal(result.outputs["X"].to_dense(), alone.outputs["X"].to_dense())
+    assert [set(i) for i in result.inputs] == [{"B", "C", "D"}]
+
+
+def _without_wall_times(report: dict) -> dict:
+    return {k: v for k, v in report.items()
+            if k not in ("wall_time_s", "jit_time_s", "tokens_per_s")}
+
+
+def test_the_report_of_a_one_phase_program_is_the_graph_report(tmp_path, capsys):
+    """``sam-sim run`` of a graph file (a program of one phase) reports the graph: the keys of
+    a graph's report, with the values ``simulate`` measures (but the wall times)."""
+    from sam.bind import seed_for
+    from sam.cli import main
+
+    graph = custard.compile("X(i,l)=B(i,j)*C(j,k)*D(k,l)")
+    path = tmp_path / "g.gv"
+    path.write_text(dumps(graph))
+    specs = ["-t", "B=random:0.3:1:9x12", "-t", "C=random:0.3:2:12x10", "-t", "D=random:0.4::10x7"]
+    assert main(["run", str(path), *specs, "--engine", "reference", "--no-progress", "--check",
+                 "--json", "--latency", "default=2", "--report", str(tmp_path / "r.json")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert json.loads((tmp_path / "r.json").read_text()) == report
+
+    program = Program.of(graph)
+    tensors = bind_program(program, {"B": "random:0.3:1:9x12", "C": "random:0.3:2:12x10",
+                                     "D": "random:0.4::10x7"})
+    alone = simulate(graph, tensors, engine="reference", latencies={"default": 2})
+    gold = tensors["B"].to_dense() @ tensors["C"].to_dense() @ tensors["D"].to_dense()
+    assert np.allclose(alone.outputs["X"].to_dense(), gold)
+    sources = {"B": "random:0.3:1:9x12", "C": "random:0.3:2:12x10",
+               "D": f"random:0.4:{seed_for(0, 'D')}:10x7"}
+    want = {
+        "version": 1, "graph": str(path), "expression": "X(i,l)=B(i,j)*C(j,k)*D(k,l)",
+        "engine": "reference", "fifo_depth": None, "latencies": {"default": 2},
+        "interrupted": False, "error": None, "cycles": alone.cycles, "tokens": alone.tokens,
+        "inputs": {n: {"shape": list(t.shape), "format": str(t.format), "nnz": t.nnz,
+                       "stored": len(t.vals), "source": sources[n]}
+                   for n, t in tensors.items()},
+        "outputs": {"X": {"shape": [9, 7], "format": str(alone.outputs["X"].format),
+                          "nnz": alone.outputs["X"].nnz,
+                          "stored": len(alone.outputs["X"].vals)}},
+        "check": report["check"], "notes": list(alone.notes),
+        "blocks": [{"id": b.id, "type": b.type, "label": b.label, "family": b.family,
+                    "tokens_in": b.tokens_in, "tokens_out": b.tokens_out, "busy": b.busy,
+                    "idle": b.idle, "stalled": b.stalled, "started": b.started,
+                    "finished": b.finished, "utilisation": b.utilisation(alone.cycles)}
+                   for b in alone.blocks.values()],
+        "streams": [{"src": x.src, "src_port": x.src_port, "dst": x.dst,
+                     "dst_port": x.dst_port, "kind": x.kind, "tokens": x.tokens}
+                    for x in alone.streams],
+        "seed": 0,
+    }
+    assert list(report) == [
+        "version", "graph", "expression", "engine", "fifo_depth", "latencies", "interrupted",
+        "error", "cycles", "wall_time_s", "jit_time_s", "tokens", "tokens_per_s", "inputs",
+        "outputs", "check", "notes", "blocks", "streams", "seed"]
+    assert _without_wall_times(report) == json.loads(json.dumps(want))
+    assert report["check"]["passed"] is True and report["check"]["line"].startswith("PASS")
+
+    # the same graph as a program's phase: the same statistics under "phases"
+    twice = Program([graph, custard.compile("Y(i,l)=X(i,l)*E(i,l)")])
+    result = twice.run({**tensors, "E": random_tensor((9, 7), 0.5, 3)}, engine="reference",
+                       latencies={"default": 2})
+    both = build_report(result, twice, graph_path=str(path), inputs=tensors, sources=sources,
+                        latencies={"default": 2})
+    first = json.loads(json.dumps(both))["phases"][0]
+    assert (first["name"], first["index"], first["graph"]) == (graph.name, 1, f"{path} phase 1")
+    same = ("cycles", "tokens", "blocks", "streams", "outputs", "inputs", "expression")
+    assert {k: first[k] for k in same} == {k: report[k] for k in same}
+
+
+def test_a_deadlocked_phase_keeps_the_phases_so_far(tmp_path, capsys):
+    """A phase that stops with an error raises it with the program's statistics so far; the
+    ``--report`` of ``sam-sim run`` holds every phase run, the last one's error."""
+    from sam.cli import main
+    from sam.errors import SimulationError
+
+    first = custard.compile("y(i)=e(i)*f(i)")
+    # mat_residual without its mindepth="2" edge attribute deadlocks at FIFO depth 1
+    second = load(Path(__file__).parent / "data" / "deadlock_mat_residual.gv")
+    first.name, second.name = "y", "x"
+    program = Program([first, second])
+    tensors = {"e": random_tensor((7,), 0.5, 4), "f": random_tensor((7,), 0.5, 5),
+               "b": random_tensor((7,), 0.4, 1), "C": random_tensor((7, 7), 0.4, 2),
+               "d": random_tensor((7,), 0.4, 3)}
+    with pytest.raises(SimulationError, match="cannot progress") as caught:
+        program.run(tensors, engine="reference", fifo_depth=1)
+    partial = caught.value.partial
+    assert partial.names == ["y", "x"] and list(partial.outputs) == ["y"]
+    assert partial.phases[0].error is None and "cannot progress" in partial.phases[1].error
+    alone = simulate(first, {"e": tensors["e"], "f": tensors["f"]}, engine="reference",
+                     fifo_depth=1)
+    assert partial.phase_cycles[0] == alone.cycles and partial.phases[1].cycles > 0
+
+    path = tmp_path / "prog.gv"
+    dump_all([first, second], path)
+    specs = ["-t", "e=random:0.5:4:7", "-t", "f=random:0.5:5:7", "-t", "b=random:0.4:1:7",
+             "-t", "C=random:0.4:2:7x7", "-t", "d=random:0.4:3:7"]
+    assert main(["run", str(path), *specs, "--fifo-depth", "1", "--engine", "reference",
+                 "--no-progress", "--report", str(tmp_path / "r.json")]) == 1
+    assert "the statistics so far are in" in capsys.readouterr().err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["program"] == ["y", "x"] and len(report["phases"]) == 2
+    assert report["error"] == report["phases"][1]["error"] and "cannot progress" in report["error"]
+    assert report["phases"][0]["error"] is None and report["phase_cycles"][0] == alone.cycles

@@ -18,6 +18,7 @@ import custard.api
 import custard.tiling
 import sam.bind
 import sam.check
+import sam.program
 from custard.cli import main
 from custard.tiling import check_tiling, tiling_size
 from formats.io import load_tensor, save_tensor
@@ -47,8 +48,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("work started before the options were checked")
 
     for owner, name in ((custard.api, "compile"), (sam.bind, "bind_tensors"),
-                        (custard.tiling, "run_tiled"), (custard.tiling, "simulate"),
-                        (custard.tiling, "run_program")):
+                        (custard.tiling, "run_tiled"), (sam.program.Program, "run")):
         monkeypatch.setattr(owner, name, refuse)
 
 

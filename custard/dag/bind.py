@@ -1,7 +1,8 @@
-"""Bind a program's inputs from ``-t NAME=SPEC`` (``sam.bind`` specs), statement by statement:
-a synthetic spec takes its sizes from the tensors bound or computed before it (computed ones
-stand in as empty tensors of the right shape). An input first read by a host step has no graph
-to size it: bind it to ``random:DENSITY:SEED:SHAPE``, a file or a shipped tensor."""
+"""Bind a program's inputs from ``-t NAME=SPEC`` (``sam.bind`` specs), statement by statement
+with :func:`sam.bind.bind_phases`: a synthetic spec takes its sizes from the tensors bound or
+computed before it (computed ones stand in as empty tensors of the right shape). An input first
+read by a host step has no graph to size it: bind it to ``random:DENSITY:SEED:SHAPE``, a file or
+a shipped tensor."""
 
 from __future__ import annotations
 
@@ -31,41 +32,13 @@ def _host_input(name: str, spec: str, seed: int) -> Tensor:
                         ) from None
 
 
-def _stand_ins(graph, have: Mapping[str, Tensor]) -> dict[str, Tensor]:
-    """Empty tensors of the shapes ``graph`` writes (its temporaries, for the next phase)."""
-    from sam.bind import index_modes
-    from sam.graph.validate import output_tensors
-
-    modes = index_modes(graph)
-    sizes: dict[str, int] = {}
-    for name, tensor in have.items():
-        for mode, var in modes.get(name, {}).items():
-            if mode < tensor.order:
-                sizes.setdefault(var, tensor.shape[mode])
-    out: dict[str, Tensor] = {}
-    for name in output_tensors(graph):
-        mine = modes.get(name, {})
-        shape = tuple(sizes.get(mine.get(m, ""), -1) for m in range(len(mine)))
-        if -1 not in shape:
-            out[name] = Tensor.from_coo(np.zeros((0, len(shape)), np.int64), np.zeros(0),
-                                        shape, graph.formats.get(name))
-    return out
-
-
 def bind_inputs(prog: DagProgram, specs: Mapping[str, str], *, seed: int = 0
                 ) -> dict[str, Tensor]:
     """The program's inputs (by name) from ``specs``."""
-    from sam.bind import BindError
+    from sam.bind import check_inputs
 
     needed = prog.inputs()
-    extra = [n for n in specs if n not in needed]
-    if extra:
-        raise BindError(f"tensor {extra[0]} is not an input of the program (its inputs: "
-                        f"{', '.join(needed)})")
-    missing = [n for n in needed if n not in specs]
-    if missing:
-        raise BindError(f"the program reads tensor {missing[0]} but it is not bound; add "
-                        f"-t {missing[0]}=...")
+    check_inputs(needed, specs)
     bound: dict[str, Tensor] = {}
     stand: dict[str, Tensor] = {}
     infos: dict[str, TensorInfo] = {}
@@ -87,24 +60,18 @@ def _bind_statement(prog: DagProgram, st, specs: Mapping[str, str], seed: int,
     from custard.api import compile as compile_statement
     from custard.api import graphs_of
     from custard.dag.run import statement_formats
-    from sam.bind import bind_tensors
-    from sam.graph.validate import input_tensors
+    from sam.bind import bind_phases
 
     if st.host:
         for n in st.reads:
             if n in specs and n not in bound:
                 bound[n] = _host_input(n, specs[n], seed)
     elif any(n in specs and n not in bound for n in st.reads):
-        # compiled only to size what it binds; shapes are checked below in any case
-        temps: dict[str, Tensor] = {}
-        for graph in graphs_of(compile_statement(st.expression,
-                                                 statement_formats(prog, st))):
-            names = input_tensors(graph)
-            mine = {n: specs[n] for n in names if n in specs and n not in bound}
-            computed = {**stand, **temps}
-            known = {**{n: computed[n] for n in names if n in computed}, **bound}
-            bound.update(bind_tensors(graph, mine, seed=seed, known=known))
-            temps.update(_stand_ins(graph, {**known, **bound}))
+        # compiled only to size what it binds (its graphs are the phases of a program, the
+        # statements before it computed ``stand``); shapes are checked below in any case
+        graphs = graphs_of(compile_statement(st.expression, statement_formats(prog, st)))
+        bind_phases([(graph, {}) for graph in graphs], specs, seed=seed, bound=bound,
+                    computed=stand)
     for n in st.reads:
         if n in bound and n not in infos:
             infos[n] = info_of(bound[n], prog.formats.get(n))

@@ -24,9 +24,7 @@ from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.errors import CompileError, SimulationError
 from sam.graph.model import Graph
-from sam.graph.validate import input_tensors
 from sam.program import Program
-from sam.sim.engine import Simulation
 
 
 @dataclass
@@ -165,22 +163,11 @@ def run_units(dag: Dag, units: list[Unit], tensors: Mapping[str, Tensor], *,
             runs.append(UnitRun(unit))
             continue
         assert unit.program is not None
-        cycles = 0
-        for phase in unit.program.phases:
-            bound = {n: have[phase.program_name(n)] for n in input_tensors(phase.graph)}
-            key = (id(phase.graph), engine, fifo_depth)
-            sim = unit.sims.get(key)
-            if sim is None:
-                sim = Simulation(phase.graph, bound, fifo_depth=fifo_depth)
-                unit.sims[key] = sim
-            else:
-                sim.rebind(bound)
-            result = sim.run(engine)
-            if result.interrupted or result.error:
-                raise SimulationError(f"{unit.label(dag)}: the simulation stopped early"
-                                      + (f" ({result.error})" if result.error else ""))
-            cycles += result.cycles
-            for name, tensor in result.outputs.items():
-                have[phase.program_name(name)] = tensor
-        runs.append(UnitRun(unit, cycles, len(unit.program.phases)))
+        result = unit.program.run(have, engine=engine, fifo_depth=fifo_depth, sims=unit.sims)
+        error = next((r.error for r in result.phases if r.error), None)
+        if result.interrupted or error:
+            raise SimulationError(f"{unit.label(dag)}: the simulation stopped early"
+                                  + (f" ({error})" if error else ""))
+        have.update(result.written)
+        runs.append(UnitRun(unit, result.cycles, len(unit.program.phases)))
     return DagRun(runs, have)

@@ -406,10 +406,11 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
 
 
 def simulate_tmu(low: TmuLowering, engine: str = "fast", **kwargs: Any) -> tuple[np.ndarray, Any]:
-    """Simulate a lowered graph; returns the dense result and the ``SimResult``."""
-    from sam.sim.engine import simulate
+    """Simulate a lowered graph (a program of one phase); returns the dense result and the
+    graph's ``SimResult``."""
+    from sam.program import Program
 
-    res = simulate(low.graph, low.tensors, engine=engine, **kwargs)
+    res = Program.of(low.graph).run(low.tensors, engine=engine, **kwargs).phases[0]
     return np.asarray(res.outputs[low.out].to_dense()), res
 
 
