@@ -203,7 +203,7 @@ def run_graph(graph: Graph, args: argparse.Namespace, *, graph_path: str,
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
     latencies = _latencies(args.latency or [])
-    expression = getattr(args, "expr", None) or graph.attrs.get("expression")
+    expression = getattr(args, "expr", None) or graph.contract.expression
     written = output_tensors(graph)
     _check_output_target(args, written, graph.formats)
     if args.check and not expression:
@@ -266,7 +266,7 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
     _check_output_target(args, program.results(), formats)
     if args.check:
         for k, phase in enumerate(program.phases):
-            if not phase.graph.attrs.get("expression"):
+            if not phase.graph.contract.expression:
                 raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
                                    "expression; --check needs every phase's")
 
@@ -284,7 +284,7 @@ def run_program_graphs(graphs: Sequence[Graph], args: argparse.Namespace, *, gra
             if not res.outputs:
                 raise ToolkitError(f"{program.describe(k)} writes no output tensor to check")
             # a phase's inputs exist only once the phases before it ran
-            gold = gold_for_check(phase.graph.attrs["expression"], result.inputs[k], prog,
+            gold = gold_for_check(phase.graph.contract.expression, result.inputs[k], prog,
                                   phase.graph)
             checks.append(check_verdict(gold, next(iter(res.outputs.values()))))
     report = build_program_report(result, program, graph_path=graph_path, inputs=tensors,
@@ -325,14 +325,13 @@ def _check_results_fit(args: argparse.Namespace, graphs: Sequence[Graph],
     """Results whose dense levels, or dense ``-o X.npy`` file, cannot fit in memory: refused
     before simulating (:func:`sam.command.outputs.check_result_fits`)."""
     from sam.command.outputs import check_result_fits
-    from sam.graph.implicit import output_formats
     from sam.graph.validate import output_tensors
     from sam.sim.assemble import expected_shape
 
     output = getattr(args, "output", None)
     last = graphs[-1]
     for graph in graphs:
-        converted = output_formats(graph)
+        converted = graph.contract.output_formats
         for name in output_tensors(graph):
             shape = expected_shape(graph, name, tensors)
             if shape is None:

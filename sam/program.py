@@ -205,7 +205,6 @@ def bind_program(program: Program, specs: Mapping[str, str], *, seed: int = 0
     phase that reads it. A random spec may take its sizes from a temporary: while binding, an
     empty stand-in of the shape its writers' index variables give takes the temporary's place."""
     from sam.bind import BindError, bind_tensors, index_modes
-    from sam.graph.implicit import declared_dims
 
     needed = program.inputs()
     extra = [n for n in specs if n not in needed]
@@ -227,7 +226,7 @@ def bind_program(program: Program, specs: Mapping[str, str], *, seed: int = 0
         new = bind_tensors(phase.graph, mine, seed=seed, known=known)
         bound.update({phase.program_name(g): t for g, t in new.items()})
         have = {**known, **new}
-        sizes: dict[str, int] = declared_dims(phase.graph)
+        sizes: dict[str, int] = dict(phase.graph.contract.dims)
         modes = index_modes(phase.graph)
         for name, tensor in have.items():
             for mode, var in modes.get(name, {}).items():
