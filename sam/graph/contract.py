@@ -258,6 +258,12 @@ def _map(kind: Callable[[object], object]) -> Callable[[object], object]:
     return lambda value: {str(k): kind(v) for k, v in value.items()}
 
 
+def _names(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise TypeError("give the loop order as a sequence of index variables, not text")
+    return tuple(str(v) for v in value)  # type: ignore[attr-defined]
+
+
 _NO_MAP: Mapping = MappingProxyType({})
 
 
@@ -266,7 +272,7 @@ class Contract:
     the order they were given. Equal contracts say the same; :meth:`signature` is comparable."""
 
     expression: str | None = _Field(EXPRESSION, None, str)  # type: ignore[assignment]
-    order: tuple[str, ...] = _Field(ORDER, (), tuple)  # type: ignore[assignment]
+    order: tuple[str, ...] = _Field(ORDER, (), _names)  # type: ignore[assignment]
     constants: Mapping[str, float] = _Field(CONSTANTS, _NO_MAP, _map(float))  # type: ignore[assignment]
     ranges: Mapping[str, int] = _Field(RANGES, _NO_MAP, _map(int))  # type: ignore[assignment]
     dims: Mapping[str, int] = _Field(DIMS, _NO_MAP, _map(int))  # type: ignore[assignment]
@@ -331,7 +337,11 @@ class Contract:
         return {k: v for k, v in self._values.items() if not typed(k)}  # type: ignore[misc]
 
     def keys(self) -> list[str]:
+        """The attribute names, in order."""
         return list(self._values)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
 
     def text(self, key: str) -> str:
         """The DOT text of attribute ``key`` (as read, if its value has not changed since)."""
@@ -382,7 +392,7 @@ class GraphAttrs(MutableMapping[str, str]):
         self.contract, self.formats = contract, formats
 
     def __getitem__(self, key: str) -> str:
-        if key not in self.contract._values:
+        if key not in self.contract:
             raise KeyError(key)
         return self.contract.text(key)
 
@@ -390,12 +400,12 @@ class GraphAttrs(MutableMapping[str, str]):
         self.contract.set_text(key, text, self.formats)
 
     def __delitem__(self, key: str) -> None:
-        if key not in self.contract._values:
+        if key not in self.contract:
             raise KeyError(key)
         self.contract.pop(key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self.contract._values))
+        return iter(self.contract.keys())
 
     def __len__(self) -> int:
-        return len(self.contract._values)
+        return len(self.contract.keys())

@@ -9,9 +9,7 @@ Two graph attributes (documented in ``docs/custard-dot.md``, "What we add") name
   no operand has (``A(i,j)=b(i)`` repeats ``b(i)`` along ``j``: a dense level scanner, Def. 3.1,
   over ``dim_j`` gives ``j``'s coordinates). Their values are never loaded.
 
-The graph's :class:`~sam.graph.contract.Contract` holds them typed, parsed once when the graph
-is read (``graph.contract.constants``, ``.ranges``, ``.copies``, ``.output_formats``). The
-simulator makes these tensors itself (:func:`implicit_tensors`, used by
+The simulator makes these tensors itself (:func:`implicit_tensors`, used by
 :func:`sam.graph.validate.bind`), so ``sam-sim run`` needs no ``-t`` for them and refuses one.
 
 Two more record how the graph stores tensors the user binds (TACO transposes a tensor read or
@@ -24,6 +22,9 @@ written against its mode order; Custard gives the graph the concordant storage i
 * ``output_formats="X=ss:1,0"``: the graph writes ``X`` in the format its comment gives (the
   loop order's), and the simulator converts the result to this one, the format asked for
   (:func:`sam.sim.assemble.assemble_outputs`); entries separated by ``;``.
+
+The graph's :class:`~sam.graph.contract.Contract` holds all four typed, parsed once when the
+graph is read (``graph.contract.constants``, ``.ranges``, ``.copies``, ``.output_formats``).
 """
 
 from __future__ import annotations
