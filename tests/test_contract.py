@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import custard
+from custard.api import graphs_of
 from formats.format import Format
 from sam.errors import GraphError
 from sam.graph import contract as contract_module
-from sam.graph.dot import dumps, load, loads
+from sam.graph.dot import dumps, dumps_all, load, loads
 
 ROOT = Path(__file__).resolve().parents[1]
 GRAPHS = sorted((ROOT / "dot_graphs").glob("*.gv"))
@@ -155,15 +156,28 @@ def test_attrs_shows_text_and_setting_one_parses_it() -> None:
         g.attrs["ranges"] = "dim_k=eleven"
 
 
-def test_consumers_do_not_parse_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+PARSED_ONCE = [
+    # a graph with a constant, a copy, a range and a dense output format
+    (("X(i,j,k)=2*B(i,j)+B(j,i)", {"X": "ddd:1,0,2"}, "ijk"), {"k": 3},
+     ["expression", "order", "constants", "copies", "output_formats", "ranges"]),
+    # a program of two graphs: a constant in the first, an output format in the second
+    (("X(i,j)=2*B(i,k)*C(k,j)+B(j,i)", {"X": "dd:1,0"}, "ikj"), None,
+     ["expression", "order", "constants", "expression", "order", "output_formats"]),
+]
+
+
+@pytest.mark.parametrize("compiled, dims, typed", PARSED_ONCE, ids=["graph", "program"])
+def test_consumers_do_not_parse_again(compiled: tuple, dims: dict | None, typed: list[str],
+                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """``sam-sim run --check --report`` of a compiled graph with a constant, a copy, a range and
-    a dense output format parses each typed attribute exactly once: when the file is read."""
+    """``sam-sim run --check --report`` parses each typed attribute exactly once: when the file
+    is read (simulation, binding, assembly, the check and the report read typed values)."""
     from sam.cli import main
 
-    g = custard.compile("X(i,j,k)=2*B(i,j)+B(j,i)", {"X": "ddd:1,0,2"}, "ijk", dims={"k": 3})
+    graphs = graphs_of(custard.compile(*compiled, dims=dims))
+    assert len(graphs) == (1 if dims else 2)
     path = tmp_path / "g.gv"
-    path.write_text(dumps(g))
+    path.write_text(dumps_all(graphs))
     calls: list[str] = []
     parse = contract_module.parse_attr
 
@@ -172,13 +186,14 @@ def test_consumers_do_not_parse_again(tmp_path: Path, monkeypatch: pytest.Monkey
         return parse(key, text, formats)  # type: ignore[arg-type]
 
     monkeypatch.setattr(contract_module, "parse_attr", counted)
-    b = np.arange(1, 17, dtype=float).reshape(4, 4)
-    np.save(tmp_path / "B.npy", b)
+    specs = []
+    for k, name in enumerate(("B", "C")):
+        np.save(tmp_path / f"{name}.npy", np.arange(1 + k, 17 + k, dtype=float).reshape(4, 4))
+        specs += ["-t", f"{name}={tmp_path / f'{name}.npy'}"]
     report = tmp_path / "report.json"
-    code = main(["run", str(path), "-t", f"B={tmp_path / 'B.npy'}", "--check", "--report",
+    code = main(["run", str(path), *specs[:2 if dims else 4], "--check", "--report",
                  str(report), "--engine", "reference", "--no-progress"])
     out = capsys.readouterr().out
-    assert code in (0, None) and "PASS" in out
-    assert sorted(calls) == sorted(["expression", "order", "constants", "copies",
-                                    "output_formats", "ranges"])
+    assert code == 0 and "PASS" in out
+    assert sorted(calls) == sorted(typed)
     assert json.loads(report.read_text())  # the report was written
