@@ -48,14 +48,6 @@ from custard.schedule import (
 from formats.errors import FormatError
 from formats.format import Format
 from sam.errors import CompileError
-from sam.graph.implicit import (
-    CONSTANTS,
-    COPIES,
-    NONEMPTY_DIMS,
-    OUTPUT_FORMATS,
-    RANGES,
-    format_pairs,
-)
 from sam.graph.model import Graph
 from sam.notation.expr import (
     Access,
@@ -461,21 +453,17 @@ class _Compilation:
                                            groups_in(self.shared, placed), self.locate,
                                            self.nonempty_dims))
         if self.nonempty_dims:
-            graph.attrs[NONEMPTY_DIMS] = "true"
+            graph.contract.nonempty_dims = True
         _add_skips(graph, schedule, {acc.name for acc in lowered.rhs.accesses()})
         set_min_depths(graph)  # FIFOs a depth of 1 would deadlock (custard.depths)
         text = self.text if assign is self.assign else (assign.text or str(assign))
-        graph.attrs["expression"] = text.replace(" ", "")
-        graph.attrs["order"] = ",".join(seq)
-        if constants:
-            graph.attrs[CONSTANTS] = format_pairs(constants)
-        if storage.copies:
-            graph.attrs[COPIES] = format_pairs(storage.copies)
-        if storage.output_formats:
-            graph.attrs[OUTPUT_FORMATS] = ";".join(
-                f"{n}={f.taco()}" for n, f in storage.output_formats.items())
-        if ranges:
-            graph.attrs[RANGES] = format_pairs({t: self.sizes[v] for v, t in ranges.items()})
+        contract = graph.contract
+        contract.expression = text.replace(" ", "")
+        contract.order = tuple(seq)
+        contract.constants = constants
+        contract.copies = storage.copies
+        contract.output_formats = storage.output_formats
+        contract.ranges = {t: self.sizes[v] for v, t in ranges.items()}
         parallel = [p for p in schedule.parallel
                     if set(p.split(":")[0].split(",")) <= variables]
         if parallel:
@@ -511,9 +499,9 @@ class _Compilation:
         return (self._compile_phase(producer, schedule, False)
                 + self._compile_phase(consumer, schedule, last))
 
-    def _with_constants(self, placed: Assignment) -> tuple[Assignment, dict[str, str]]:
+    def _with_constants(self, placed: Assignment) -> tuple[Assignment, dict[str, float]]:
         """``placed`` with every constant replaced by a scalar input, and their values."""
-        used: dict[str, str] = {}
+        used: dict[str, float] = {}
 
         def swap(node: Node) -> Node:
             if not isinstance(node, Literal):
@@ -521,7 +509,7 @@ class _Compilation:
             if node.value not in self.constants:
                 self.constants[node.value] = self.fresh(f"const{len(self.constants)}")
             name = self.constants[node.value]
-            used.setdefault(name, repr(node.value))
+            used.setdefault(name, node.value)
             self.formats.setdefault(name, Format((), ()))
             return Access(name, (), col=node.col)
 

@@ -64,7 +64,7 @@ def build_capstan(op: str = "and", lanes: int = CAPSTAN_LANES) -> Graph:
         raise ValueError(f"Capstan's loop header is 'and' or 'or', not {op!r}")
     graph = compile_expr(f"X(i,j)=B(i,j){CAPSTAN_OPS[op]}C(i,j)",
                          {"X": "ss", "B": "db64", "C": "db64"}, "ij", name=f"capstan_{op}")
-    graph.attrs["width"] = str(lanes)
+    graph.contract.width = lanes
     return graph
 
 

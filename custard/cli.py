@@ -415,7 +415,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                 draw(graph, str(path.with_name(f"{path.stem}-{k}{path.suffix}")))
     if args.counts:
         label = " ".join(args.expression)
-        rows = [(label if len(graphs) == 1 else f"{label} [{k}: {g.attrs.get('expression')}]",
+        rows = [(label if len(graphs) == 1 else f"{label} [{k}: {g.contract.expression}]",
                  row(g)) for k, g in enumerate(graphs, 1)]
         print(format_table(rows), file=sys.stderr if to_stdout or args.run else sys.stdout)
     if args.run:
@@ -433,10 +433,10 @@ def _cmd_counts(args: argparse.Namespace) -> int:
     graphs = graphs_of(result)
     label = " ".join(args.expression)
     print(format_table([(label if len(graphs) == 1 else
-                         f"{label} [{k}: {g.attrs.get('expression')}]", row(g))
+                         f"{label} [{k}: {g.contract.expression}]", row(g))
                         for k, g in enumerate(graphs, 1)]))
     for graph in graphs:
-        print(f"loop order: {graph.attrs.get('order', '')}")
+        print(f"loop order: {','.join(graph.contract.order)}")
         if args.by_type:
             counts = graph.count()
             width = max(map(len, counts), default=0)

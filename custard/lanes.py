@@ -72,7 +72,7 @@ class _Lanes:
         self.var = var
         self.n = lanes
         self.mode = mode
-        order = [v for v in graph.attrs.get("order", "").split(",") if v]
+        order = list(graph.contract.order)
         self.what = f"parallelize({var},{lanes})"
         if var not in order:
             raise CompileError(f"{self.what}: {var} is not an index variable of the graph "
@@ -206,7 +206,7 @@ class _Lanes:
         check_size(self.what, self.n, bytes_each=BYTES_PER_BLOCK * len(self.inside),
                    what=f"a graph of {self.n:,} copies of {len(self.inside)} blocks",
                    error=CompileError)
-        g = Graph(formats=dict(self.graph.formats), attrs=dict(self.graph.attrs),
+        g = Graph(formats=dict(self.graph.formats), contract=self.graph.contract.copy(),
                   name=self.graph.name, dot_id=self.graph.dot_id)
         g.notices = list(self.graph.notices)
         self.g = g

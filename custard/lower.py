@@ -654,5 +654,5 @@ def lower(assign: Assignment, order: list[str], formats: dict[str, Format],
         graph.notices.append(f"locate({name}): {name} is coiterated: it is not intersected "
                              "with a leader it could follow (custard.locate)")
     if low.shared:
-        graph.attrs[ragged.SHARED_ATTR] = ";".join(",".join(g) for g in low.shared)
+        graph.contract.shared = low.shared
     return graph

@@ -40,7 +40,7 @@ from custard.bitvectors import repoint, use_bitvector_blocks
 from formats.format import Format
 from sam.blocks.base import make_block
 from sam.errors import CompileError
-from sam.graph.implicit import DIMS, OUTPUT_FORMATS, output_formats
+from sam.graph.contract import DIMS
 from sam.graph.model import Graph
 from sam.notation.parse import parse_expression
 from sam.program import Program
@@ -103,15 +103,16 @@ def reformat_graph(name: str, fmt: Format, indices: tuple[str, ...], var: str, o
             b.attrs["tensor"] = target
     graph.formats.pop(out, None)
     graph.formats[target] = new_fmt  # name's: as _split_operand reads it
-    graph.attrs.pop("expression", None)
-    graph.attrs[DIMS_ATTR] = _dims(sizes, outer, inner, var, s)
+    graph.contract.expression = None
+    graph.contract.dims = _dims(sizes, outer, inner, var, s)
     graph.name = graph.dot_id = target
     return use_bitvector_blocks(graph)
 
 
-def _dims(sizes: Mapping[str, int], outer: str, inner: str, var: str, s: int) -> str:
+def _dims(sizes: Mapping[str, int], outer: str, inner: str, var: str, s: int
+          ) -> dict[str, int]:
     n = sizes[var]
-    return f"{var}={n},{outer}={-(-n // s)},{inner}={s}"
+    return {var: n, outer: -(-n // s), inner: s}
 
 
 def _rewrite(expression: str, var: str, outer: str, inner: str, renamed: set[str]) -> str:
@@ -186,8 +187,8 @@ def _compute_graph(expression: str, formats: Mapping[str, Format | str] | None,
     if result in split_tensors:
         fmt_x, idx_x = split_tensors[result]
         _flatten_result(compiled, result, fmt_x, idx_x.index(var), var, s)
-    compiled.attrs[DIMS_ATTR] = _dims(sizes, outer, inner, var, s)
-    compiled.attrs.pop("expression", None)  # it names the split tensors, not the program's
+    compiled.contract.dims = _dims(sizes, outer, inner, var, s)
+    compiled.contract.expression = None  # it names the split tensors, not the program's
     return compiled, split_tensors, sizes
 
 
@@ -198,7 +199,7 @@ def compile_online_split(expression: str, formats: Mapping[str, Format | str] | 
     selector blocks (module docstring): one graph over the unsplit tensors."""
     var, outer, inner, s = split
     graph, split_tensors, _ = _compute_graph(expression, formats, order, split, dims)
-    graph.attrs["expression"] = "".join(expression.split())  # it reads the unsplit tensors
+    graph.contract.expression = "".join(expression.split())  # it reads the unsplit tensors
     result = parse_expression(expression).lhs.name
     for name, (fmt, idx) in split_tensors.items():
         if name != result:
@@ -338,12 +339,11 @@ def _flatten_result(graph: Graph, result: str, fmt: Format, mode: int, var: str,
     graph.formats.pop(target, None)
     written = _merge_format(split_fmt, mode, fmt.levels[fmt.level_of_mode(mode)])
     graph.formats[result] = written
-    wanted = {k: v for k, v in output_formats(graph).items() if k != target}
+    wanted = {k: v for k, v in graph.contract.output_formats.items() if k != target}
     if written != fmt:  # written in the loop order: converted back as the graph says
         wanted[result] = fmt
-    graph.attrs.pop(OUTPUT_FORMATS, None)
-    if wanted:
-        graph.attrs[OUTPUT_FORMATS] = ";".join(f"{k}={v.taco()}" for k, v in wanted.items())
+    graph.contract.output_formats = None  # set again last, as the graph is written
+    graph.contract.output_formats = wanted
 
 
 def _merge_format(split_fmt: Format, mode: int, letter: str) -> Format:

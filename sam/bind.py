@@ -45,7 +45,7 @@ from formats.synthetic import (
     runs,
 )
 from formats.tensor import Tensor
-from sam.graph.implicit import declared_dims, implicit_names
+from sam.graph.implicit import implicit_names
 from sam.graph.model import Graph
 from sam.graph.validate import input_tensors, output_tensors
 
@@ -237,7 +237,7 @@ def stand_ins(graph: Graph, have: Mapping[str, Tensor]) -> dict[str, Tensor]:
     """Empty tensors of the shapes ``graph`` writes, from the index variables' sizes its
     tensors ``have`` give and those it declares: they stand in for its results while later
     phases are bound. A result whose shape is not known has none."""
-    sizes: dict[str, int] = declared_dims(graph)
+    sizes: dict[str, int] = dict(graph.contract.dims)
     modes = index_modes(graph)
     for name, tensor in have.items():
         for mode, var in modes.get(name, {}).items():

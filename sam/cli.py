@@ -214,7 +214,7 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
     specs = parse_bindings(args.tensor or [])
     _check_no_clobber(args, graph_path, specs)
     latencies = _latencies(args.latency or [])
-    expression = getattr(args, "expr", None) or graph.attrs.get("expression")
+    expression = getattr(args, "expr", None) or graph.contract.expression
     formats = {t: p.graph.formats[t] for p in program.phases for t in p.writes()
                if t in p.graph.formats}
     _check_output_target(args, program.results(), formats)
@@ -227,7 +227,7 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
         raise ToolkitError("the graph writes no output tensor to check")
     if args.check and not one:
         for k, phase in enumerate(program.phases):
-            if not phase.graph.attrs.get("expression"):
+            if not phase.graph.contract.expression:
                 raise ToolkitError(f"{program.describe(k)} of {graph_path} does not record its "
                                    "expression; --check needs every phase's")
     resolved = dict(specs)  # each input's full spec (the seed a random one used, its shape)
@@ -252,7 +252,7 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
                 raise ToolkitError("the graph writes no output tensor to check" if one else
                                    f"{program.describe(k)} writes no output tensor to check")
             if not one:
-                gold = gold_for_check(phase.graph.attrs["expression"], result.inputs[k], prog,
+                gold = gold_for_check(phase.graph.contract.expression, result.inputs[k], prog,
                                       phase.graph)
             checks.append(check_verdict(gold, next(iter(res.outputs.values()))))
     report = build_report(result, program, graph_path=graph_path, expression=expression,
@@ -294,14 +294,13 @@ def _check_results_fit(args: argparse.Namespace, graphs: Sequence[Graph],
     """Results whose dense levels, or dense ``-o X.npy`` file, cannot fit in memory: refused
     before simulating (:func:`sam.command.outputs.check_result_fits`)."""
     from sam.command.outputs import check_result_fits
-    from sam.graph.implicit import output_formats
     from sam.graph.validate import output_tensors
     from sam.sim.assemble import expected_shape
 
     output = getattr(args, "output", None)
     last = graphs[-1]
     for graph in graphs:
-        converted = output_formats(graph)
+        converted = graph.contract.output_formats
         for name in output_tensors(graph):
             shape = expected_shape(graph, name, tensors)
             if shape is None:

@@ -57,7 +57,7 @@ def build_report(
     phases = []
     for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=False)):
         rep = _graph_report(res, graph_path=f"{graph_path} phase {k + 1}",
-                            expression=phase.graph.attrs.get("expression"),
+                            expression=phase.graph.contract.expression,
                             inputs=result.inputs[k],
                             sources=sources, latencies=latencies,
                             check=checks[k] if k < len(checks) else None)

@@ -276,5 +276,5 @@ def sam_graph(shape: tuple[int, int] | None = None, A_fmt: str = "ds") -> Graph:
     graph.formats.update({"A": Format.parse(A_fmt), "B": Format.parse("dd"),
                           "Z": Format.parse("ss")})
     if shape is not None:
-        graph.attrs["shape_Z"] = f"{shape[0]}x{shape[1]}"
+        graph.contract.set_shape("Z", (shape[0], shape[1]))
     return graph

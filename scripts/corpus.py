@@ -283,7 +283,7 @@ def simulate_line(command: str, seed: int = 0, fast: bool = False,
     except ToolkitError as err:
         return Simulated(command, "dot-error", str(err), engines)
     rng = random.Random(_seed(command, seed))
-    expression = graph.attrs["expression"]
+    expression = graph.contract.expression
     tensors = random_inputs(expression, input_tensors(graph), rng)
     (out,) = output_tensors(graph)
     try:

@@ -281,11 +281,17 @@ def test_good_graph_comments():
     ("3x3", "gives 2 sizes but tensor x has order 1"),
 ])
 def test_bad_output_shape_attribute(value, fragment):
-    """``shape_x`` used to reach the simulator's output assembly, which raised ValueError."""
+    """``shape_x`` used to reach the simulator's output assembly, which raised ValueError; it is
+    refused when the graph is read (the graph contract parses it then)."""
     src = text("vec_elemadd").replace('comment="x=s0,b=s0,c=s0"',
                                       f'comment="x=s0,b=s0,c=s0" shape_x="{value}"')
-    g = loads(src)
-    raises(["shape_x", fragment], check_structure, g)
+    raises(["shape_x", fragment], loads, src)
+
+
+def test_built_shape_of_wrong_order_refused():
+    g = loads(text("vec_elemadd"))
+    g.contract.set_shape("x", (3, 3))
+    raises(["shape_x", "gives 2 sizes but tensor x has order 1"], check_structure, g)
     tensors = {"b": Tensor.from_dense(np.ones(3)), "c": Tensor.from_dense(np.ones(3))}
     raises(["shape_x"], simulate, g, tensors)
 

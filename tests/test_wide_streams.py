@@ -44,7 +44,9 @@ WIDTHS = (1, 2, 4)
 
 def widened(graph: Graph, n: int) -> Graph:
     """``graph`` with the graph attribute ``width="n"`` (blocks shared, not copied)."""
-    return dataclasses.replace(graph, attrs={**graph.attrs, "width": str(n)})
+    wide = dataclasses.replace(graph, contract=graph.contract.copy())
+    wide.contract.width = n
+    return wide
 
 
 def _bind(values: dict) -> dict[str, Tensor]:
@@ -211,7 +213,9 @@ def test_stream_width_on_a_merge_is_refused():
 def test_bad_width_is_refused(text):
     b = Tensor.from_coo([[1]], [1.0], (3,), "s")
     with pytest.raises(GraphError, match="stream width .* is not a whole number"):
-        simulate(dataclasses.replace(identity_graph(), attrs={"width": text}), {"b": b})
+        g = identity_graph()
+        g.attrs["width"] = text  # parsed as it is set: refused then
+        simulate(g, {"b": b})
 
 
 def test_cli_width(tmp_path, capsys):

@@ -55,7 +55,7 @@ from formats.format import Format
 from sam.blocks.base import Block
 from sam.errors import CompileError
 from sam.graph.builder import GraphBuilder
-from sam.graph.implicit import CONSTANTS, COPIES, OUTPUT_FORMATS, RANGES, implicit_names
+from sam.graph.implicit import CONSTANTS, COPIES, RANGES, implicit_names
 from sam.graph.model import Graph
 from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, replace
 from sam.notation.parse import parse_expression
@@ -200,7 +200,7 @@ def _one_graph(role: str, text: str, tensor: str, result: Graph | Program) -> Gr
 # ------------------------------------------------------------------ concordance
 def loop_order(graph: Graph) -> list[str]:
     """The loop order a compiled graph records (its ``order`` attribute)."""
-    return [v for v in graph.attrs.get("order", "").split(",") if v]
+    return list(graph.contract.order)
 
 
 def _check_orders(prod: Assignment, cons: Assignment, tensor: str, fmt: Format,
@@ -208,7 +208,7 @@ def _check_orders(prod: Assignment, cons: Assignment, tensor: str, fmt: Format,
     """GOGETA Sec. 5's conditions on the loop-order pair (module docstring)."""
     pidx = prod.lhs.indices
     emitted = [pidx.index(v) for v in loop_order(pgraph) if v in pidx]
-    if tuple(emitted) != tuple(fmt.mode_order) or tensor in pgraph.attrs.get(OUTPUT_FORMATS, ""):
+    if tuple(emitted) != tuple(fmt.mode_order) or tensor in pgraph.contract.output_formats:
         raise CompileError(
             f"cannot fuse {tensor}: the producer emits it in loop order "
             f"{','.join(pidx[m] for m in emitted)} but its format {fmt.taco()} stores "
@@ -439,8 +439,8 @@ def _rename_implicit(pgraph: Graph, cgraph: Graph) -> None:
     ptensors = set(pgraph.tensors()) | set(implicit_names(pgraph))
     taken = ptensors | set(cgraph.tensors()) | set(implicit_names(cgraph))
     for key in (CONSTANTS, RANGES, COPIES):
-        pairs = dict(_attr_pairs(cgraph.attrs.get(key, "")))
-        mine = dict(_attr_pairs(pgraph.attrs.get(key, "")))
+        pairs = dict(getattr(cgraph.contract, key))
+        mine = getattr(pgraph.contract, key)
         renamed: dict[str, str] = {}
         for name, value in pairs.items():
             if name in ptensors and mine.get(name) != value:
@@ -456,19 +456,13 @@ def _rename_implicit(pgraph: Graph, cgraph: Graph) -> None:
             if block.attrs.get("tensor") in renamed:
                 block.attrs["tensor"] = renamed[block.attrs["tensor"]]
         cgraph.formats = {renamed.get(n, n): f for n, f in cgraph.formats.items()}
-        cgraph.attrs[key] = ",".join(f"{renamed.get(n, n)}={v}" for n, v in pairs.items())
-
-
-def _attr_pairs(text: str) -> list[tuple[str, str]]:
-    return [tuple(x.strip() for x in part.partition("=")[::2])  # type: ignore[misc]
-            for part in text.split(",") if part.strip()]
+        setattr(cgraph.contract, key, {renamed.get(n, n): v for n, v in pairs.items()})
 
 
 def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
           consumer: str) -> Graph:
     _rename_implicit(pgraph, cgraph)
     graph = _Join(pgraph, cgraph, tensor, fmt).graph()
-    out = cgraph.attrs
     graph.formats = {n: f for n, f in cgraph.formats.items() if n != tensor}
     for name, fmt in pgraph.formats.items():
         if name != tensor and str(graph.formats.get(name, fmt)) != str(fmt):
@@ -480,33 +474,33 @@ def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
         if name != tensor:
             graph.formats.setdefault(name, fmt)
     for key in (CONSTANTS, RANGES, COPIES):
-        merged = _merge_pairs(pgraph.attrs.get(key, ""), cgraph.attrs.get(key, ""), key, tensor)
-        if merged:
-            graph.attrs[key] = merged
-    if OUTPUT_FORMATS in out:
-        graph.attrs[OUTPUT_FORMATS] = out[OUTPUT_FORMATS]
-    graph.attrs["expression"] = composed_expression(_parse("producer", producer),
+        setattr(graph.contract, key, _merge_pairs(getattr(pgraph.contract, key),
+                                                  getattr(cgraph.contract, key), key, tensor))
+    graph.contract.output_formats = cgraph.contract.output_formats
+    graph.contract.expression = composed_expression(_parse("producer", producer),
                                                     _parse("consumer", consumer), tensor)
     graph.attrs[FUSED_ATTR] = f"{''.join(producer.split())};{''.join(consumer.split())}"
     graph.attrs[FUSED_TENSOR_ATTR] = tensor
-    graph.attrs[FUSED_ORDERS_ATTR] = f"{pgraph.attrs.get('order', '')};{out.get('order', '')}"
+    graph.attrs[FUSED_ORDERS_ATTR] = f"{','.join(pgraph.contract.order)};" \
+                                     f"{','.join(cgraph.contract.order)}"
     graph.name = graph.dot_id = cgraph.name
     graph.notices = list(dict.fromkeys(pgraph.notices + cgraph.notices))
     return graph
 
 
-def _merge_pairs(first: str, second: str, key: str, tensor: str) -> str:
-    """Two ``name=value;...`` graph attributes as one; a name both give differently is
-    refused (the two compilations chose the same name for different things)."""
-    pairs: dict[str, str] = {}
-    for text in (first, second):
-        for item in filter(None, text.split(",")):
-            name, _, value = item.partition("=")
+def _merge_pairs(first: Mapping[str, object], second: Mapping[str, object], key: str,
+                 tensor: str) -> dict[str, object]:
+    """Two ``name=value`` graph attributes (typed maps of the contracts) as one; a name both
+    give differently is refused (the two compilations chose the same name for different
+    things)."""
+    pairs: dict[str, object] = {}
+    for values in (first, second):
+        for name, value in values.items():
             if pairs.get(name, value) != value:
                 raise CompileError(f"cannot fuse {tensor}: both statements name {name} in their "
                                    f"{key} differently; rename a tensor")
             pairs[name] = value
-    return ",".join(f"{n}={v}" for n, v in pairs.items())
+    return pairs
 
 
 def composed_expression(prod: Assignment, cons: Assignment, tensor: str) -> str:

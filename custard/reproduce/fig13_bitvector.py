@@ -108,7 +108,7 @@ def bv_graph(size: int) -> Graph:
                                   index="i", sink="true"), "bv")
     g = b.finish()
     g.formats.update({"b": _fmt("s"), "c": _fmt("s"), "x": _fmt("b")})
-    g.attrs["shape_x"] = str(size)
+    g.contract.set_shape("x", (size,))
     return g
 
 
@@ -156,7 +156,8 @@ def reformat_graph(size: int, *, bitvector: bool) -> Graph:
     g = b.finish()
     tree = _fmt("bb" if bitvector else "ss")
     g.formats.update({"b": _fmt("s"), "c": _fmt("s"), "bs": tree, "cs": tree})
-    g.attrs["shape_bs"] = g.attrs["shape_cs"] = f"{_chunks(size)}x{SPLIT}"
+    for name in ("bs", "cs"):
+        g.contract.set_shape(name, (_chunks(size), SPLIT))
     return g
 
 
@@ -183,7 +184,7 @@ def bittree_graph(size: int) -> Graph:
                                      index=f"i{mode}", format="compressed", sink="true"), "crd")
     g = b.finish()
     g.formats.update({"bs": _fmt("bb"), "cs": _fmt("bb"), "x": _fmt("ss")})
-    g.attrs["shape_x"] = f"{_chunks(size)}x{SPLIT}"
+    g.contract.set_shape("x", (_chunks(size), SPLIT))
     return g
 
 
@@ -242,7 +243,8 @@ def conversion_graph(size: int) -> Graph:
                "val")
     g = b.finish()
     g.formats.update({"b": _fmt("s"), "c": _fmt("s"), "bw": _fmt("b"), "cw": _fmt("b")})
-    g.attrs["shape_bw"] = g.attrs["shape_cw"] = str(size)
+    for name in ("bw", "cw"):
+        g.contract.set_shape(name, (size,))
     return g
 
 

@@ -38,6 +38,7 @@ from formats.text import InputError, read_text
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
 from sam.graph import dotparse
+from sam.graph.contract import Contract
 from sam.graph.dotparse import DotGraph, DotNode, parse, parse_all
 from sam.graph.dottext import custard_label, dot_id, quote
 from sam.graph.model import Edge, Graph
@@ -197,7 +198,7 @@ def _build(dot: DotGraph) -> Graph:
     graph = Graph()
     gattrs = dict(dot.attrs)
     graph.formats = parse_formats(gattrs.pop("comment", ""))
-    graph.attrs = gattrs
+    graph.contract = Contract.from_attrs(gattrs, graph.formats)  # parsed once, here
     for nid, node in dot.nodes.items():
         if not node.attrs:
             edge = next((e for e in dot.edges if nid in (e.src, e.dst)), None)
@@ -279,7 +280,7 @@ def _original_reducers(graph: Graph) -> None:
     explicitly). Its ``add``/``sub``/``mul`` ALUs get ``align=original`` (the original's
     adder and multiplier combine a value facing a stop token with 0). Graphs with an
     expression or no formats keep the defaults."""
-    if "expression" in graph.attrs or not graph.formats:
+    if graph.contract.expression is not None or not graph.formats:
         return
     blocks = graph.blocks.values()
     written = {b.attrs.get("index") for b in blocks if b.dot_type == "fiberwrite"}
@@ -500,7 +501,7 @@ def _write(graph: Graph, ordered: list[Edge], forced: dict[int, set[str]]) -> st
     lines = [f"digraph {dot_id(graph.dot_id or 'SAM')} {{"]
     comment = ",".join(f"{t}={fmt}" for t, fmt in graph.formats.items())
     lines.append(f"    comment={quote(comment)}")
-    for key, value in graph.attrs.items():
+    for key, value in graph.contract.items():
         lines.append(f"    {dot_id(key)}={quote(value)}")
     for bid, block in graph.blocks.items():
         pairs = [("type", block.dot_type), *block.attrs.items()]

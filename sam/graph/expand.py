@@ -80,7 +80,7 @@ def expand(graph: Graph) -> Expansion:
     """The flat graph and the compounds' part and port maps (see module docstring)."""
     if not has_compounds(graph):
         return Expansion(graph)
-    flat = Graph(formats=dict(graph.formats), attrs=dict(graph.attrs), name=graph.name)
+    flat = Graph(formats=dict(graph.formats), contract=graph.contract.copy(), name=graph.name)
     exp = Expansion(flat)
     exp.inputs, exp.outputs = _inline(graph, "", exp, 0)
     return exp

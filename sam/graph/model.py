@@ -3,8 +3,9 @@
 A :class:`Graph` holds :class:`~sam.blocks.base.Block` nodes and :class:`Edge` s from an output
 port to an input port. An output port may feed several inputs (the stream is copied, as the
 Custard schema's ``broadcast`` node does); an input port takes exactly one stream. The graph's
-``formats`` are the tensor formats of its DOT ``comment`` (``X=ss01,B=ss01``) and ``attrs`` any
-further graph attributes (our compiler records the expression and loop order there).
+``formats`` are the tensor formats of its DOT ``comment`` (``X=ss01,B=ss01``) and ``contract``
+its further graph attributes, typed and parsed once (:mod:`sam.graph.contract`: the expression,
+loop order, implicit inputs, ...); ``attrs`` shows them as DOT text.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from formats.format import Format
 from sam.blocks.base import Block, Port
 from sam.errors import GraphError
+from sam.graph.contract import Contract, GraphAttrs
 
 
 @dataclass
@@ -39,7 +41,7 @@ class Graph:
     blocks: dict[str, Block] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
     formats: dict[str, Format] = field(default_factory=dict)
-    attrs: dict[str, str] = field(default_factory=dict)
+    contract: Contract = field(default_factory=Contract)
     name: str = "SAM"
     #: the DOT graph ID (``digraph SAM {``): what the file calls the graph, kept on reading and
     #: written back; ``name`` is the graph's display name (a file's stem when read from one)
@@ -47,6 +49,15 @@ class Graph:
     #: What the compiler accepted but did not carry out, one line each (e.g. a schedule command
     #: with no dataflow meaning). Not part of the graph's meaning: not in DOT, not compared.
     notices: list[str] = field(default_factory=list, compare=False)
+
+    @property
+    def attrs(self) -> GraphAttrs:
+        """The graph attributes as DOT text; setting one parses it into the contract."""
+        return GraphAttrs(self.contract, self.formats)
+
+    @attrs.setter
+    def attrs(self, attrs: dict[str, str]) -> None:
+        self.contract = Contract.from_attrs(attrs, self.formats)
 
     def add(self, block: Block) -> Block:
         if block.id in self.blocks:
@@ -87,8 +98,8 @@ class Graph:
     def signature(self) -> tuple:
         """What the graph means, as a comparable value: node types, attributes and ports (a port
         nothing feeds can stall its block; their order is the order edges were read in, which
-        ports' names make irrelevant), the edges (as a multiset, with their
-        ports and extra attributes), tensor formats and graph attributes. Two graphs with equal
+        ports' names make irrelevant), the edges (as a multiset, with their ports and extra
+        attributes), tensor formats and the contract (graph attributes). Two graphs with equal
         signatures run identically; cosmetics, node order and edge order (except among an ALU's
         inputs, which the ports capture) do not count."""
         nodes = tuple(sorted(
@@ -103,7 +114,7 @@ class Graph:
             for e in self.edges
         ))
         formats = tuple((name, str(fmt)) for name, fmt in self.formats.items())
-        return nodes, edges, formats, tuple(sorted(self.attrs.items()))
+        return nodes, edges, formats, self.contract.signature()
 
     def count(self) -> dict[str, int]:
         """Number of blocks of each DOT node type."""

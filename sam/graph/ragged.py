@@ -13,21 +13,17 @@ from collections.abc import Mapping
 
 from formats.tensor import Tensor
 from sam.errors import GraphError
+from sam.graph.contract import SHARED
 from sam.graph.model import Graph
 
-#: Graph attribute naming the groups of tensors that share raggedness.
-SHARED_ATTR = "shared"
-
-
-def shared_groups(graph: Graph) -> list[list[str]]:
-    """The groups of the graph's ``shared`` attribute."""
-    text = graph.attrs.get(SHARED_ATTR, "").strip().strip('"')
-    return [[n.strip() for n in g.split(",") if n.strip()] for g in text.split(";") if g.strip()]
+#: Graph attribute naming the groups of tensors that share raggedness (typed in the graph's
+#: contract: ``graph.contract.shared``).
+SHARED_ATTR = SHARED
 
 
 def check_shared(graph: Graph, tensors: Mapping[str, Tensor]) -> None:
     """``GraphError`` unless the bound tensors of every shared group have one structure."""
-    for group in shared_groups(graph):
+    for group in graph.contract.shared:
         present = [n for n in group if n in tensors]
         if len(present) < 2:
             continue

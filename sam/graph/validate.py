@@ -4,7 +4,8 @@
   none); stream kinds match at both ends of every edge;
 * the graph has no cycle, except through declared feedback inputs (``Port.feedback``: the skip
   stream of a scanner, SAM Sec. 4.2), which the engine runs with per-channel time horizons;
-* graph attributes ``shape_X`` are shapes of the order of ``X``'s format;
+* the graph's contract (typed graph attributes, :mod:`sam.graph.contract`) agrees with the
+  formats: ``shape_X`` has the order of ``X``'s format, and so do ``output_formats``;
 * every tensor mode a block names exists in the tensor's format (graph comment), and a scanner
   reads each level as the level format the comment stores it in, or as a ``full`` one (a dense
   scan of a compressed level is a counter over the dimension, which is fine);
@@ -16,7 +17,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from formats.errors import FormatError
@@ -24,13 +24,7 @@ from formats.levels import LEVEL_NAMES
 from formats.tensor import Tensor
 from sam.errors import GraphError
 from sam.graph.fifos import check_depths
-from sam.graph.implicit import (
-    NONEMPTY_DIMS,
-    copies,
-    implicit_names,
-    implicit_tensors,
-    output_formats,
-)
+from sam.graph.implicit import implicit_names, implicit_tensors
 from sam.graph.model import Graph
 from sam.graph.ragged import check_shared
 from sam.graph.scatter import bind_outputs, scattered_outputs
@@ -66,10 +60,8 @@ def check_structure(graph: Graph) -> None:
                 )
     _check_modes(graph)
     check_depths(graph)
-    _check_shape_attrs(graph)
-    implicit_tensors(graph)  # the constants/ranges attributes are well formed
-    copies(graph)
-    output_formats(graph)
+    graph.contract.check(graph.formats)  # copies, output formats, shapes agree with formats
+    implicit_tensors(graph)  # the constants/ranges tensors have the orders the comment gives
     _check_acyclic(graph)
 
 
@@ -77,25 +69,6 @@ def _mode_of(block) -> int | None:
     """The tensor mode a block names (``mode="1"``), or None (values, or not a number)."""
     text = block.attrs.get("mode", "")
     return int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
-
-
-def _check_shape_attrs(graph: Graph) -> None:
-    """Graph attributes ``shape_X="3x4"`` (an output's shape, read by the simulator)."""
-    for key, value in graph.attrs.items():
-        if not key.startswith("shape_") or not value:
-            continue
-        name = key[len("shape_"):]
-        if not re.fullmatch(r"[0-9]+(x[0-9]+)*", value):
-            raise GraphError(
-                f"graph attribute {key}={value!r} is not a shape; write sizes joined by x "
-                "(e.g. 3x4)"
-            )
-        fmt = graph.formats.get(name)
-        if fmt is not None and len(value.split("x")) != fmt.order:
-            raise GraphError(
-                f"graph attribute {key}={value!r} gives {len(value.split('x'))} sizes but tensor "
-                f"{name} has order {fmt.order} (format {fmt or 'none'})"
-            )
 
 
 def _check_modes(graph: Graph) -> None:
@@ -199,7 +172,7 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
                 f"bind it, e.g. -t {name}=matrix.mtx"
             )
         tensor = tensors[name]
-        if graph.attrs.get(NONEMPTY_DIMS) == "true" and 0 in tensor.shape:
+        if graph.contract.nonempty_dims and 0 in tensor.shape:
             raise GraphError(
                 f"tensor {name} has a dimension of size 0 (shape "
                 f"{'x'.join(map(str, tensor.shape))}) but the graph was compiled assuming none "
@@ -216,7 +189,7 @@ def bind(graph: Graph, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
             except FormatError as err:
                 raise GraphError(f"cannot store tensor {name} as {fmt}: {err}") from None
         bound[name] = tensor
-    for name, source in copies(graph).items():
+    for name, source in graph.contract.copies.items():
         if source not in tensors:
             raise GraphError(f"the graph reads {name}, a copy of tensor {source} (graph "
                              f"attribute copies), but no tensor is bound to {source}")

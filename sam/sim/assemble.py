@@ -22,7 +22,6 @@ from formats.tensor import Tensor
 from sam.blocks.arrays import ArrayStore
 from sam.blocks.writers import LevelWriter
 from sam.errors import SimulationError
-from sam.graph.implicit import declared_dims, output_formats
 from sam.graph.scatter import scattered_outputs, stored_result
 
 if TYPE_CHECKING:
@@ -99,7 +98,7 @@ def assemble_outputs(
         written = Format((CompressedLevel.letter,) * fmt.order, fmt.mode_order)
         raw = Tensor(shape, written, levels, vals, name)
         outputs[name] = raw if written == fmt else raw.with_format(fmt)
-    for name, fmt in output_formats(graph).items():  # asked for, where the loop order differs
+    for name, fmt in graph.contract.output_formats.items():  # asked for, the loop order's not
         if name in outputs and outputs[name].format != fmt:
             outputs[name] = outputs[name].with_format(fmt)
     return outputs
@@ -204,9 +203,9 @@ def _known_shape(graph: Graph, name: str, order: int, inputs: Mapping[str, Tenso
                  ) -> list[int | None]:
     """The graph's recorded shape of ``name``, else per mode the size of the index variable
     its level writer writes (None where no input tensor gives it)."""
-    recorded = graph.attrs.get(f"shape_{name}")
+    recorded = graph.contract.shapes.get(name)
     if recorded:
-        return [int(s) for s in recorded.split("x")]
+        return list(recorded)
     sizes = _index_sizes(graph, inputs)
     shape: list[int | None] = []
     for mode in range(order):
@@ -224,7 +223,7 @@ def _index_sizes(graph: Graph, inputs: Mapping[str, Tensor]) -> dict[str, int]:
     """Dimension of each index variable, read off the scanners of the input tensors (and the
     graph attribute ``dims="i0=32,i1=64"``, for variables no scanned tensor shows, such as the
     levels a split block makes)."""
-    sizes: dict[str, int] = declared_dims(graph)
+    sizes: dict[str, int] = dict(graph.contract.dims)
     for block in graph.blocks.values():
         ivar = block.attrs.get("index")
         if block.dot_type in ("fiberlookup", "bvlookup", "locate") and ivar \

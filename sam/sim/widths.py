@@ -20,26 +20,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sam.errors import GraphError
+from sam.graph.contract import MAX_WIDTH, parse_width
+from sam.graph.contract import WIDTH as GRAPH_ATTR
 from sam.graph.model import Graph
 
-#: Graph attribute: the stream width of every widenable block.
-GRAPH_ATTR = "width"
 #: Node attribute: one block's stream width (overrides the graph's).
 NODE_ATTR = "stream_width"
-#: Widest stream accepted (a bus of this many lanes).
-MAX_WIDTH = 1 << 16
 
-
-def parse_width(text: str, where: str) -> int:
-    """A stream width from its DOT text; ``where`` names the attribute's owner in errors."""
-    try:
-        n = int(str(text).strip())
-    except ValueError:
-        n = 0
-    if not 1 <= n <= MAX_WIDTH:
-        raise GraphError(f"{where}: stream width {text!r} is not a whole number from 1 to "
-                         f"{MAX_WIDTH}; give e.g. width=\"4\"")
-    return n
+__all__ = ["GRAPH_ATTR", "MAX_WIDTH", "NODE_ATTR", "block_widths", "parse_width", "set_width",
+           "widenable_names"]
 
 
 def block_widths(source: Graph, graph: Graph) -> dict[str, int]:
@@ -47,9 +36,7 @@ def block_widths(source: Graph, graph: Graph) -> dict[str, int]:
 
     Raises :class:`GraphError` for a bad width or a ``stream_width`` on a block that cannot be
     widened (a merge, reducer, dropper, compound block, ...)."""
-    default = 1
-    if GRAPH_ATTR in graph.attrs:
-        default = parse_width(graph.attrs[GRAPH_ATTR], f"graph attribute {GRAPH_ATTR}")
+    default = graph.contract.width or 1  # parsed when the graph was read
     for g in (source, graph):
         for bid, block in g.blocks.items():
             if NODE_ATTR in block.attrs and not block.widenable:
@@ -81,4 +68,4 @@ def set_width(graphs: Iterable[Graph], width: int | None) -> None:
         return
     n = parse_width(str(width), "--width")
     for g in graphs:
-        g.attrs[GRAPH_ATTR] = str(n)
+        g.contract.width = n
