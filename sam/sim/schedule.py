@@ -22,8 +22,8 @@ from sam.sim.elaborate import BlockRun, Elaboration
 
 
 class Scheduler(Elaboration):
-    """The sweeps over an elaborated graph's blocks, in Python; :class:`sam.sim.compiled.
-    CompiledTier` adds the switch to compiled kernels and the compiled driver."""
+    """The sweeps over an elaborated graph's blocks, in Python (the compiled tier,
+    :class:`sam.sim.compiled.CompiledTier`, adds compiled kernels and the compiled driver)."""
 
     #: each block's kernel, by block id (Python, or compiled: ``sam.sim.compiled``)
     _fns: dict[str, Callable[..., int]]
