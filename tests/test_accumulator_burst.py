@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from sam.blocks.reducers import SCAN_SPAN, SparseAccumulator
 from sam.errors import SimulationError
-from sam.runtime import burst
+from sam.runtime.paths import FastPaths
 from sam.sim.harness import run_block
+from tests.test_paths import path_free
 
 
 def _streams(groups: list[list[list[tuple[int, int]]]]) -> dict[str, str]:
@@ -50,15 +51,12 @@ def _expected(groups) -> tuple[list[str], list[float]]:
 
 def _run(inputs, arrivals, engine: str = "reference", bursts: bool = True):
     block = SparseAccumulator("acc", {"order": "1", "in0": "j"})
-    old = burst.ENABLED
-    burst.ENABLED = bursts
     try:
-        out = run_block(block, inputs, arrivals=arrivals, engine=engine)
+        out = run_block(block, inputs, arrivals=arrivals, engine=engine,
+                        paths=FastPaths(burst=bursts))
     except SimulationError as err:
         return ("error", str(err))
-    finally:
-        burst.ENABLED = old
-    return out.tokens, out.times, out.st.tolist()
+    return out.tokens, out.times, path_free(out.st).tolist()
 
 
 @st.composite

@@ -72,6 +72,7 @@ from sam.blocks.writers import LevelWriter
 from sam.errors import Deadlock
 from sam.graph.model import Edge, Graph
 from sam.runtime import wires as W
+from sam.runtime.paths import ALL, FastPaths
 from sam.sim.engine import BlockRun, SimResult, Simulation
 
 ENGINES = ("reference", "fast")
@@ -187,12 +188,13 @@ def summarize(r: SimResult) -> dict:
 
 def run_engine(graph: Graph, tensors: Mapping[str, Tensor], engine: str, *,
                fifo_depth: int | None = None, latencies: Mapping[str, int] | None = None,
-               capacity: int = DEFAULT_CAPACITY, trace: bool = True) -> Outcome:
+               capacity: int = DEFAULT_CAPACITY, trace: bool = True,
+               paths: FastPaths = ALL) -> Outcome:
     """Simulate; a ToolkitError becomes part of the outcome, anything else propagates."""
     rec = Trace() if trace else None
     try:
         sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies,
-                         capacity=capacity)
+                         capacity=capacity, paths=paths)
         if rec is not None:
             rec.channels = [f"{ch.src or 'root'}.{ch.src_port.name if ch.src_port else 'ref'}"
                             f" -> {ch.dst}.{ch.dst_port.name}" for ch in sim.channels]

@@ -1,34 +1,21 @@
 """The execute block's scalar loop (``sam.blocks.execute.scalar_run``): control tokens and the
 scalar statements of callbacks run with the clock in local variables. With it on and off
-(``execute.FAST``, read by the Python kernel at every call) the tokens, cycles, statistics and
+(``FastPaths(execute_fast=...)``, a simulation option) the tokens, cycles, statistics and
 results are the same on both engines, and equal numpy's.
 """
 
 from __future__ import annotations
-
-from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.execute as execute
 import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from formats.io import load_tensor
-from sam.sim.engine import simulate
+from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import OPS, build_op, reference, sls_config, tmu_graph
-
-
-@contextmanager
-def fast_loop(on: bool):
-    old = execute.FAST
-    execute.FAST = on
-    try:
-        yield
-    finally:
-        execute.FAST = old
 
 
 def assert_same(a, b) -> None:
@@ -39,10 +26,9 @@ def assert_same(a, b) -> None:
 
 def three_ways(graph, tensors, fifo):
     """Reference engine with the scalar loop off and on, and the fast engine (on)."""
-    with fast_loop(False):
-        off = simulate(graph, tensors, engine="reference", fifo_depth=fifo)
-    with fast_loop(True):
-        on = simulate(graph, tensors, engine="reference", fifo_depth=fifo)
+    off = simulate(graph, tensors, engine="reference", fifo_depth=fifo,
+                   paths=FastPaths(execute_fast=False))
+    on = simulate(graph, tensors, engine="reference", fifo_depth=fifo)
     fast = simulate(graph, tensors, engine="fast", fifo_depth=fifo)
     assert_same(on, off)
     assert_same(fast, off)

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from sam.blocks import merges
 from sam.blocks.merges import Intersecter
 from sam.errors import SimulationError
-from sam.runtime import burst
+from sam.runtime.paths import FastPaths
 from sam.sim.harness import run_block
+from tests.test_paths import path_free
 
 
 def _fibers(draw, n: int) -> list[list[int]]:
@@ -44,15 +45,13 @@ def _arrivals(draw, n: int) -> list[int]:
 
 def _run(inputs, arrivals, engine: str = "reference", bursts: bool = True):
     block = Intersecter("x", {"index": "k"}, operands=["b", "c"])
-    old = burst.ENABLED
-    burst.ENABLED = bursts
     try:
-        out = run_block(block, inputs, arrivals=arrivals, engine=engine)
+        out = run_block(block, inputs, arrivals=arrivals, engine=engine,
+                        paths=FastPaths(burst=bursts))
     except SimulationError as err:
         return ("error", str(err))
-    finally:
-        burst.ENABLED = old
-    return (out.tokens, out.times, out.st.tolist(), [a.tolist() for a in out.mem.args()[:2]])
+    return (out.tokens, out.times, path_free(out.st).tolist(),
+            [a.tolist() for a in out.mem.args()[:2]])
 
 
 @st.composite

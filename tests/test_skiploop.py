@@ -15,21 +15,16 @@ from hypothesis import strategies as st
 import custard
 from formats.io import load_tensor
 from formats.synthetic import random_tensor
-from sam.blocks import skiploop
 from sam.blocks.skipping import first_at_least, rank_index, rank_start
-from sam.sim.engine import Simulation
+from sam.sim.engine import FastPaths, Simulation
 
 TTV = "X(i,j)=B(i,j,k)*c(k)"
 
 
 def _run(graph, tensors, depth, capacity, fused, timing="sam"):
-    was = skiploop.ENABLED
-    skiploop.ENABLED = fused
-    try:
-        sim = Simulation(graph, tensors, fifo_depth=depth, capacity=capacity, timing=timing)
-        result = sim.run("fast")
-    finally:
-        skiploop.ENABLED = was
+    sim = Simulation(graph, tensors, fifo_depth=depth, capacity=capacity, timing=timing,
+                     paths=FastPaths(skip_loop=fused))
+    result = sim.run("fast")
     assert sim._driver is not None
     return sim, result
 

@@ -1,12 +1,10 @@
 """The TMU kernel's burst path (``sam.blocks.tmu.burst_inner``, docs/performance.md, "TMU burst
 path"): with unbounded queues the ``ite`` events of the innermost layer run in one tight loop.
-Burst on and off (``tmu.BURST``, read by the Python kernel at every call) give the same tokens,
+Burst on and off (``FastPaths(tmu_burst=...)``, a simulation option) give the same tokens,
 arrival cycles, cycles and statistics on both engines, and numpy's results.
 """
 
 from __future__ import annotations
-
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -20,8 +18,9 @@ from formats import Tensor
 from formats.io import load_tensor
 from sam.errors import SimulationError
 from sam.runtime import wires as W
-from sam.sim.engine import simulate
+from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import OPS, build_op, reference, sls_config
+from tests.test_paths import path_free
 
 
 def inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: float, blk: int):
@@ -33,23 +32,12 @@ def inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: float, b
     return A, B, X
 
 
-@contextmanager
-def bursts(on: bool):
-    """``tmu.BURST`` set to ``on`` for the block (the Python kernel reads it at every call)."""
-    old = tmu.BURST
-    tmu.BURST = on
-    try:
-        yield
-    finally:
-        tmu.BURST = old
-
-
 def run(op, A, B, X, engine, blk, lanes, fifo, burst):
     graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
                               Tensor.from_dense(X, "dd") if op == "mp" else None,
                               lanes=lanes, blk=blk)
-    with bursts(burst):
-        return simulate(graph, tensors, engine=engine, fifo_depth=fifo)
+    return simulate(graph, tensors, engine=engine, fifo_depth=fifo,
+                    paths=FastPaths(tmu_burst=burst))
 
 
 def assert_same(a, b) -> None:
@@ -91,14 +79,10 @@ def raw_queues(cfg, tensors, ring: int, burst: bool):
     """Run the Python TMU kernel alone on rings of ``ring`` slots (full rings return to the
     caller, the burst stops there); every token's kind, payload and arrival, and the final
     state and work memory."""
-    with bursts(burst):
-        return _raw_queues(cfg, tensors, ring)
-
-
-def _raw_queues(cfg, tensors, ring: int):
     block = tmu.Tmu.of("tmu", cfg)
     s, fst, mem = block.initial_state(tensors)
     s[W.LAT] = 1
+    s[W.PATHS_OFF] = FastPaths(tmu_burst=burst).off()
     w = W.allocate(2, ring)
     optr = np.array([0, 1, 2], np.int64)
     ochan = np.array([0, 1], np.int64)
@@ -112,7 +96,7 @@ def _raw_queues(cfg, tensors, ring: int):
         if rc == W.RC_DONE:
             break
         assert rc == W.RC_BUF
-    return [np.concatenate(q, axis=1) for q in out], s.copy(), mem["work"].copy(), calls
+    return [np.concatenate(q, axis=1) for q in out], path_free(s), mem["work"].copy(), calls
 
 
 @pytest.mark.parametrize("lanes", [1, 3])

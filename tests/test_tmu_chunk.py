@@ -1,7 +1,7 @@
 """The TMU's chunked burst (``sam.blocks.tmu.chunk_steps`` and the column pushes of
 ``burst_inner``): the innermost layer's streams computed up to ``CHUNK`` steps at a time and its
-queue tokens written a rule at a time. Against the per-element path (``tmu.BURST`` off, read
-by the Python kernel at every call) and the compiled kernel: the same tokens, arrival cycles,
+queue tokens written a rule at a time. Against the per-element path
+(``FastPaths(tmu_burst=False)``) and the compiled kernel: the same tokens, arrival cycles,
 statistics, results (numpy) and errors, across fibers longer than a chunk, memory latencies,
 same-layer ALU chains, forwarded streams and loads that leave the table mid-fiber.
 """
@@ -14,7 +14,6 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.tmu as tmu
 import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from sam.blocks.tmu_config import (
@@ -30,7 +29,7 @@ from sam.blocks.tmu_config import (
 )
 from sam.errors import SimulationError
 from sam.graph.dot import dumps, loads
-from sam.sim.engine import simulate
+from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import _segments, tmu_graph
 from tests.test_tmu_burst import raw_queues
 
@@ -61,14 +60,10 @@ def config(latency: int, scale: int, shift: int) -> TmuConfig:
 
 
 def run(graph, tensors, engine: str, burst: bool):
-    old = tmu.BURST
-    tmu.BURST = burst
     try:
-        return simulate(graph, tensors, engine=engine)
+        return simulate(graph, tensors, engine=engine, paths=FastPaths(tmu_burst=burst))
     except SimulationError as err:
         return str(err)
-    finally:
-        tmu.BURST = old
 
 
 def three_ways(graph, tensors):

@@ -16,7 +16,7 @@ import sam.blocks.execute as ex
 from formats.io import load_tensor
 from formats.synthetic import random_tensor
 from formats.tensor import Tensor
-from sam.sim.engine import simulate
+from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import build_op, reference
 
 
@@ -31,9 +31,6 @@ def check_against_binary_search(monkeypatch) -> list[int]:
     returns the list the counts are appended to."""
     seen: list[int] = []
     cursor = ex.occupancy_at
-    # the interpreter's steps only (the scalar loop's counts equal the interpreter's:
-    # tests/test_execute_fast.py)
-    monkeypatch.setattr(ex, "FAST", False)
 
     def checked(w, c, t, state, cur, cur_t):
         want = ex.occupancy(w, c, t)
@@ -52,7 +49,10 @@ def test_cursor_occupancy_equals_binary_search(monkeypatch, op, lanes, fifo):
     A, table = sls_inputs(3, 30, 40, 6, 0.2)
     graph, tensors = build_op(op, A, Tensor.from_dense(table, "dd"), lanes=lanes)
     seen = check_against_binary_search(monkeypatch)
-    res = simulate(graph, tensors, engine="reference", fifo_depth=fifo)
+    # the interpreter's steps only (the scalar loop's counts equal the interpreter's:
+    # tests/test_execute_fast.py)
+    res = simulate(graph, tensors, engine="reference", fifo_depth=fifo,
+                   paths=FastPaths(execute_fast=False))
     assert seen and max(seen) > (1 if fifo is None else 0)
     want = reference(op, A.to_scipy(), table)
     np.testing.assert_allclose(res.outputs["Z"].to_dense(), want, rtol=1e-12, atol=1e-12)

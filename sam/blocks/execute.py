@@ -31,6 +31,7 @@ from sam.blocks.tmu import ring_slot
 from sam.errors import GraphError
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import State, kernel
+from sam.runtime.paths import EXECUTE_FAST, enter
 from sam.runtime.tokens import DATA, DONE, STOP
 from sam.runtime.wires import (
     BUSY,
@@ -186,11 +187,6 @@ def spent(t, idle, busy, first, t_in, cost):
     return t_in + cost, idle + t_in - t, busy + cost, first
 
 
-#: Run the scalar statements of callbacks in :func:`scalar_run` (False: the interpreter only;
-#: ``tests/test_execute_fast.py`` compares the two).
-FAST = True
-
-
 @jitable(inline=True)
 def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
     """Run control tokens and callback statements in one loop, the block's clock, cursors and
@@ -199,7 +195,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
     of a scalar), with the same cycles, values and statistics. Anything else (a missing, vector
     or done token, a vector operand, an error, a bounded queue, an earlier cycle than a cursor's)
     ends the run where it is, and the interpreter takes that step."""
-    if not FAST or w.depth[cc] > 0 or w.depth[cd] > 0:
+    if w.depth[cc] > 0 or w.depth[cd] > 0 or not enter(st, EXECUTE_FAST):
         return
     ring = w.kind.shape[1] - 1
     t = st[T]

@@ -48,11 +48,9 @@ from sam.blocks.scanners import (
 )
 from sam.blocks.skipping import TOLD_STOP, first_at_least, rank_start
 from sam.runtime.jit import jitable
+from sam.runtime.paths import SKIP_LOOP, is_on
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import BUSY, FIRST_T, IDLE, LAT, NEVER, STALL, WIDTH, T, push, room
-
-#: Use the loop (tests turn it off to compare; read when a simulation sets up its driver).
-ENABLED = True
 
 #: What a block does in the loop's cycle t: fires; waits for another block of the cycle
 #: (a token, a pop); fires later (in a known cycle); or needs the kernels (``OUT``: an input
@@ -603,13 +601,14 @@ def store_scanner(w, st, ins, c, r, s):
 
 
 def component(runs: Sequence[object]) -> tuple[int, int, int] | None:
-    """Positions in ``runs`` (a cycle's block runtimes, :class:`sam.sim.engine.BlockRun`) of
+    """Positions in ``runs`` (a cycle's block runtimes, :class:`sam.sim.elaborate.BlockRun`) of
     scanner A, scanner B and the intersecter when :func:`skip_component` runs them: the
     cycle ``skip()`` builds and ``tests/test_skiploop.py`` checks, a two-operand intersecter
     whose four inputs are the crd and ref outputs of two level scanners (each output one
     channel, feeding nothing else), all of width 1, no lookahead; else None (the driver calls
-    the kernels one by one, as for any other cycle)."""
-    if not ENABLED or len(runs) != 3:
+    the kernels one by one, as for any other cycle, also when the simulation turned the loop
+    off: :class:`sam.runtime.paths.FastPaths`)."""
+    if len(runs) != 3 or not all(is_on(r.st, SKIP_LOOP) for r in runs):
         return None
     inter = [j for j, r in enumerate(runs) if r.block.dot_type == "intersect"]
     scans = [j for j, r in enumerate(runs) if r.block.dot_type == "fiberlookup"]

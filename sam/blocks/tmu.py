@@ -47,6 +47,7 @@ from sam.blocks.tmu_config import (
 from sam.errors import GraphError, SimulationError
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import State, fire, kernel
+from sam.runtime.paths import TMU_BURST, enter
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import (
     BUSY,
@@ -93,9 +94,6 @@ ERR_RANGE, ERR_DIV, ERR_DEPTH = 1, 2, 3
 CONFIG_KEYS = ("mode", "layers", "tus", "streams", "operands", "tokens")
 #: Ports of a TMU in dae mode.
 CTRL, DATAQ = 0, 1
-#: Burst path on (:func:`burst_inner`). Read by the Python kernel at every call (tests turn it
-#: off to compare with the per-element path); numba freezes it when it compiles the kernel.
-BURST = True
 #: Steps of the innermost layer :func:`chunk_steps` computes at a time (scratch in ``vals``).
 CHUNK = 256
 
@@ -438,7 +436,7 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     (``tests/test_tmu_burst.py``). Stops at the fiber's end or when the simulator rings are
     full (the per-element path goes on). Returns -1, or the stream that failed (as
     :func:`step_layer`)."""
-    if not BURST or st[WIDTH] > 1:
+    if st[WIDTH] > 1 or not enter(st, TMU_BURST):
         return -1
     nl = prog[H_L]
     d = nl - 1

@@ -17,19 +17,17 @@ simulator ring: :func:`burst_len` is 0 then and the kernel takes its general pat
 from __future__ import annotations
 
 from sam.runtime.jit import jitable
+from sam.runtime.paths import BURST, enter
 from sam.runtime.tokens import DATA, STOP
 from sam.runtime.wires import BUSY, FIRST_T, IDLE, WIDTH, T
-
-#: Bursts on. Read by the Python kernels at every call (tests turn it off to compare); numba
-#: freezes it when it compiles a kernel.
-ENABLED = True
 
 
 @jitable
 def bursts_on(st):
-    """Whether a block may burst: bursts are on (:data:`ENABLED`) and the block moves one token
-    per cycle (a wide block, ``st[WIDTH] > 1``, fires several per cycle: general path)."""
-    return ENABLED and st[WIDTH] <= 1
+    """Whether a block may burst: it moves one token per cycle (a wide block,
+    ``st[WIDTH] > 1``, fires several per cycle: general path) and the simulation has not
+    turned bursts off (:class:`sam.runtime.paths.FastPaths`)."""
+    return st[WIDTH] <= 1 and enter(st, BURST)
 
 
 @jitable

@@ -72,7 +72,9 @@ FIRST_T = 12  # cycle of the block's first firing
 WIDTH = 13  # stream width n: firings per cycle (0 or 1: one; docs/timing-model.md, rule 13)
 LANES = 14  # firings so far in cycle LANE_T (wide blocks only)
 LANE_T = 15  # the cycle of the wide block's last firing
-P = 16  # first block-specific slot (named per block family: sam.runtime.kernel.State)
+PATHS_OFF = 16  # fast paths the simulation turned off (bits of sam.runtime.paths; 0: all on)
+PATH_RUNS = 17  # times the block entered a fast path (a diagnostic: sam.runtime.paths.enter)
+P = 18  # first block-specific slot (named per block family: sam.runtime.kernel.State)
 STATE_SLOTS = 48
 FSTATE_SLOTS = 8  # slots of a block's float64 state
 

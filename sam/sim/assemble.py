@@ -26,7 +26,7 @@ from sam.graph.scatter import scattered_outputs, stored_result
 
 if TYPE_CHECKING:
     from sam.graph.model import Graph
-    from sam.sim.engine import BlockRun
+    from sam.sim.elaborate import BlockRun
 
 
 def assemble_outputs(

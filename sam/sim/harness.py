@@ -19,6 +19,7 @@ from formats.tensor import Tensor
 from sam.blocks.base import Block
 from sam.errors import SimulationError
 from sam.runtime import wires as W
+from sam.runtime.paths import ALL, FastPaths
 from sam.runtime.tokens import Token, decode, encode, format_stream, parse_stream
 
 
@@ -37,9 +38,11 @@ def run_block(
     *,
     arrivals: Mapping[str, Sequence[int]] | None = None,
     engine: str = "reference",
+    paths: FastPaths = ALL,
 ) -> BenchResult:
     """Feed whole input streams (all there from cycle 0 unless ``arrivals`` says otherwise)
-    to ``block`` and return its output streams as strings (``.tokens`` holds the tokens)."""
+    to ``block`` and return its output streams as strings (``.tokens`` holds the tokens);
+    ``paths`` names the fast paths the kernel may take (all by default)."""
     tensors = dict(tensors or {})
     in_ports = block.inputs()
     out_ports = block.outputs()
@@ -70,6 +73,7 @@ def run_block(
     ochan = np.arange(n_in, n_ch, dtype=np.int64)
     st, fst, mem = block.initial_state(tensors)
     st[W.LAT] = 1
+    st[W.PATHS_OFF] = paths.off()
     fn = block.kernel.py if engine == "reference" else block.kernel.jit
     while True:
         rc = fn(w, st, fst, ins, optr, ochan, *mem.args())

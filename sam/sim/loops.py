@@ -4,7 +4,7 @@ With feedback edges (coordinate skipping, SAM paper Sec. 4.2) the blocks of a st
 component run in lock steps of at most the loop's latency, and with bounded FIFOs (Sec. 6's
 queues made finite) a producer stops at every full FIFO: either way a kernel call moves a few
 tokens, and a Python scheduler spends most of its time dispatching calls (about 7 us each).
-:func:`drive` runs the engine's sweeps (:meth:`sam.sim.engine.Simulation._loop`) in compiled
+:func:`drive` runs the engine's sweeps (:meth:`sam.sim.schedule.Scheduler._loop`) in compiled
 code instead: every *unit* in dataflow order, a unit being a single block (called once per
 sweep) or a cycle of the graph (its blocks called round after round until none moves),
 publishing each block's horizon after its call as the engine does (``docs/timing-model.md``,

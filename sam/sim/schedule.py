@@ -1,0 +1,195 @@
+"""The scheduler: runs an elaborated graph's block kernels until every block is done.
+
+Scheduling never steps idle blocks: every block keeps its own clock, and a block is only run
+while it has tokens to work on, so the cost follows the tokens processed. With unbounded FIFOs a
+block's output tokens and their cycles depend only on its input tokens and their cycles, so any
+order of running blocks gives the same result; we sweep the blocks in dataflow order. The blocks
+of a cycle of the graph (skip streams, SAM paper Sec. 4.2) run in lock steps, each as far as the
+horizons of its feedback inputs allow (conservative discrete-event simulation,
+``docs/timing-model.md``). No progress in a sweep means a full ring (the rings double) or, with
+bounded FIFOs, a deadlock, reported with every stuck block and what it waits for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from sam.errors import Deadlock, SimulationError
+from sam.runtime import wires as W
+from sam.runtime.tokens import describe_token
+from sam.sim.elaborate import BlockRun, Elaboration
+
+
+class Scheduler(Elaboration):
+    """The sweeps over an elaborated graph's blocks, in Python (the compiled tier,
+    :class:`sam.sim.compiled.CompiledTier`, adds compiled kernels and the compiled driver)."""
+
+    #: each block's kernel, by block id (Python, or compiled: ``sam.sim.compiled``)
+    _fns: dict[str, Callable[..., int]]
+    #: process time at which :meth:`_step` switches to the compiled kernels (never by default)
+    _tier_at = float("inf")
+    #: the compiled driver running the sweeps (``sam.sim.loops``), when one is in use
+    _driver: Callable[..., int] | None = None
+
+    def _use_compiled(self) -> None:
+        """Switch every block to its compiled kernel (:class:`sam.sim.compiled.CompiledTier`)."""
+        raise NotImplementedError
+
+    def _drive(self) -> tuple[bool, bool]:
+        """One call of the compiled driver (:class:`sam.sim.compiled.CompiledTier`)."""
+        raise NotImplementedError
+
+    def _loop(self, progress: Callable[[int], None] | None) -> None:
+        """Step every unfinished block (a cycle of blocks in lock steps) until all are done;
+        grow the rings when only full rings hold the run up, else stop at a deadlock."""
+        pending = [bid for bid in self.order if not self.runs[bid].done]
+        while pending:
+            if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
+                progressed, buf_full = self._drive()
+            else:
+                progressed, buf_full = self._sweep(pending)
+            pending = [bid for bid in pending if not self.runs[bid].done]
+            if progress is not None:
+                progress(int(self.wires.count.sum()))
+            if pending and not progressed:
+                if buf_full:
+                    self.wires = W.grow(self.wires)
+                else:
+                    raise Deadlock(self._deadlock_message(pending))
+
+    def _sweep(self, pending: list[str]) -> tuple[bool, bool]:
+        """One pass over the unfinished blocks in dataflow order, from Python: whether any
+        moved, and whether a full ring held one up."""
+        progressed = False
+        buf_full = False
+        swept: set[str] = set()
+        for bid in pending:
+            if bid in swept:
+                continue
+            if bid in self.cycle_of:  # a cycle runs in lock steps, all its blocks
+                moved, full = self._run_cycle(self.cycle_of[bid])
+                swept.update(self.cycle_of[bid])
+            else:
+                moved, full = self._step(bid)
+            progressed |= moved
+            buf_full |= full
+        return progressed, buf_full
+
+    def _cycles(self) -> int:
+        """The run's cycle count: one past the last writer's done token (else the latest
+        block clock)."""
+        done = [int(r.st[W.DONE_T]) for r in self.runs.values()
+                if r.block.family == "write" and r.done]
+        return (max(done) + 1) if done else max((int(r.st[W.T]) for r in self.runs.values()),
+                                                default=0)
+
+    def _step(self, bid: str) -> tuple[bool, bool]:
+        """Run one block as far as it goes: (whether it fired or published a later horizon,
+        whether a simulator ring is full)."""
+        run = self.runs[bid]
+        if run.done:
+            return False, False
+        if time.process_time() >= self._tier_at:
+            self._use_compiled()
+        fn = self._fns[bid]
+        busy = run.st[W.BUSY]
+        rc = run.call(fn, self.wires)
+        while rc == W.RC_GROW:
+            run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
+            rc = run.call(fn, self.wires)
+        if rc == W.RC_ERR:
+            raise SimulationError(self._error_message(run))
+        if rc == W.RC_DONE:
+            run.done = True
+        moved = bool(run.st[W.BUSY] != busy)
+        if self.feedback:
+            moved |= self._publish(run, rc)
+        return moved, rc == W.RC_BUF
+
+    def _publish(self, run: BlockRun, rc: int) -> bool:
+        """Publish the horizon of ``run``'s output channels (conservative discrete-event
+        simulation): its next firing is no earlier than its clock, nor than the arrival of the
+        token it waits for (a feedback input is never waited for: its horizon is a question the
+        block asks, not a token it needs). True when a horizon moved."""
+        st = run.st
+        w = self.wires
+        if run.done:
+            h = W.NEVER
+        else:  # ndarray.item: a Python int without a numpy scalar (this runs once per call)
+            lb = st.item(W.T)
+            if rc == W.RC_IN:
+                x = st.item(W.WAIT)
+                if 0 <= x < len(self.channels) and not self.channels[x].dst_port.feedback:
+                    head = w.head.item(x)
+                    if head < w.tail.item(x):
+                        arrival = w.time.item(x, head & (w.time.shape[1] - 1))
+                    else:
+                        arrival = w.horizon.item(x)
+                    lb = max(lb, arrival)
+            h = min(lb + st.item(W.LAT), W.NEVER)
+        moved = False
+        horizon = w.horizon
+        for c in run.ochan.tolist():
+            if horizon.item(c) < h:
+                horizon[c] = h
+                moved = True
+        return moved
+
+    def _run_cycle(self, blocks: list[str]) -> tuple[bool, bool]:
+        """Run the blocks of one cycle of the graph round and round, each as far as the horizons
+        of its feedback inputs allow, until none of them moves."""
+        progressed = buf_full = False
+        while True:
+            moved = False
+            for bid in blocks:
+                m, full = self._step(bid)
+                moved |= m
+                buf_full |= full
+            if not moved:
+                return progressed, buf_full
+            progressed = True
+
+    def _describe(self, bid: str) -> str:
+        return f"node {bid} ({self.graph.blocks[bid].label()})"
+
+    def _error_message(self, run: BlockRun) -> str:
+        st = run.st
+        code = int(st[W.ERR])
+        block = run.block
+        what = block.error_text(code, st)
+        port_idx = int(st[W.ERR_PORT])
+        ports = block.inputs()
+        port = ports[port_idx] if 0 <= port_idx < len(ports) else None
+        tok = ""
+        if st[W.ERR_KIND] >= 0 and port is not None:
+            tok = f" (token {describe_token(int(st[W.ERR_KIND]), int(st[W.ERR_DATA]), port.kind)}"
+            tok += f" on input {port.name})"
+        return (f"{self._describe(block.id)}: {what}{tok} at cycle {int(st[W.T])}; the graph "
+                "feeds it a malformed stream")
+
+    def _deadlock_message(self, pending: list[str]) -> str:
+        parts = []
+        for bid in pending:
+            run = self.runs[bid]
+            what = self._waiting_for(run)
+            parts.append(f"{self._describe(bid)} {what}")
+        hint = ("; raise --fifo-depth" if self.fifo_depth else
+                "; the graph is malformed (a block waits for a stream that never comes)")
+        return "simulation cannot progress: " + "; ".join(parts[:8]) + (
+            f"; and {len(parts) - 8} more" if len(parts) > 8 else "") + hint
+
+    def _waiting_for(self, run: BlockRun) -> str:
+        w = self.wires
+        waits = int(run.st[W.WAIT])
+        # Which input is empty?
+        for k, c in enumerate(run.ins):
+            if c == waits and c >= 0 and w.head[c] >= w.tail[c]:
+                ch = self.channels[c]
+                src = self._describe(ch.src) if ch.src else "the root"
+                return f"waits for a token on input {run.block.inputs()[k].name} from {src}"
+        outs = run.block.outputs()
+        if 0 <= waits < len(outs):
+            return f"waits for room on output {outs[waits].name} (FIFO full)"
+        return "cannot fire"
+
