@@ -250,25 +250,6 @@ def skip_to(sk_k, sk_d, sk_t, tail, kind, x, a, mask):
 
 
 @jitable(inline=True)
-def drop_input(has, told, skt, skh, sk_k, sk_d, sk_t, kind, x, bounded, pk, pr, h, t, lat,
-               mask, cap):
-    """The intersecter drops the head of one input (its pair popped in cycle ``t``), telling
-    that input's scanner, if it has a skip channel (``skt`` sent, ``skh`` taken), ``kind``:
-    a coordinate ``x`` to reach when beyond what it was ``told`` in this fiber, or the fiber's
-    stop once (rule 11). (Whether it could: False when the skip ring is full; ``skt``,
-    ``told``, the pair's new head, skips sent as data: 0 or 1.)"""
-    send = has and told != TOLD_STOP and (kind == STOP or x > told)
-    if send and skt - skh >= cap:
-        return False, skt, told, h, 0
-    nd = 0
-    if send:
-        skt = skip_to(sk_k, sk_d, sk_t, skt, kind, x, t + lat, mask)
-        told = TOLD_STOP if kind == STOP else x
-        nd = 1 if kind == DATA else 0
-    return True, skt, told, pop_pair(bounded, pk, pr, h, t, mask), nd
-
-
-@jitable(inline=True)
 def downstream_room(w, optr, ochan, t_in, free):
     """The cycle ``>= t_in`` in which the intersecter's coordinate and reference outputs (ports
     0-2, outside the cycle) all have room, or -1 when one is full (the kernels wait for it).
@@ -301,214 +282,245 @@ def downstream_free(w, optr, ochan, cap):
     return free
 
 
+#: Positions in an intersecter input's loop state (:func:`input_state`): the head of the
+#: scanner's pair it pops, the last coordinate it took or dropped in the fiber (``merges``'
+#: ``last``), the coordinate its scanner was told to reach (``told``, or ``TOLD_STOP``), the
+#: skips sent to its scanner (the skip channel's tail), of those the data tokens.
+HEAD, LAST, TOLD, SENT, SENT_DATA = 0, 1, 2, 3, 4
+
+
+@jitable(inline=True)
+def input_env(w, c, r, sk, has, pt, pr):
+    """What the intersecter reads of one input and does not change: the rows of its scanner's
+    pair (crd channel ``c``, ref channel ``r``; pop cycles ``pt``, ``pr`` kept when bounded),
+    of its skip channel ``sk`` (when it ``has`` one)."""
+    return (w.kind[c], w.data[c], w.time[c], w.kind[r], w.data[r], w.depth[c] > 0, pt, pr,
+            has, w.kind[sk], w.data[sk], w.time[sk])
+
+
+@jitable(inline=True)
+def input_state(w, c, sk, has, last, told):
+    """An intersecter input's loop state (``HEAD`` ... ``SENT_DATA``)."""
+    return (w.head[c], last, told, w.tail[sk] if has else 0, 0)
+
+
+@jitable(inline=True)
+def skips_full(s, env, skh, cap):
+    """Whether the input's skip ring is full (its scanner took ``skh`` skips)."""
+    _, _, _, _, _, _, _, _, has, _, _, _ = env
+    return has and s[SENT] - skh >= cap
+
+
+@jitable(inline=True)
+def take(s, env, x, t, mask):
+    """The intersecter takes the input's head (coordinate ``x``) in cycle ``t``."""
+    _, _, _, _, _, bounded, pt, pr, _, _, _, _ = env
+    return (pop_pair(bounded, pt, pr, s[HEAD], t, mask), x, s[TOLD], s[SENT], s[SENT_DATA])
+
+
+@jitable(inline=True)
+def drop(s, env, skh, head_x, kind, x, t, lat, mask, cap):
+    """The intersecter drops the input's head (coordinate ``head_x``) in cycle ``t`` (its pair
+    popped), telling the input's scanner, if it has a skip channel (``skh`` skips taken),
+    ``kind``: a coordinate ``x`` to reach when beyond what it was told in this fiber, or the
+    fiber's stop once (rule 11). (Whether it could: False when the skip ring is full; the new
+    state.)"""
+    _, _, _, _, _, bounded, pt, pr, has, skk, skd, skt = env
+    head, _, told, sent, sent_data = s
+    send = has and told != TOLD_STOP and (kind == STOP or x > told)
+    if send and sent - skh >= cap:
+        return False, s
+    if send:
+        sent = skip_to(skk, skd, skt, sent, kind, x, t + lat, mask)
+        told = TOLD_STOP if kind == STOP else x
+        sent_data += 1 if kind == DATA else 0
+    return True, (pop_pair(bounded, pt, pr, head, t, mask), head_x, told, sent, sent_data)
+
+
+@jitable(inline=True)
+def close(s, env, level, t, at, mask):
+    """The intersecter takes the input's stop ``level`` in cycle ``t`` (emitted, arriving in
+    ``at``): its scanner is told the fiber's stop unless it was already; a new fiber."""
+    _, _, _, _, _, bounded, pt, pr, has, skk, skd, skt = env
+    head, _, told, sent, sent_data = s
+    if has and told != TOLD_STOP:
+        sent = skip_to(skk, skd, skt, sent, STOP, level, at, mask)
+    return (pop_pair(bounded, pt, pr, head, t, mask), -1, -1, sent, sent_data)
+
+
+@jitable(inline=True)
+def store_input(w, last, told, k, c, r, sk, has, s):
+    """Write an input's loop state ``s`` back to the intersecter's memories (``last[k]``,
+    ``told[k]``) and channels."""
+    last[k] = s[LAST]
+    told[k] = s[TOLD]
+    w.head[c] = s[HEAD]
+    w.head[r] = s[HEAD]
+    if has:
+        w.count[sk, DATA] += s[SENT_DATA]
+        w.count[sk, STOP] += s[SENT] - w.tail[sk] - s[SENT_DATA]
+        w.tail[sk] = s[SENT]
+
+
+@jitable(inline=True)
+def intersect_at(t, s, ia, ib, env_a, env_b, a, b, w, optr, ochan, lat, mask, cap):
+    """Intersecter (Def. 3.2, rule 11; :func:`sam.blocks.merges.merge`) in cycle ``t``: ``s``
+    its state (clock, busy, idle, stalled, first firing, room downstream: ``downstream_free``),
+    ``ia``/``ib`` its inputs' (:func:`input_state`), ``a``/``b`` the scanners' loop states.
+    Returns (what it did, its new state, its inputs' new states, the cycle it fires in when
+    ``LATER``). ``x`` and ``y`` are the coordinates at the heads of inputs A and B."""
+    t_i, busy, idle, stall, first, free = s
+    if t_i > t:
+        return LATER, s, ia, ib, t_i
+    if ia[HEAD] >= a[TAIL] or ib[HEAD] >= b[TAIL]:
+        return WAITS, s, ia, ib, NEVER
+    kinds_a, crds_a, times_a, ref_kinds_a, refs_a, _, _, _, _, _, _, _ = env_a
+    kinds_b, crds_b, times_b, ref_kinds_b, refs_b, _, _, _, _, _, _, _ = env_b
+    qa = slot(ia[HEAD], mask)
+    qb = slot(ib[HEAD], mask)
+    t_in = t_i
+    if times_a[qa] > t_in:
+        t_in = times_a[qa]
+    if times_b[qb] > t_in:
+        t_in = times_b[qb]
+    if t_in > t:
+        return LATER, s, ia, ib, t_in
+    x = crds_a[qa]
+    y = crds_b[qb]
+    kind_a = kinds_a[qa]
+    kind_b = kinds_b[qb]
+    if kind_a == DATA and kind_b == DATA:
+        if x <= ia[LAST] or y <= ib[LAST]:
+            return OUT, s, ia, ib, NEVER  # out of order: the kernel reports it
+        if x == y:
+            t_out = downstream_room(w, optr, ochan, t_in, free)
+            if t_out < 0 or skips_full(ia, env_a, a[SKH], cap) \
+                    or skips_full(ib, env_b, b[SKH], cap):
+                return OUT, s, ia, ib, NEVER
+            if t_out > t:
+                return LATER, s, ia, ib, t_out
+            at = t + lat
+            free -= 1 if free > 0 else 0
+            push(w, optr, ochan, 0, DATA, x, at)
+            push(w, optr, ochan, 1, ref_kinds_a[qa], refs_a[qa], at)
+            push(w, optr, ochan, 2, ref_kinds_b[qb], refs_b[qb], at)
+            ia = take(ia, env_a, x, t, mask)
+            ib = take(ib, env_b, x, t, mask)
+            stall += t - t_in
+        elif x < y:  # input A behind: dropped, its scanner told to reach y
+            ok, ia = drop(ia, env_a, a[SKH], x, DATA, y, t, lat, mask, cap)
+            if not ok:
+                return OUT, s, ia, ib, NEVER
+        else:
+            ok, ib = drop(ib, env_b, b[SKH], y, DATA, x, t, lat, mask, cap)
+            if not ok:
+                return OUT, s, ia, ib, NEVER
+    elif kind_a == STOP and kind_b == STOP:
+        t_out = downstream_room(w, optr, ochan, t_in, free)
+        if x != y or t_out < 0 or skips_full(ia, env_a, a[SKH], cap) \
+                or skips_full(ib, env_b, b[SKH], cap):
+            return OUT, s, ia, ib, NEVER  # misaligned stops (the kernel reports them), no room
+        if t_out > t:
+            return LATER, s, ia, ib, t_out
+        at = t + lat
+        free -= 1 if free > 0 else 0
+        for port in range(3):
+            push(w, optr, ochan, port, STOP, x, at)
+        ia = close(ia, env_a, x, t, at, mask)
+        ib = close(ib, env_b, x, t, at, mask)
+        stall += t - t_in
+    elif kind_a == DATA and kind_b == STOP:
+        # Input B's fiber is over: drop input A's coordinate, tell its scanner.
+        ok = x > ia[LAST]  # else out of order: the kernel reports it
+        if ok:
+            ok, ia = drop(ia, env_a, a[SKH], x, STOP, 0, t, lat, mask, cap)
+        if not ok:
+            return OUT, s, ia, ib, NEVER
+    elif kind_a == STOP and kind_b == DATA:
+        ok = y > ib[LAST]
+        if ok:
+            ok, ib = drop(ib, env_b, b[SKH], y, STOP, 0, t, lat, mask, cap)
+        if not ok:
+            return OUT, s, ia, ib, NEVER
+    else:
+        return OUT, s, ia, ib, NEVER  # a done token or a malformed stream: the kernel's cases
+    if busy == 0:
+        first = t
+    return FIRED, (t + 1, busy + 1, idle + t_in - t_i, stall, first, free), ia, ib, NEVER
+
+
+@jitable(inline=True)
+def pop_row(w, c, cap):
+    """The row of ``w.ptime`` holding channel ``c``'s pop cycles (a dummy row when no channel
+    is bounded: none are kept)."""
+    return 0 if w.ptime.shape[1] < cap else c
+
+
 @jitable(inline=True)
 def skip_component(w, scan_a, scan_b, inter):
     """Run scanner A, scanner B and their intersecter (each block's kernel arrays,
     :func:`sam.sim.loops.block_arrays`: state, wiring and memories; the scanners' ``seg``,
     ``crd``, ``lens``, ``rank``, the intersecter's ``last``, ``told``, ``skipto``) cycle by
     cycle until none can go on without the kernels; whether any fired."""
-    sa, _, ina, _, _, ma0, ma1, ma2, ma3, _, _ = scan_a
-    sb, _, inb, _, _, mb0, mb1, mb2, mb3, _, _ = scan_b
-    si, _, ini, opi, oci, mi0, mi1, mi2, _, _, _ = inter
+    st_a, _, ins_a, _, _, seg_a, crd_a, lens_a, rank_a, _, _ = scan_a
+    st_b, _, ins_b, _, _, seg_b, crd_b, lens_b, rank_b, _, _ = scan_b
+    st_i, _, ins_i, optr, ochan, last, told, skipto, _, _, _ = inter
     mask = w.kind.shape[1] - 1
     cap = mask + 1
-    lat = si[LAT]
-    c0 = ini[0]
-    r0 = ini[1]
-    c1 = ini[2]
-    r1 = ini[3]
+    lat = st_i[LAT]
+    crd_ch_a, ref_ch_a, crd_ch_b, ref_ch_b = ins_i[0], ins_i[1], ins_i[2], ins_i[3]
     # Each scanner's pair (crd, ref) must move as one: same depth, same head and tail (the
     # scanner pushes both, the intersecter pops both), bounded no deeper than the rings.
-    for c, r in ((c0, r0), (c1, r1)):
+    for c, r in ((crd_ch_a, ref_ch_a), (crd_ch_b, ref_ch_b)):
         if w.depth[c] != w.depth[r] or w.depth[c] > cap or w.head[c] != w.head[r] \
                 or w.tail[c] != w.tail[r]:
             return False
     # A skip port feeds exactly its scanner's skip input; never bounded.
-    for k, sx in ((0, ina), (1, inb)):
-        port = mi2[k]
-        has = sx.shape[0] > 1 and sx[1] >= 0
+    for k, ins in ((0, ins_a), (1, ins_b)):
+        port = skipto[k]
+        has = ins.shape[0] > 1 and ins[1] >= 0
         if has != (port >= 0):
             return False
-        if has and (opi[port + 1] - opi[port] != 1 or oci[opi[port]] != sx[1]
-                    or w.depth[sx[1]] != 0):
+        if has and (optr[port + 1] - optr[port] != 1 or ochan[optr[port]] != ins[1]
+                    or w.depth[ins[1]] != 0):
             return False
-    if w.ptime.shape[1] < cap:
-        pt0 = w.ptime[0]
-        pt1 = w.ptime[0]
-        pr0 = w.ptime[0]
-        pr1 = w.ptime[0]
-    else:
-        pt0 = w.ptime[c0]
-        pt1 = w.ptime[c1]
-        pr0 = w.ptime[r0]
-        pr1 = w.ptime[r1]
-    ea = scanner_env(w, sa, ina, c0, r0, pt0, ma0, ma1, ma2, ma3, mask, cap)
-    eb = scanner_env(w, sb, inb, c1, r1, pt1, mb0, mb1, mb2, mb3, mask, cap)
-    a = scanner_state(w, sa, ina, c0)
-    b = scanner_state(w, sb, inb, c1)
-    bounded0 = w.depth[c0] > 0
-    bounded1 = w.depth[c1] > 0
-    k0, d0, t0 = w.kind[c0], w.data[c0], w.time[c0]
-    k1, d1, t1 = w.kind[c1], w.data[c1], w.time[c1]
-    kr0, dr0 = w.kind[r0], w.data[r0]
-    kr1, dr1 = w.kind[r1], w.data[r1]
-    sk0 = oci[opi[mi2[0]]] if mi2[0] >= 0 else 0
-    sk1 = oci[opi[mi2[1]]] if mi2[1] >= 0 else 0
-    s0k, s0d, s0t = w.kind[sk0], w.data[sk0], w.time[sk0]
-    s1k, s1d, s1t = w.kind[sk1], w.data[sk1], w.time[sk1]
-    has0 = mi2[0] >= 0
-    has1 = mi2[1] >= 0
-    # The intersecter's state.
-    ti = si[T]
-    busy = si[BUSY]
-    idle = si[IDLE]
-    stall = si[STALL]
-    first = si[FIRST_T]
-    l0 = mi0[0]
-    l1 = mi0[1]
-    told0 = mi1[0]
-    told1 = mi1[1]
-    h0 = w.head[c0]
-    h1 = w.head[c1]
-    skt0 = w.tail[sk0] if has0 else 0
-    skt1 = w.tail[sk1] if has1 else 0
-    skt0_was = skt0
-    skt1_was = skt1
-    nsd0 = 0  # skips sent as data (the rest are stops)
-    nsd1 = 0
-    free = downstream_free(w, opi, oci, cap)
+    has_a = skipto[0] >= 0
+    has_b = skipto[1] >= 0
+    skip_ch_a = ochan[optr[skipto[0]]] if has_a else 0
+    skip_ch_b = ochan[optr[skipto[1]]] if has_b else 0
+    pt_a = w.ptime[pop_row(w, crd_ch_a, cap)]
+    pt_b = w.ptime[pop_row(w, crd_ch_b, cap)]
+    env_a = scanner_env(w, st_a, ins_a, crd_ch_a, ref_ch_a, pt_a, seg_a, crd_a, lens_a, rank_a,
+                        mask, cap)
+    env_b = scanner_env(w, st_b, ins_b, crd_ch_b, ref_ch_b, pt_b, seg_b, crd_b, lens_b, rank_b,
+                        mask, cap)
+    a = scanner_state(w, st_a, ins_a, crd_ch_a)
+    b = scanner_state(w, st_b, ins_b, crd_ch_b)
+    in_env_a = input_env(w, crd_ch_a, ref_ch_a, skip_ch_a, has_a, pt_a,
+                         w.ptime[pop_row(w, ref_ch_a, cap)])
+    in_env_b = input_env(w, crd_ch_b, ref_ch_b, skip_ch_b, has_b, pt_b,
+                         w.ptime[pop_row(w, ref_ch_b, cap)])
+    in_a = input_state(w, crd_ch_a, skip_ch_a, has_a, last[0], told[0])
+    in_b = input_state(w, crd_ch_b, skip_ch_b, has_b, last[1], told[1])
+    si = (st_i[T], st_i[BUSY], st_i[IDLE], st_i[STALL], st_i[FIRST_T],
+          downstream_free(w, optr, ochan, cap))
     fired = False
-    t = min(ti, min(a[0], b[0]))
+    t = min(st_i[T], min(a[0], b[0]))
     while True:
-        nxt = NEVER
-        any_fired = False
-        out = False
-        # -- the intersecter in cycle t (Def. 3.2, rule 11; :func:`sam.blocks.merges.merge`)
-        if ti > t:
-            nxt = ti
-        elif h0 < a[TAIL] and h1 < b[TAIL]:
-            q0 = slot(h0, mask)
-            q1 = slot(h1, mask)
-            t_in = ti
-            if t0[q0] > t_in:
-                t_in = t0[q0]
-            if t1[q1] > t_in:
-                t_in = t1[q1]
-            if t_in > t:
-                nxt = t_in
-            else:
-                x0 = d0[q0]
-                x1 = d1[q1]
-                kx0 = k0[q0]
-                kx1 = k1[q1]
-                if kx0 == DATA and kx1 == DATA:
-                    if x0 <= l0 or x1 <= l1:
-                        out = True  # out of order: the kernel reports it
-                    elif x0 == x1:
-                        t_out = downstream_room(w, opi, oci, t_in, free)
-                        if t_out < 0 or (has0 and skt0 - a[SKH] >= cap) \
-                                or (has1 and skt1 - b[SKH] >= cap):
-                            out = True
-                        elif t_out > t:
-                            nxt = t_out
-                        else:
-                            at = t + lat
-                            free -= 1 if free > 0 else 0
-                            push(w, opi, oci, 0, DATA, x0, at)
-                            push(w, opi, oci, 1, kr0[q0], dr0[q0], at)
-                            push(w, opi, oci, 2, kr1[q1], dr1[q1], at)
-                            h0 = pop_pair(bounded0, pt0, pr0, h0, t, mask)
-                            h1 = pop_pair(bounded1, pt1, pr1, h1, t, mask)
-                            l0 = x0
-                            l1 = x0
-                            idle += t_in - ti
-                            stall += t - t_in
-                            any_fired = True
-                    elif x0 < x1:  # input 0 behind: dropped, its scanner told to reach x1
-                        ok, skt0, told0, h0, nd = drop_input(
-                            has0, told0, skt0, a[SKH], s0k, s0d, s0t, DATA, x1, bounded0, pt0,
-                            pr0, h0, t, lat, mask, cap)
-                        out = not ok
-                        l0 = x0 if ok else l0
-                        nsd0 += nd
-                    else:
-                        ok, skt1, told1, h1, nd = drop_input(
-                            has1, told1, skt1, b[SKH], s1k, s1d, s1t, DATA, x0, bounded1, pt1,
-                            pr1, h1, t, lat, mask, cap)
-                        out = not ok
-                        l1 = x1 if ok else l1
-                        nsd1 += nd
-                    if not out and x0 != x1:
-                        idle += t_in - ti
-                        any_fired = True
-                elif kx0 == STOP and kx1 == STOP:
-                    send0 = has0 and told0 != TOLD_STOP
-                    send1 = has1 and told1 != TOLD_STOP
-                    t_out = downstream_room(w, opi, oci, t_in, free)
-                    if x0 != x1 or t_out < 0 or (has0 and skt0 - a[SKH] >= cap) \
-                            or (has1 and skt1 - b[SKH] >= cap):
-                        out = True  # misaligned stops (the kernel reports them), or no room
-                    elif t_out > t:
-                        nxt = t_out
-                    else:
-                        at = t + lat
-                        free -= 1 if free > 0 else 0
-                        for port in range(3):
-                            push(w, opi, oci, port, STOP, x0, at)
-                        h0 = pop_pair(bounded0, pt0, pr0, h0, t, mask)
-                        h1 = pop_pair(bounded1, pt1, pr1, h1, t, mask)
-                        if send0:
-                            skt0 = skip_to(s0k, s0d, s0t, skt0, STOP, x0, at, mask)
-                        if send1:
-                            skt1 = skip_to(s1k, s1d, s1t, skt1, STOP, x0, at, mask)
-                        l0 = -1
-                        l1 = -1
-                        told0 = -1
-                        told1 = -1
-                        idle += t_in - ti
-                        stall += t - t_in
-                        any_fired = True
-                elif kx0 == DATA and kx1 == STOP:
-                    # Input 1's fiber is over: drop input 0's coordinate, tell its scanner.
-                    ok = x0 > l0  # else out of order: the kernel reports it
-                    if ok:
-                        ok, skt0, told0, h0, nd = drop_input(
-                            has0, told0, skt0, a[SKH], s0k, s0d, s0t, STOP, 0, bounded0, pt0,
-                            pr0, h0, t, lat, mask, cap)
-                        l0 = x0 if ok else l0
-                    out = not ok
-                    if ok:
-                        idle += t_in - ti
-                        any_fired = True
-                elif kx0 == STOP and kx1 == DATA:
-                    ok = x1 > l1
-                    if ok:
-                        ok, skt1, told1, h1, nd = drop_input(
-                            has1, told1, skt1, b[SKH], s1k, s1d, s1t, STOP, 0, bounded1, pt1,
-                            pr1, h1, t, lat, mask, cap)
-                        l1 = x1 if ok else l1
-                    out = not ok
-                    if ok:
-                        idle += t_in - ti
-                        any_fired = True
-                else:
-                    out = True  # a done token or a malformed stream: the kernel's cases
-                if any_fired:
-                    if busy == 0:
-                        first = t
-                    busy += 1
-                    ti = t + 1
-        if out:
+        # The intersecter, then the two scanners (Def. 3.1, rule 11), in cycle t.
+        code, si, in_a, in_b, nxt = intersect_at(t, si, in_a, in_b, in_env_a, in_env_b, a, b,
+                                                 w, optr, ochan, lat, mask, cap)
+        if code == OUT:
             break
-        # -- the two scanners in cycle t (Def. 3.1, rule 11)
-        code, a, n = scan_at(t, a, h0, skt0, ea)
+        any_fired = code == FIRED
+        code, a, n = scan_at(t, a, in_a[HEAD], in_a[SENT], env_a)
         if code == OUT:
             break
         if code == FIRED:
             any_fired = True
         elif n < nxt:
             nxt = n
-        code, b, n = scan_at(t, b, h1, skt1, eb)
+        code, b, n = scan_at(t, b, in_b[HEAD], in_b[SENT], env_b)
         if code == OUT:
             break
         if code == FIRED:
@@ -523,29 +535,11 @@ def skip_component(w, scan_a, scan_b, inter):
         else:
             t = nxt
     # Hand the state back to the blocks' arrays.
-    si[T] = ti
-    si[BUSY] = busy
-    si[IDLE] = idle
-    si[STALL] = stall
-    si[FIRST_T] = first
-    mi0[0] = l0
-    mi0[1] = l1
-    mi1[0] = told0
-    mi1[1] = told1
-    w.head[c0] = h0
-    w.head[r0] = h0
-    w.head[c1] = h1
-    w.head[r1] = h1
-    if has0:
-        w.tail[sk0] = skt0
-        w.count[sk0, DATA] += nsd0
-        w.count[sk0, STOP] += skt0 - skt0_was - nsd0
-    if has1:
-        w.tail[sk1] = skt1
-        w.count[sk1, DATA] += nsd1
-        w.count[sk1, STOP] += skt1 - skt1_was - nsd1
-    store_scanner(w, sa, ina, c0, r0, a)
-    store_scanner(w, sb, inb, c1, r1, b)
+    st_i[T], st_i[BUSY], st_i[IDLE], st_i[STALL], st_i[FIRST_T], _ = si
+    store_input(w, last, told, 0, crd_ch_a, ref_ch_a, skip_ch_a, has_a, in_a)
+    store_input(w, last, told, 1, crd_ch_b, ref_ch_b, skip_ch_b, has_b, in_b)
+    store_scanner(w, st_a, ins_a, crd_ch_a, ref_ch_a, a)
+    store_scanner(w, st_b, ins_b, crd_ch_b, ref_ch_b, b)
     return fired
 
 

@@ -34,15 +34,91 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import Block, Memories, Port
-from sam.blocks.tmu_config import (
-    EVENTS,
-    Alu,
-    DenseTU,
-    Fwd,
-    Mem,
-    TmuConfig,
-    resolve_array,
-    resolve_size,
+from sam.blocks.tmu_config import Alu, Mem, TmuConfig
+from sam.blocks.tmu_program import (
+    AR_BASE,
+    AR_SIZE,
+    AREC,
+    CHUNK,
+    EREC,
+    EV_BEG,
+    EV_END,
+    EV_END_RULE,
+    EV_FIRST_RULE,
+    EV_ITE,
+    EVENTS_PER_LAYER,
+    H_L,
+    H_MODE,
+    H_NPORTS,
+    H_NT,
+    H_OFF_ARR,
+    H_OFF_EV,
+    H_OFF_LAYER,
+    H_OFF_RULE,
+    H_OFF_STREAM,
+    H_OFF_TU,
+    H_S,
+    H_W,
+    H_W_LAST,
+    H_W_MASK,
+    H_W_STAT,
+    H_W_STEP,
+    K_LIT,
+    K_SAME,
+    L_BCAST,
+    LREC,
+    LSTAT,
+    LY_FIRST_STREAM,
+    LY_FIRST_TU,
+    LY_KIND,
+    LY_LANES,
+    LY_STREAMS,
+    LY_TUS,
+    MODE_DAE,
+    MODE_SAM,
+    N_ACTIVE,
+    N_FIBERS,
+    N_ITERATIONS,
+    N_MASKED,
+    Q_CTRL_N,
+    Q_CTRL_STALL,
+    Q_DATA_N,
+    Q_DATA_STALL,
+    QSTAT,
+    R_OPERAND,
+    R_TOKEN,
+    RREC,
+    RU_ARG,
+    RU_TYPE,
+    RU_VECTOR,
+    S_FWD,
+    S_MEM,
+    S_TU,
+    SR_A,
+    SR_A_KIND,
+    SR_ARRAY,
+    SR_B,
+    SR_B_KIND,
+    SR_DELAY,
+    SR_FLOATS,
+    SR_LAYER,
+    SR_OP,
+    SR_TU,
+    SR_TYPE,
+    SREC,
+    TREC,
+    TSTAT,
+    TU_HI,
+    TU_HI_KIND,
+    TU_LO,
+    TU_LO_KIND,
+    TU_STEP,
+    TU_STREAM,
+    W_CUR,
+    W_HI,
+    W_LO,
+    WREC,
+    compile_config,
 )
 from sam.errors import GraphError, SimulationError
 from sam.runtime.jit import jitable
@@ -68,24 +144,6 @@ from sam.runtime.wires import (
     T,
 )
 
-# Program header slots.
-H_L, H_S, H_NT, H_W, H_MODE, H_OFF_LAYER, H_OFF_TU, H_OFF_STREAM, H_OFF_RULE, H_OFF_EV = range(10)
-H_OFF_ARR, H_W_MASK, H_W_STAT, H_W_LAST, H_NPORTS, H_W_STEP = range(10, 16)
-HEADER = 16
-LREC, TREC, SREC, RREC = 6, 8, 10, 4
-# Stream types, operand kinds, ALU ops, layer kinds, rule types.
-S_TU, S_MEM, S_ALU, S_FWD = 0, 1, 2, 3
-K_LIT, K_SAME, K_OUTER = 0, 1, 2
-OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "%": 4, "min": 5, "max": 6}
-LAYER_CODES = {"single": 0, "lockstep": 1, "bcast": 2}
-L_SINGLE, L_LOCKSTEP, L_BCAST = 0, 1, 2
-R_OPERAND, R_TOKEN = 0, 1
-MODE_DAE, MODE_SAM = 0, 1
-# Work (int) layout: per TU cur, lo, hi; per layer "iterated"; masks; stats; last arrivals.
-TU_CUR, TU_LO, TU_HI = 0, 1, 2
-# Stats, after H_W_STAT: per TU iterations, fibers; queues; per lane active, masked.
-Q_CTRL_N, Q_DATA_N, Q_CTRL_STALL, Q_DATA_STALL = 0, 1, 2, 3
-
 P_BEG, P_ADV, P_EVENT, P_STOP, P_DONE, P_END = 0, 1, 2, 3, 4, 5
 TMU = State(phase=P_BEG, depth=0, ev_l=0, ev_k=0, di=0, ci=0, nfire=0, after=0, after_d=0)
 PHASE, DEPTH, EV_L, EV_K, DI, CI, NFIRE, AFTER, AFTER_D = TMU.slots
@@ -94,8 +152,49 @@ ERR_RANGE, ERR_DIV, ERR_DEPTH = 1, 2, 3
 CONFIG_KEYS = ("mode", "layers", "tus", "streams", "operands", "tokens")
 #: Ports of a TMU in dae mode.
 CTRL, DATAQ = 0, 1
-#: Steps of the innermost layer :func:`chunk_steps` computes at a time (scratch in ``vals``).
-CHUNK = 256
+
+
+@jitable(inline=True)
+def layer_at(prog, d):
+    """Where layer ``d``'s record (``LY_*`` fields) starts in ``prog``."""
+    return prog[H_OFF_LAYER] + d * LREC
+
+
+@jitable(inline=True)
+def tu_at(prog, u):
+    """Where TU ``u``'s record (``TU_*`` fields) starts in ``prog``."""
+    return prog[H_OFF_TU] + u * TREC
+
+
+@jitable(inline=True)
+def stream_at(prog, s):
+    """Where stream ``s``'s record (``SR_*`` fields) starts in ``prog``."""
+    return prog[H_OFF_STREAM] + s * SREC
+
+
+@jitable(inline=True)
+def rule_at(prog, r):
+    """Where rule ``r``'s record (``RU_*`` fields) starts in ``prog``."""
+    return prog[H_OFF_RULE] + r * RREC
+
+
+@jitable(inline=True)
+def event_at(prog, d, e):
+    """Where the rules of event ``e`` of layer ``d`` (``EV_*`` fields) are in ``prog``."""
+    return prog[H_OFF_EV] + (d * EVENTS_PER_LAYER + e) * EREC
+
+
+@jitable(inline=True)
+def array_at(prog, a):
+    """Where bound array ``a``'s entry (``AR_*`` fields) starts in ``prog``."""
+    return prog[H_OFF_ARR] + a * AREC
+
+
+@jitable(inline=True)
+def iterated_at(prog, d):
+    """Where ``work`` says whether layer ``d`` stepped in its current fiber (after the TUs'
+    cursors and bounds)."""
+    return prog[H_NT] * WREC + d
 
 
 @jitable
@@ -189,9 +288,9 @@ def putv(w, optr, ochan, port, kind, value, t):
 @jitable(inline=True)
 def has_iter(prog, work, d):
     """Whether the current fiber of layer ``d`` has an iteration left."""
-    lrec = prog[H_OFF_LAYER] + d * LREC
-    for u in range(prog[lrec + 2], prog[lrec + 2] + prog[lrec + 3]):
-        if work[u * 3 + TU_CUR] < work[u * 3 + TU_HI]:
+    lrec = layer_at(prog, d)
+    for u in range(prog[lrec + LY_FIRST_TU], prog[lrec + LY_FIRST_TU] + prog[lrec + LY_TUS]):
+        if work[u * WREC + W_CUR] < work[u * WREC + W_HI]:
             return True
     return False
 
@@ -200,17 +299,17 @@ def has_iter(prog, work, d):
 def begin_layer(prog, work, vals, d):
     """Set the bounds of layer ``d``'s TUs from the outer streams; count a fiber."""
     nw = prog[H_W]
-    lrec = prog[H_OFF_LAYER] + d * LREC
+    lrec = layer_at(prog, d)
     stat = prog[H_W_STAT]
-    for u in range(prog[lrec + 2], prog[lrec + 2] + prog[lrec + 3]):
-        t = prog[H_OFF_TU] + u * TREC
-        lo = int(operand(prog, vals, prog[t + 2], prog[t + 3], 0, nw))
-        hi = int(operand(prog, vals, prog[t + 4], prog[t + 5], 0, nw))
-        work[u * 3 + TU_LO] = lo
-        work[u * 3 + TU_HI] = hi
-        work[u * 3 + TU_CUR] = lo
-        work[stat + 2 * u + 1] += 1
-    work[prog[H_NT] * 3 + d] = 0
+    for u in range(prog[lrec + LY_FIRST_TU], prog[lrec + LY_FIRST_TU] + prog[lrec + LY_TUS]):
+        tr = tu_at(prog, u)
+        lo = int(operand(prog, vals, prog[tr + TU_LO_KIND], prog[tr + TU_LO], 0, nw))
+        hi = int(operand(prog, vals, prog[tr + TU_HI_KIND], prog[tr + TU_HI], 0, nw))
+        work[u * WREC + W_LO] = lo
+        work[u * WREC + W_HI] = hi
+        work[u * WREC + W_CUR] = lo
+        work[stat + TSTAT * u + N_FIBERS] += 1
+    work[iterated_at(prog, d)] = 0
 
 
 @jitable(inline=True)
@@ -218,18 +317,18 @@ def step_layer(prog, work, vals, pool, d):
     """Compute the streams of layer ``d`` for its next step and advance its TUs; returns -1, or
     the number of the stream whose load went out of range / divided by zero (error)."""
     nw = prog[H_W]
-    lrec = prog[H_OFF_LAYER] + d * LREC
-    kind = prog[lrec]
-    lanes = prog[lrec + 1]
+    lrec = layer_at(prog, d)
+    kind = prog[lrec + LY_KIND]
+    lanes = prog[lrec + LY_LANES]
     mask_off = prog[H_W_MASK]
     stat = prog[H_W_STAT]
-    lane_stat = stat + 2 * prog[H_NT] + 4
-    for u in range(prog[lrec + 2], prog[lrec + 2] + prog[lrec + 3]):
-        t = prog[H_OFF_TU] + u * TREC
-        s = prog[t + 7]
-        step = prog[t + 6]
-        cur = work[u * 3 + TU_CUR]
-        hi = work[u * 3 + TU_HI]
+    lane_stat = stat + TSTAT * prog[H_NT] + QSTAT
+    for u in range(prog[lrec + LY_FIRST_TU], prog[lrec + LY_FIRST_TU] + prog[lrec + LY_TUS]):
+        tr = tu_at(prog, u)
+        s = prog[tr + TU_STREAM]
+        step = prog[tr + TU_STEP]
+        cur = work[u * WREC + W_CUR]
+        hi = work[u * WREC + W_HI]
         for lane in range(nw):
             if kind == L_BCAST:
                 on = cur < hi and lane < lanes
@@ -241,38 +340,39 @@ def step_layer(prog, work, vals, pool, d):
             work[mask_off + s * nw + lane] = 1 if on else 0
             if lane < lanes:
                 if on:
-                    work[stat + 2 * u] += 1
-                    work[lane_stat + 2 * lane] += 1
+                    work[stat + TSTAT * u + N_ITERATIONS] += 1
+                    work[lane_stat + LSTAT * lane + N_ACTIVE] += 1
                 else:
-                    work[lane_stat + 2 * lane + 1] += 1
+                    work[lane_stat + LSTAT * lane + N_MASKED] += 1
         if cur < hi:
-            work[u * 3 + TU_CUR] = cur + (step if kind == L_BCAST else step * lanes)
-    for s in range(prog[lrec + 4], prog[lrec + 4] + prog[lrec + 5]):
-        r = prog[H_OFF_STREAM] + s * SREC
-        typ = prog[r]
+            work[u * WREC + W_CUR] = cur + (step if kind == L_BCAST else step * lanes)
+    first = prog[lrec + LY_FIRST_STREAM]
+    for s in range(first, first + prog[lrec + LY_STREAMS]):
+        sr = stream_at(prog, s)
+        typ = prog[sr + SR_TYPE]
         if typ == S_TU:
             continue
-        mtu_s = prog[prog[H_OFF_TU] + prog[r + 7] * TREC + 7]
+        mtu_s = prog[tu_at(prog, prog[sr + SR_TU]) + TU_STREAM]
         for lane in range(nw):
             on = work[mask_off + mtu_s * nw + lane]
             work[mask_off + s * nw + lane] = on
             v = 0.0
             if typ == S_FWD:
-                v = vals[prog[r + 3] * nw]
+                v = vals[prog[sr + SR_A] * nw]
             elif on == 1:
-                a = operand(prog, vals, prog[r + 2], prog[r + 3], lane, nw)
+                a = operand(prog, vals, prog[sr + SR_A_KIND], prog[sr + SR_A], lane, nw)
                 if typ == S_MEM:
-                    arr = prog[H_OFF_ARR] + 2 * prog[r + 6]
-                    if not (a >= 0 and a < prog[arr + 1]):
+                    arr = array_at(prog, prog[sr + SR_ARRAY])
+                    if not (a >= 0 and a < prog[arr + AR_SIZE]):
                         return s
-                    v = pool[prog[arr] + int(a)]
+                    v = pool[prog[arr + AR_BASE] + int(a)]
                 else:
-                    b = operand(prog, vals, prog[r + 4], prog[r + 5], lane, nw)
-                    v = alu(prog[r + 6], a, b)
+                    b = operand(prog, vals, prog[sr + SR_B_KIND], prog[sr + SR_B], lane, nw)
+                    v = alu(prog[sr + SR_OP], a, b)
                     if np.isnan(v):
                         return s
             vals[s * nw + lane] = v
-    work[prog[H_NT] * 3 + d] = 1
+    work[iterated_at(prog, d)] = 1
     return -1
 
 
@@ -328,9 +428,9 @@ def column_of(prog, d, nw, x, s):
     """Where stream ``s``'s operand stream ``x`` is read in a chunk: its column in ``vals``
     (``x`` in layer ``d``, computed before ``s`` in a step), -1 for its current value (an outer
     layer's stream: constant in the fiber), -2 when a step reads it before computing it."""
-    if prog[prog[H_OFF_STREAM] + x * SREC + 1] != d:
+    if prog[stream_at(prog, x) + SR_LAYER] != d:
         return -1
-    if x >= s and prog[prog[H_OFF_STREAM] + x * SREC] != S_TU:
+    if x >= s and prog[stream_at(prog, x) + SR_TYPE] != S_TU:
         return -2
     return column(prog, nw, x)
 
@@ -346,15 +446,15 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
     before it."""
     if nw != 1 or most <= 0:
         return 0
-    lrec = prog[H_OFF_LAYER] + d * LREC
-    if prog[lrec + 3] != 1 or prog[lrec + 1] != 1:
+    lrec = layer_at(prog, d)
+    if prog[lrec + LY_TUS] != 1 or prog[lrec + LY_LANES] != 1:
         return 0
-    u = prog[lrec + 2]
-    t = prog[H_OFF_TU] + u * TREC
-    step = prog[t + 6]
-    s_tu = prog[t + 7]
-    cur = work[u * 3 + TU_CUR]
-    hi = work[u * 3 + TU_HI]
+    u = prog[lrec + LY_FIRST_TU]
+    tr = tu_at(prog, u)
+    step = prog[tr + TU_STEP]
+    s_tu = prog[tr + TU_STREAM]
+    cur = work[u * WREC + W_CUR]
+    hi = work[u * WREC + W_HI]
     if step <= 0 or cur >= hi:
         return 0
     n = (hi - cur + step - 1) // step
@@ -362,35 +462,35 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         n = most
     if n > CHUNK:
         n = CHUNK
-    first = prog[lrec + 4]
-    last = first + prog[lrec + 5]
+    first = prog[lrec + LY_FIRST_STREAM]
+    last = first + prog[lrec + LY_STREAMS]
     for s in range(first, last):
         if s == s_tu:
             c = column(prog, nw, s)
             for m in range(n):
                 vals[c + m] = float(cur + m * step)
             continue
-        r = prog[H_OFF_STREAM] + s * SREC
-        typ = prog[r]
+        sr = stream_at(prog, s)
+        typ = prog[sr + SR_TYPE]
         if typ == S_TU:
             return 0  # another TU's stream: not this layer's shape
         c = column(prog, nw, s)
         if typ == S_FWD:
-            ca = column_of(prog, d, nw, prog[r + 3], s)
+            ca = column_of(prog, d, nw, prog[sr + SR_A], s)
             if ca == -2:
                 return 0
             for m in range(n):
-                vals[c + m] = vals[ca + m] if ca >= 0 else vals[prog[r + 3] * nw]
+                vals[c + m] = vals[ca + m] if ca >= 0 else vals[prog[sr + SR_A] * nw]
             continue
-        ka = prog[r + 2]
-        ca = -1 if ka == K_LIT else column_of(prog, d, nw, prog[r + 3], s)
-        a0 = operand(prog, vals, ka, prog[r + 3], 0, nw)
+        ka = prog[sr + SR_A_KIND]
+        ca = -1 if ka == K_LIT else column_of(prog, d, nw, prog[sr + SR_A], s)
+        a0 = operand(prog, vals, ka, prog[sr + SR_A], 0, nw)
         if ca == -2:
             return 0
         if typ == S_MEM:
-            arr = prog[H_OFF_ARR] + 2 * prog[r + 6]
-            base = prog[arr]
-            size = prog[arr + 1]
+            arr = array_at(prog, prog[sr + SR_ARRAY])
+            base = prog[arr + AR_BASE]
+            size = prog[arr + AR_SIZE]
             for m in range(n):
                 a = vals[ca + m] if ca >= 0 else a0
                 if not (a >= 0 and a < size):
@@ -398,12 +498,12 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
                     break
                 vals[c + m] = pool[base + int(a)]
         else:
-            kb = prog[r + 4]
-            cb = -1 if kb == K_LIT else column_of(prog, d, nw, prog[r + 5], s)
-            b0 = operand(prog, vals, kb, prog[r + 5], 0, nw)
+            kb = prog[sr + SR_B_KIND]
+            cb = -1 if kb == K_LIT else column_of(prog, d, nw, prog[sr + SR_B], s)
+            b0 = operand(prog, vals, kb, prog[sr + SR_B], 0, nw)
             if cb == -2:
                 return 0
-            op = prog[r + 6]
+            op = prog[sr + SR_OP]
             for m in range(n):
                 a = vals[ca + m] if ca >= 0 else a0
                 b = vals[cb + m] if cb >= 0 else b0
@@ -420,10 +520,10 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         vals[s * nw] = vals[column(prog, nw, s) + n - 1]
         work[mask_off + s * nw] = 1
     stat = prog[H_W_STAT]
-    work[stat + 2 * u] += n
-    work[stat + 2 * prog[H_NT] + 4] += n  # lane 0 active
-    work[u * 3 + TU_CUR] = cur + n * step
-    work[prog[H_NT] * 3 + d] = 1
+    work[stat + TSTAT * u + N_ITERATIONS] += n
+    work[stat + TSTAT * prog[H_NT] + QSTAT + N_ACTIVE] += n  # lane 0
+    work[u * WREC + W_CUR] = cur + n * step
+    work[iterated_at(prog, d)] = 1
     return n
 
 
@@ -441,20 +541,19 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     nl = prog[H_L]
     d = nl - 1
     nw = prog[H_W]
-    ev = prog[H_OFF_EV] + 2 * (d * 3 + 1)
-    lo = prog[ev]
-    hi = prog[ev + 1]
+    ev = event_at(prog, d, EV_ITE)
+    lo = prog[ev + EV_FIRST_RULE]
+    hi = prog[ev + EV_END_RULE]
     nd = 0
     nc = 0
     per_d = 0
     for r in range(lo, hi):
-        rr = prog[H_OFF_RULE] + r * RREC
-        if prog[rr] == R_OPERAND:
+        rr = rule_at(prog, r)
+        if prog[rr + RU_TYPE] == R_OPERAND:
             nd += 1
-            if prog[rr + 2] == 1:
-                s = prog[rr + 1]
-                per_d += prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
-                              * LREC + 1]
+            if prog[rr + RU_VECTOR] == 1:
+                s = prog[rr + RU_ARG]
+                per_d += prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER]) + LY_LANES]
             else:
                 per_d += 1
         else:
@@ -469,7 +568,7 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     if room < 0:
         return -1
     bad = -1
-    qstat = prog[H_W_STAT] + 2 * prog[H_NT]
+    qstat = prog[H_W_STAT] + TSTAT * prog[H_NT]
     step_at = prog[H_W_STEP] + d
     mask_off = prog[H_W_MASK]
     lat = st[LAT]
@@ -486,8 +585,8 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     mc = 0
     scalar_ops = True
     for r in range(lo, hi):
-        rr = prog[H_OFF_RULE] + r * RREC
-        if prog[rr] == R_OPERAND and prog[rr + 2] == 1:
+        rr = rule_at(prog, r)
+        if prog[rr + RU_TYPE] == R_OPERAND and prog[rr + RU_VECTOR] == 1:
             scalar_ops = False
     while scalar_ops and room > 0:
         n = chunk_steps(prog, work, vals, pool, d, nw, room)
@@ -500,9 +599,9 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         top = -(1 << 62)
         fd = 0
         for r in range(lo, hi):
-            rr = prog[H_OFF_RULE] + r * RREC
-            if prog[rr] == R_OPERAND:
-                x = fd + prog[prog[H_OFF_STREAM] + prog[rr + 1] * SREC + 8]
+            rr = rule_at(prog, r)
+            if prog[rr + RU_TYPE] == R_OPERAND:
+                x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
                 if x > top:
                     top = x
                 fd += 1
@@ -511,13 +610,13 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         pre = -(1 << 62)
         base = t + lat
         for r in range(lo, hi):
-            rr = prog[H_OFF_RULE] + r * RREC
-            if prog[rr] == R_OPERAND:
-                s = prog[rr + 1]
-                sr = prog[H_OFF_STREAM] + s * SREC
-                if fd + prog[sr + 8] > pre:
-                    pre = fd + prog[sr + 8]
-                col = column(prog, nw, s) if prog[sr + 1] == d else -1
+            rr = rule_at(prog, r)
+            if prog[rr + RU_TYPE] == R_OPERAND:
+                s = prog[rr + RU_ARG]
+                sr = stream_at(prog, s)
+                if fd + prog[sr + SR_DELAY] > pre:
+                    pre = fd + prog[sr + SR_DELAY]
+                col = column(prog, nw, s) if prog[sr + SR_LAYER] == d else -1
                 v0 = vals[s * nw]
                 for j in range(optr[DATAQ], optr[DATAQ + 1]):
                     c = ochan[j]
@@ -537,7 +636,7 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                         vr[k] = vals[col + m] if col >= 0 else v0
                 fd += 1
             else:
-                v = prog[rr + 1]
+                v = prog[rr + RU_ARG]
                 for j in range(optr[CTRL], optr[CTRL + 1]):
                     c = ochan[j]
                     kr = w.kind[c]
@@ -574,22 +673,22 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         pd = lo
         pc = lo
         for _f in range(nf):
-            while pd < hi and prog[prog[H_OFF_RULE] + pd * RREC] != R_OPERAND:
+            while pd < hi and prog[rule_at(prog, pd) + RU_TYPE] != R_OPERAND:
                 pd += 1
             if pd < hi:
-                rr = prog[H_OFF_RULE] + pd * RREC
-                s = prog[rr + 1]
-                a = t + lat + prog[prog[H_OFF_STREAM] + s * SREC + 8]
+                rr = rule_at(prog, pd)
+                s = prog[rr + RU_ARG]
+                a = t + lat + prog[stream_at(prog, s) + SR_DELAY]
                 if a < arr_d:
                     a = arr_d
                 arr_d = a
                 n_vec = 1
-                if prog[rr + 2] == 1:
-                    n_vec = prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
-                                 * LREC + 1]
+                if prog[rr + RU_VECTOR] == 1:
+                    n_vec = prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER])
+                                 + LY_LANES]
                 for lane in range(n_vec):
                     c_kind = DATA
-                    if prog[rr + 2] == 1:
+                    if prog[rr + RU_VECTOR] == 1:
                         c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
                     if c_kind == DATA:
                         n_data += 1
@@ -603,14 +702,14 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                         w.fdata[c, k] = vals[s * nw + lane]
                     md += 1
                 pd += 1
-            while pc < hi and prog[prog[H_OFF_RULE] + pc * RREC] != R_TOKEN:
+            while pc < hi and prog[rule_at(prog, pc) + RU_TYPE] != R_TOKEN:
                 pc += 1
             if pc < hi:
                 a = t + lat
                 if a < arr_c:
                     a = arr_c
                 arr_c = a
-                v = prog[prog[H_OFF_RULE] + pc * RREC + 1]
+                v = prog[rule_at(prog, pc) + RU_ARG]
                 for j in range(optr[CTRL], optr[CTRL + 1]):
                     c = ochan[j]
                     k = (w.tail[c] + mc) & ring
@@ -653,14 +752,14 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
     nw = prog[H_W]
     mode = prog[H_MODE]
     stat = prog[H_W_STAT]
-    qstat = stat + 2 * prog[H_NT]
+    qstat = stat + TSTAT * prog[H_NT]
     while st[STATUS] == 0:
         phase = st[PHASE]
         d = st[DEPTH]
         t = st[T]
         if phase == P_BEG:
             begin_layer(prog, work, vals, d)
-            set_event(st, d, 0, P_ADV, d)
+            set_event(st, d, EV_BEG, P_ADV, d)
             continue
         if phase == P_ADV:
             if mode == MODE_DAE and d == nl - 1:
@@ -680,14 +779,14 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                     st[ERR_DATA] = bad
                     return RC_ERR
                 if d < nl - 1:
-                    set_event(st, d, 1, P_BEG, d + 1)
+                    set_event(st, d, EV_ITE, P_BEG, d + 1)
                 else:
-                    set_event(st, d, 1, P_ADV, d)
+                    set_event(st, d, EV_ITE, P_ADV, d)
                 continue
-            if mode == MODE_SAM and (d == nl - 1 or work[prog[H_NT] * 3 + d] == 0):
+            if mode == MODE_SAM and (d == nl - 1 or work[iterated_at(prog, d)] == 0):
                 st[PHASE] = P_STOP
                 continue
-            set_event(st, d, 2, P_END, d)
+            set_event(st, d, EV_END, P_END, d)
             continue
         if phase == P_END:
             if d == 0:
@@ -703,7 +802,7 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             t_out = t
             nports = prog[H_NPORTS]
             for s in range(nports):
-                if prog[prog[H_OFF_STREAM] + s * SREC + 1] >= j:
+                if prog[stream_at(prog, s) + SR_LAYER] >= j:
                     r = room_n(w, optr, ochan, s, 1)
                     if r < 0:
                         st[WAIT] = s
@@ -712,11 +811,11 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                         t_out = r
             fire(st, t, t_out)  # t is st[T]: no idle time
             for s in range(nports):
-                lay = prog[prog[H_OFF_STREAM] + s * SREC + 1]
+                lay = prog[stream_at(prog, s) + SR_LAYER]
                 if lay >= j:
                     put(w, optr, ochan, s, STOP, lay - j,
                          arrival(prog, work, s, t_out, st[LAT]))
-            set_event(st, d, 2, P_END, d)
+            set_event(st, d, EV_END, P_END, d)
             continue
         if phase == P_DONE:
             t_out = t
@@ -738,13 +837,13 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
         ev_l = st[EV_L]
         ev_k = st[EV_K]
         if mode == MODE_SAM:
-            if ev_k != 1:
+            if ev_k != EV_ITE:
                 st[PHASE] = st[AFTER]
                 st[DEPTH] = st[AFTER_D]
                 continue
-            lrec = prog[H_OFF_LAYER] + ev_l * LREC
-            first = prog[lrec + 4]
-            last = first + prog[lrec + 5]
+            lrec = layer_at(prog, ev_l)
+            first = prog[lrec + LY_FIRST_STREAM]
+            last = first + prog[lrec + LY_STREAMS]
             t_out = t
             for s in range(first, last):
                 r = room_n(w, optr, ochan, s, 1)
@@ -757,34 +856,34 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
             mask_off = prog[H_W_MASK]
             for s in range(first, last):
                 a = arrival(prog, work, s, t_out,
-                            st[LAT] + prog[prog[H_OFF_STREAM] + s * SREC + 8])
+                            st[LAT] + prog[stream_at(prog, s) + SR_DELAY])
                 if work[mask_off + s * nw] == 0:
                     put(w, optr, ochan, s, EMPTY, 0, a)
-                elif prog[prog[H_OFF_STREAM] + s * SREC + 9] == 1:
+                elif prog[stream_at(prog, s) + SR_FLOATS] == 1:
                     putv(w, optr, ochan, s, DATA, vals[s * nw], a)
                 else:
                     put(w, optr, ochan, s, DATA, int(vals[s * nw]), a)
             st[PHASE] = st[AFTER]
             st[DEPTH] = st[AFTER_D]
             continue
-        ev = prog[H_OFF_EV] + 2 * (ev_l * 3 + ev_k)
-        lo = prog[ev]
-        hi = prog[ev + 1]
+        ev = event_at(prog, ev_l, ev_k)
+        lo = prog[ev + EV_FIRST_RULE]
+        hi = prog[ev + EV_END_RULE]
         # next data rule and next control rule of this event at or after DI / CI
         di = st[DI]
-        while lo + di < hi and prog[prog[H_OFF_RULE] + (lo + di) * RREC] != R_OPERAND:
+        while lo + di < hi and prog[rule_at(prog, lo + di) + RU_TYPE] != R_OPERAND:
             di += 1
         ci = st[CI]
-        while lo + ci < hi and prog[prog[H_OFF_RULE] + (lo + ci) * RREC] != R_TOKEN:
+        while lo + ci < hi and prog[rule_at(prog, lo + ci) + RU_TYPE] != R_TOKEN:
             ci += 1
         has_d = lo + di < hi
         has_c = lo + ci < hi
         # A layer takes at most one step per cycle: an outer step without rules overlaps the
         # work before it (in cycle t - 1) unless its layer already stepped then.
         step_at = prog[H_W_STEP] + ev_l
-        need = ev_k == 1 and st[NFIRE] == 0 and (ev_l == nl - 1 or t - 1 <= work[step_at])
+        need = ev_k == EV_ITE and st[NFIRE] == 0 and (ev_l == nl - 1 or t - 1 <= work[step_at])
         if not has_d and not has_c and not need:
-            if ev_k == 1:
+            if ev_k == EV_ITE:
                 work[step_at] = t - 1
             st[PHASE] = st[AFTER]
             st[DEPTH] = st[AFTER_D]
@@ -792,11 +891,11 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
         t_out = t
         n_vec = 1
         if has_d:
-            rr = prog[H_OFF_RULE] + (lo + di) * RREC
-            if prog[rr + 2] == 1:
-                s = prog[rr + 1]
-                n_vec = prog[prog[H_OFF_LAYER] + prog[prog[H_OFF_STREAM] + s * SREC + 1]
-                             * LREC + 1]
+            rr = rule_at(prog, lo + di)
+            if prog[rr + RU_VECTOR] == 1:
+                s = prog[rr + RU_ARG]
+                n_vec = prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER])
+                             + LY_LANES]
             r = room_n(w, optr, ochan, DATAQ, n_vec)
             if r == -3:
                 st[ERR] = ERR_DEPTH
@@ -818,14 +917,14 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
                 work[qstat + Q_CTRL_STALL] += r - t_out
                 t_out = r
         fire(st, t, t_out)  # t is st[T]: no idle time
-        if ev_k == 1 and st[NFIRE] == 0:
+        if ev_k == EV_ITE and st[NFIRE] == 0:
             work[step_at] = t_out
         st[NFIRE] += 1
         if has_d:
-            rr = prog[H_OFF_RULE] + (lo + di) * RREC
-            s = prog[rr + 1]
-            a = arrival(prog, work, DATAQ, t_out, st[LAT] + prog[prog[H_OFF_STREAM] + s * SREC + 8])
-            if prog[rr + 2] == 1:
+            rr = rule_at(prog, lo + di)
+            s = prog[rr + RU_ARG]
+            a = arrival(prog, work, DATAQ, t_out, st[LAT] + prog[stream_at(prog, s) + SR_DELAY])
+            if prog[rr + RU_VECTOR] == 1:
                 for lane in range(n_vec):
                     c_kind = STOP if work[prog[H_W_MASK] + s * nw + lane] == 1 else EMPTY
                     putv(w, optr, ochan, DATAQ, c_kind, vals[s * nw + lane], a)
@@ -836,151 +935,15 @@ def tmu(w, st, fst, ins, optr, ochan, prog, work, m2, m3, pool, vals):
         else:
             st[DI] = di
         if has_c:
-            rr = prog[H_OFF_RULE] + (lo + ci) * RREC
+            rr = rule_at(prog, lo + ci)
             a = arrival(prog, work, CTRL, t_out, st[LAT])
-            put(w, optr, ochan, CTRL, DATA, prog[rr + 1], a)
+            put(w, optr, ochan, CTRL, DATA, prog[rr + RU_ARG], a)
             work[qstat + Q_CTRL_N] += 1
             st[CI] = ci + 1
         else:
             st[CI] = ci
     return RC_DONE
 
-
-
-# ---------------------------------------------------------------------- compiling a config
-@dataclass
-class Compiled:
-    """A configuration encoded for the kernel."""
-
-    prog: np.ndarray
-    work: np.ndarray
-    pool: np.ndarray
-    vals: np.ndarray
-
-
-def compile_config(cfg: TmuConfig, tensors: Mapping[str, Tensor], where: str = "tmu"
-                   ) -> Compiled:
-    """Encode ``cfg`` (checked against ``tensors``) as the kernel's program and memories."""
-    cfg.check(tensors, where)
-    streams = cfg.all_streams()
-    index = {name: k for k, (name, _, _) in enumerate(streams)}
-    layer_of = {name: lay for name, lay, _ in streams}
-    tus = cfg.tus()
-    tu_index = {tu.name: k for k, tu in enumerate(tus)}
-    tu_layer = cfg.layer_of_tu()
-    decl = {s.name: s for s in cfg.streams}
-    nl, ns, nt, nw = len(cfg.layers), len(streams), len(tus), cfg.lanes()
-
-    arrays: list[np.ndarray] = []
-    array_ids: dict[str, int] = {}
-    for s in cfg.streams:
-        if isinstance(s, Mem) and s.array not in array_ids:
-            array_ids[s.array] = len(arrays)
-            arrays.append(np.asarray(resolve_array(s.array, tensors, where), np.float64))
-
-    def enc(v: object, layer: int) -> tuple[int, int]:
-        if isinstance(v, int):
-            return K_LIT, v
-        if isinstance(v, str) and v in index:
-            return (K_SAME if layer_of[v] == layer else K_OUTER), index[v]
-        return K_LIT, resolve_size(str(v), tensors, where)
-
-    delay: dict[str, int] = {}
-    srecs = []
-    for name, lay, kind in streams:
-        rec = [0] * SREC
-        rec[1] = lay
-        rec[9] = 1 if kind == "val" else 0
-        if name in tu_index:
-            rec[0] = S_TU
-            rec[7] = tu_index[name]
-            delay[name] = 0
-        else:
-            s = decl[name]
-            rec[7] = tu_index[s.tu]
-            if isinstance(s, Mem):
-                rec[0] = S_MEM
-                rec[2], rec[3] = enc(s.index, lay)
-                rec[6] = array_ids[s.array]
-                delay[name] = s.latency - 1 + delay.get(str(s.index), 0)
-            elif isinstance(s, Alu):
-                rec[0] = S_ALU
-                rec[2], rec[3] = enc(s.a, lay)
-                rec[4], rec[5] = enc(s.b, lay)
-                rec[6] = OPS[s.op]
-                delay[name] = max(delay.get(str(s.a), 0), delay.get(str(s.b), 0))
-            elif isinstance(s, Fwd):
-                rec[0] = S_FWD
-                rec[2], rec[3] = K_OUTER, index[s.src]
-                delay[name] = delay.get(s.src, 0)
-        rec[8] = delay[name]
-        srecs.append(rec)
-
-    lrecs = []
-    for k, layer in enumerate(cfg.layers):
-        members = [i for i, (_, lay, _) in enumerate(streams) if lay == k]
-        lrecs.append([LAYER_CODES[layer.kind], layer.lanes, tu_index[layer.tus[0].name],
-                      len(layer.tus), members[0], len(members)])
-    trecs = []
-    for tu in tus:
-        lay = tu_layer[tu.name]
-        lo = enc(tu.lo, -1) if isinstance(tu, DenseTU) else (K_OUTER, index[str(tu.lo)])
-        hi = enc(tu.hi, -1) if isinstance(tu, DenseTU) else (K_OUTER, index[str(tu.hi)])
-        trecs.append([lay, 1 if isinstance(tu, DenseTU) else 0, *lo, *hi, tu.step,
-                      index[tu.name]])
-
-    ids = cfg.token_ids()
-    rules: list[tuple[int, int, list[int]]] = []
-    order = 0
-    for rule in [*cfg.operands, *cfg.tokens]:
-        ev = EVENTS.index(rule.event)
-        if hasattr(rule, "stream"):
-            body = [R_OPERAND, index[rule.stream], 1 if rule.vector else 0, 0]
-        else:
-            body = [R_TOKEN, ids[rule.id], 0, 0]
-        rules.append((tu_layer[rule.tu] * 3 + ev, order, body))
-        order += 1
-    rules.sort(key=lambda r: (r[0], r[1]))
-    ev_table = []
-    for key in range(nl * 3):
-        members = [i for i, r in enumerate(rules) if r[0] == key]
-        ev_table += [members[0], members[-1] + 1] if members else [0, 0]
-
-    off_layer = HEADER
-    off_tu = off_layer + LREC * nl
-    off_stream = off_tu + TREC * nt
-    off_rule = off_stream + SREC * ns
-    off_ev = off_rule + RREC * len(rules)
-    off_arr = off_ev + len(ev_table)
-    prog = np.zeros(off_arr + 2 * len(arrays), np.int64)
-    nports = ns if cfg.mode == "sam" else 2
-    w_mask = 3 * nt + nl
-    w_stat = w_mask + ns * nw
-    w_last = w_stat + 2 * nt + 4 + 2 * nw
-    header = {H_L: nl, H_S: ns, H_NT: nt, H_W: nw, H_MODE: MODE_SAM if cfg.mode == "sam"
-              else MODE_DAE, H_OFF_LAYER: off_layer, H_OFF_TU: off_tu, H_OFF_STREAM: off_stream,
-              H_OFF_RULE: off_rule, H_OFF_EV: off_ev, H_OFF_ARR: off_arr, H_W_MASK: w_mask,
-              H_W_STAT: w_stat, H_W_LAST: w_last, H_NPORTS: nports,
-              H_W_STEP: w_last + nports}
-    for k, v in header.items():
-        prog[k] = v
-    for base, recs, width in ((off_layer, lrecs, LREC), (off_tu, trecs, TREC),
-                              (off_stream, srecs, SREC),
-                              (off_rule, [r[2] for r in rules], RREC)):
-        for k, rec in enumerate(recs):
-            prog[base + k * width: base + k * width + len(rec)] = rec
-    prog[off_ev: off_ev + len(ev_table)] = ev_table
-    offset = 0
-    for k, arr in enumerate(arrays):
-        prog[off_arr + 2 * k] = offset
-        prog[off_arr + 2 * k + 1] = len(arr)
-        offset += len(arr)
-    pool = np.concatenate(arrays) if arrays else np.zeros(1, np.float64)
-    work = np.zeros(w_last + nports + nl, np.int64)
-    work[w_last + nports:] = -2  # the cycle of each layer's last step: none yet
-    # vals: each stream's current value per lane, then CHUNK values per stream for
-    # chunk_steps
-    return Compiled(prog, work, pool, np.zeros(max(1, ns * nw) + ns * CHUNK, np.float64))
 
 
 # ---------------------------------------------------------------------- the block
@@ -1030,17 +993,17 @@ class Tmu(Block):
         stat = int(prog[H_W_STAT])
         out: dict[str, int] = {}
         for k, tu in enumerate(self.config.tus()):
-            out[f"tu.{tu.name}.iterations"] = int(work[stat + 2 * k])
-            out[f"tu.{tu.name}.fibers"] = int(work[stat + 2 * k + 1])
-        q = stat + 2 * len(self.config.tus())
+            out[f"tu.{tu.name}.iterations"] = int(work[stat + TSTAT * k + N_ITERATIONS])
+            out[f"tu.{tu.name}.fibers"] = int(work[stat + TSTAT * k + N_FIBERS])
+        q = stat + TSTAT * len(self.config.tus())
         if self.config.mode == "dae":
             out["queue.ctrl.entries"] = int(work[q + Q_CTRL_N]) + 1
             out["queue.data.entries"] = int(work[q + Q_DATA_N])
             out["queue.ctrl.stalls"] = int(work[q + Q_CTRL_STALL])
             out["queue.data.stalls"] = int(work[q + Q_DATA_STALL])
         for lane in range(self.config.lanes()):
-            out[f"lane.{lane}.active"] = int(work[q + 4 + 2 * lane])
-            out[f"lane.{lane}.masked"] = int(work[q + 4 + 2 * lane + 1])
+            out[f"lane.{lane}.active"] = int(work[q + QSTAT + LSTAT * lane + N_ACTIVE])
+            out[f"lane.{lane}.masked"] = int(work[q + QSTAT + LSTAT * lane + N_MASKED])
         return out
 
     def error_text(self, code: int, st: np.ndarray) -> str:
