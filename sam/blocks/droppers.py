@@ -16,7 +16,7 @@ cycle its first inner coordinate passes.
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port
-from sam.runtime.burst import account, burst_room, commit_stops, fan_out, first_channel, put_row
+from sam.runtime.burst import account, burst_fire, burst_room, first_channel, publish, put_row
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -166,19 +166,13 @@ def drop_burst(w, st, optr, ochan, co, ci):
                 ho += 1
             else:
                 break
-        # one firing, in cycle t_in (the outputs are unbounded: no stall)
-        if first < 0:
-            first = t_in
-        idle += t_in - t
-        t = t_in + 1
+        t, idle, first = burst_fire(t, t_in, idle, first)  # unbounded outputs: no stall
         fired += 1
     if fired > 0:
         w.head[co] = ho
         w.head[ci] = hi
-        fan_out(w, optr, ochan, 0, n0)
-        fan_out(w, optr, ochan, 1, n1)
-        commit_stops(w, optr, ochan, 0, n0, s0)
-        commit_stops(w, optr, ochan, 1, n1, s1)
+        publish(w, optr, ochan, 0, n0, s0, 0)
+        publish(w, optr, ochan, 1, n1, s1, 0)
         account(st, first, t - 1, idle, fired)
         st[PHASE] = phase
         st[HOLD] = hold

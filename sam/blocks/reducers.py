@@ -47,12 +47,12 @@ from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
 from sam.errors import GraphError
 from sam.runtime.burst import (
     account,
+    burst_fire,
     burst_room,
     bursts_on,
     commit,
-    commit_stops,
-    fan_out,
     first_channel,
+    publish,
     put,
     put_row,
     putv,
@@ -171,15 +171,11 @@ def scalar_burst(w, st, fst, optr, ochan, c):
             else:
                 break
             h += 1
-        if first < 0:
-            first = t_in
-        idle += t_in - t
-        t = t_in + 1
+        t, idle, first = burst_fire(t, t_in, idle, first)
         fired += 1
     if fired > 0:
         w.head[c] = h
-        fan_out(w, optr, ochan, 0, m)
-        commit_stops(w, optr, ochan, 0, m, nstop)
+        publish(w, optr, ochan, 0, m, nstop, 0)
         account(st, first, t - 1, idle, fired)
         fst[R_SUM] = total
         st[R_SEEN] = seen
@@ -435,7 +431,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
     hv = w.head[cv]
     t = st[T]
     idle = 0
-    t0 = t
+    first = -1
     npts = st[A_NPTS]
     m = 0
     while m < n:
@@ -447,14 +443,11 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
         x = w.data[c, sc]
         if x < 0 or x >= where.shape[0] or npts + 1 > pts.shape[0] or npts + 1 > vals.shape[0]:
             break
-        ta = w.time[c, sc]
-        if w.time[cv, sv] > ta:
-            ta = w.time[cv, sv]
-        if ta > t:
-            idle += ta - t
-            t = ta
-        if m == 0:
-            t0 = t
+        t_in = w.time[c, sc]
+        if w.time[cv, sv] > t_in:
+            t_in = w.time[cv, sv]
+        if t_in < t:
+            t_in = t
         v = w.fdata[cv, sv] if kv == DATA else 0.0
         if where[x] == 0:
             where[x] = npts + 1
@@ -463,7 +456,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
             npts += 1
         else:
             vals[where[x] - 1] += v
-        t += 1
+        t, idle, first = burst_fire(t, t_in, idle, first)
         m += 1
     if m > 0:
         w.head[c] = hc + m
@@ -471,7 +464,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
         st[A_NPTS] = npts
         cur[1] = 0
         st[A_EXPECT] = 0
-        account(st, t0, t - 1, idle, m)
+        account(st, first, t - 1, idle, m)
     return m
 
 
