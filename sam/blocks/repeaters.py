@@ -14,7 +14,7 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 
 from __future__ import annotations
 
-from sam.blocks.base import Block, Port
+from sam.blocks.base import Block, Port, Ports
 from sam.runtime.burst import NO_TOKEN, stream_burst
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
@@ -35,6 +35,15 @@ from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 REPEAT = State(have=0, reg=0, reg_kind=DATA, drop=0)
 HAVE, REG, REG_KIND, DROP = REPEAT.slots
 ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
+#: The repeat-signal generator's ports, and the repeater's.
+SIGNALS_IN = Ports.inputs(crd=Port("crd"))
+(CRD_IN,) = SIGNALS_IN.slots
+SIGNALS_OUT = Ports.outputs(repsig=Port("repsig"))
+(REPSIG_OUT,) = SIGNALS_OUT.slots
+REPEAT_IN = Ports.inputs(ref=Port("ref"), repsig=Port("repsig"))
+REF_IN, REPSIG_IN = REPEAT_IN.slots
+REPEAT_OUT = Ports.outputs(ref=Port("ref"))
+(REF_OUT,) = REPEAT_OUT.slots
 
 
 @jitable(inline=True)
@@ -50,21 +59,22 @@ def data_rule(k, d, v, kb, db, vb, token):
 @kernel
 def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Repeat-signal generator: coordinates become ``R``; stop and done tokens pass."""
-    c = ins[0]
+    c = ins[CRD_IN]
     while st[STATUS] == 0:
-        if stream_burst(w, st, optr, ochan, c, -1, data_rule, (DATA, 0), False) > 0:
+        if stream_burst(w, st, optr, ochan, c, -1, REPSIG_OUT, data_rule, (DATA, 0),
+                        False) > 0:
             continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
             return RC_IN
         k = hkind(w, c)
         if k == EMPTY:
-            return fail(st, ERR_SIGNAL, w, c, 0)
+            return fail(st, ERR_SIGNAL, w, c, CRD_IN)
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
         a = fire(st, t_in, t_out)
-        push(w, optr, ochan, 0, k, hdata(w, c) if k == STOP else 0, a)
+        push(w, optr, ochan, REPSIG_OUT, k, hdata(w, c) if k == STOP else 0, a)
         pop(w, c, t_out)
         if k == STOP:
             end_cycle(st)
@@ -75,9 +85,9 @@ def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 
 @kernel
 def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Repeater: input 0 references, input 1 repeat signals; output the repeated references."""
-    cref = ins[0]
-    csig = ins[1]
+    """Repeater: references and repeat signals in; the repeated references out."""
+    cref = ins[REF_IN]
+    csig = ins[REPSIG_IN]
     while st[STATUS] == 0:
         t = st[T]
         if st[DROP] == 1:
@@ -86,13 +96,13 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_in == NOT_YET:
                 return RC_IN
             if hkind(w, cref) != STOP:
-                return fail(st, ERR_STOP, w, cref, 0)
+                return fail(st, ERR_STOP, w, cref, REF_IN)
             fire(st, t_in, t_in)
             end_cycle(st)
             pop(w, cref, t_in)
             st[DROP] = 0
             continue
-        if st[HAVE] == 1 and stream_burst(w, st, optr, ochan, csig, -1, data_rule,
+        if st[HAVE] == 1 and stream_burst(w, st, optr, ochan, csig, -1, REF_OUT, data_rule,
                                           (st[REG_KIND], st[REG]), False) > 0:
             continue  # R signals while holding a reference: repeat it
         t_in = arrive(w, st, csig, t)
@@ -116,13 +126,13 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         if sk == DATA:  # R: emit the current reference, taking it first if needed
             if need_ref:
                 if rk != DATA and rk != EMPTY:
-                    return fail(st, ERR_NO_REF, w, cref, 0)
+                    return fail(st, ERR_NO_REF, w, cref, REF_IN)
                 st[HAVE] = 1
                 st[REG] = hdata(w, cref)
                 st[REG_KIND] = rk
                 pop(w, cref, t_out)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, st[REG_KIND], st[REG], a)
+            push(w, optr, ochan, REF_OUT, st[REG_KIND], st[REG], a)
             pop(w, csig, t_out)
         elif sk == STOP:
             n = hdata(w, csig)
@@ -130,34 +140,34 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 # The reference is used up; an outer stop S(n-1) must follow it.
                 if n >= 1:
                     if rk != STOP or hdata(w, cref) != n - 1:
-                        return fail(st, ERR_STOP, w, cref, 0)
+                        return fail(st, ERR_STOP, w, cref, REF_IN)
                     pop(w, cref, t_out)
                 st[HAVE] = 0
             elif rk == STOP:
                 # An empty outer fiber: its stop S(n-1) matches the signal's Sn.
                 if hdata(w, cref) != n - 1:
-                    return fail(st, ERR_STOP, w, cref, 0)
+                    return fail(st, ERR_STOP, w, cref, REF_IN)
                 pop(w, cref, t_out)
             elif rk == DATA or rk == EMPTY:
                 pop(w, cref, t_out)  # a reference repeated zero times
                 if n >= 1:
                     st[DROP] = 1
             else:
-                return fail(st, ERR_DONE, w, cref, 0)
+                return fail(st, ERR_DONE, w, cref, REF_IN)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, STOP, n, a)
+            push(w, optr, ochan, REF_OUT, STOP, n, a)
             end_cycle(st)
             pop(w, csig, t_out)
         elif sk == DONE:
             if rk != DONE:
-                return fail(st, ERR_DONE, w, cref, 0)
+                return fail(st, ERR_DONE, w, cref, REF_IN)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, DONE, 0, a)
+            push(w, optr, ochan, REF_OUT, DONE, 0, a)
             pop(w, csig, t_out)
             pop(w, cref, t_out)
             st[STATUS] = 1
         else:
-            return fail(st, ERR_SIGNAL, w, csig, 1)
+            return fail(st, ERR_SIGNAL, w, csig, REPSIG_IN)
     return RC_DONE
 
 
@@ -168,13 +178,9 @@ class RepeatSignalGenerator(Block):
     widenable = True
     family = "repeat"
     kernel = repeat_signals
+    input_ports = SIGNALS_IN
+    output_ports = SIGNALS_OUT
     errors = {ERR_SIGNAL: "an empty token (N) cannot drive a repeater"}
-
-    def inputs(self) -> list[Port]:
-        return [Port("crd")]
-
-    def outputs(self) -> list[Port]:
-        return [Port("repsig")]
 
     def label(self) -> str:
         return f"repsiggen {self.attrs.get('index', '')}"
@@ -188,6 +194,7 @@ class Repeater(Block):
     family = "repeat"
     kernel = repeat
     state = REPEAT
+    output_ports = REPEAT_OUT
     errors = {
         ERR_NO_REF: "a repeat signal came but the reference stream has no reference left",
         ERR_STOP: "the reference stream's stop tokens do not match the repeat signals",
@@ -198,16 +205,13 @@ class Repeater(Block):
     reads_root = True
 
     def inputs(self) -> list[Port]:
-        return [Port("ref", optional=self.is_root), Port("repsig")]
+        return REPEAT_IN.ports(ref={"optional": self.is_root})
 
     def min_input_depths(self) -> dict[str, int]:
         """A reference is held until its signal's stop, which the leader's scanner emits only
         when it has the next reference: in a graph whose repeated reference and leader come
         from one stream, that next reference needs a second slot (docs/locate.md)."""
         return {"ref": 2}
-
-    def outputs(self) -> list[Port]:
-        return [Port("ref")]
 
     def label(self) -> str:
         return f"repeat {self.attrs.get('index', '')}: {self.tensor or ''}"

@@ -200,9 +200,9 @@ NO_TOKEN = -1
 
 
 @jitable(inline=True)
-def stream_burst(w, st, optr, ochan, ca, cb, rule, p, values):
+def stream_burst(w, st, optr, ochan, ca, cb, port, rule, p, values):
     """The burst of a block that fires on one token of input ``ca`` (and one of ``cb``, unless
-    ``cb`` is -1) and emits one token on output port 0: a run of firings in one loop, each in
+    ``cb`` is -1) and emits one token on output ``port``: a run of firings in one loop, each in
     the cycle its inputs arrive. The firings made.
 
     ``rule(ka, da, va, kb, db, vb, p)`` is the block's firing rule: from the kinds, integer and
@@ -223,7 +223,7 @@ def stream_burst(w, st, optr, ochan, ca, cb, rule, p, values):
     hb = w.head[b]
     ka, da, va, ta = w.kind[ca], w.data[ca], w.fdata[ca], w.time[ca]
     kb, db, vb, tb = w.kind[b], w.data[b], w.fdata[b], w.time[b]
-    o = first_channel(optr, ochan, 0)
+    o = first_channel(optr, ochan, port)
     ro = o if o >= 0 else ca  # the rows of the first output channel
     ko, do, vo, to = w.kind[ro], w.data[ro], w.fdata[ro], w.time[ro]
     tail = w.tail[o] if o >= 0 else 0
@@ -260,6 +260,6 @@ def stream_burst(w, st, optr, ochan, ca, cb, rule, p, values):
     if m > 0:
         w.head[ca] = ha + m
         w.head[b] = hb + m
-        publish(w, optr, ochan, 0, m, nstop, nempty)
+        publish(w, optr, ochan, port, m, nstop, nempty)
         account(st, first, t - 1, idle, m)
     return m
