@@ -82,17 +82,15 @@ def test_random_expressions(data) -> None:
 def test_bursts_carry_most_firings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not vacuous: in SpM*SpM most firings of scanners, repeaters and array loads are made by
     bursts (counted through the Python kernels' ``account`` calls)."""
-    from sam.blocks import merges, reducers, scanners
+    from sam.blocks import alus, arrays, merges, reducers, repeaters, scanners
 
     counted = {"n": 0}
-    account = burst.account
 
     def counting(st, t_first, t_last, idle, m):
         counted["n"] += m
-        return account(st, t_first, t_last, idle, m)
+        return burst.account(st, t_first, t_last, idle, m)
 
-    # the bursts of alus, arrays and repeaters (burst.stream_burst), and the blocks' own
-    for mod in (burst, merges, reducers, scanners):
+    for mod in (alus, arrays, merges, reducers, repeaters, scanners):
         monkeypatch.setattr(mod, "account", counting)
     B = load_tensor("bcsstm02", "ds")
     graph = custard.compile("X(i,j)=B(i,k)*C(k,j)", None, "ikj")

@@ -22,7 +22,7 @@ import math
 
 from sam.blocks.base import Block, Port, Ports
 from sam.errors import GraphError
-from sam.runtime.burst import NO_TOKEN, stream_burst
+from sam.runtime.burst import account, burst_len, first_channel, publish
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -36,7 +36,7 @@ from sam.runtime.kernel import (
     reserve_all,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
-from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
 
 ADD, SUB, MUL, DIV, MAX, MIN = range(6)
 BINARY_OPS = {"add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "max": MAX, "min": MIN}
@@ -76,14 +76,71 @@ def binary(op, x, y):
 
 
 @jitable(inline=True)
-def pair_rule(ka, da, va, kb, db, vb, op):
-    """A binary ALU's firing in a burst (:func:`~sam.runtime.burst.stream_burst`): two values
-    give ``a op b``, two stops of one level pass; anything else is for the general path."""
-    if ka == DATA and kb == DATA:
-        return DATA, 0, binary(op, va, vb)
-    if ka == STOP and kb == STOP and da == db:
-        return STOP, da, 0.0
-    return NO_TOKEN, 0, 0.0
+def values_burst(w, st, optr, ochan, ca, cb, op):
+    """Combine a run of value pairs, and pass the aligned stop tokens between them, in one
+    loop (:mod:`sam.runtime.burst`); the firings made."""
+    n = burst_len(w, st, ochan, ca)
+    nb = burst_len(w, st, ochan, cb)
+    if nb < n:
+        n = nb
+    if n == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    ha = w.head[ca]
+    hb = w.head[cb]
+    ka = w.kind[ca]
+    va = w.fdata[ca]
+    da = w.data[ca]
+    ta_ = w.time[ca]
+    kb = w.kind[cb]
+    vb = w.fdata[cb]
+    db = w.data[cb]
+    tb_ = w.time[cb]
+    o = first_channel(optr, ochan, VAL_OUT)
+    ko = w.kind[o if o >= 0 else ca]  # the rows of the first output channel
+    vo = w.fdata[o if o >= 0 else ca]
+    do = w.data[o if o >= 0 else ca]
+    to = w.time[o if o >= 0 else ca]
+    tail = w.tail[o] if o >= 0 else 0
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    m = 0
+    nstop = 0
+    while m < n:
+        sa = (ha + m) & mask
+        sb = (hb + m) & mask
+        k = ka[sa]
+        if k != kb[sb] or (k != DATA and (k != STOP or da[sa] != db[sb])):
+            break  # values and stops of one level go through; the rest takes the general path
+        ta = ta_[sa]
+        tb = tb_[sb]
+        if tb > ta:
+            ta = tb
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        if o >= 0:
+            so = (tail + m) & mask
+            if k == DATA:
+                ko[so] = DATA
+                vo[so] = binary(op, va[sa], vb[sb])
+            else:
+                ko[so] = STOP
+                do[so] = da[sa]
+                nstop += 1
+            to[so] = t + lat
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[ca] = ha + m
+        w.head[cb] = hb + m
+        publish(w, optr, ochan, VAL_OUT, m, nstop, 0)
+        account(st, t0, t - 1, idle, m)
+    return m
 
 
 @kernel
@@ -93,7 +150,7 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     cb = ins[B_IN]
     op = st[OP]
     while st[STATUS] == 0:
-        if stream_burst(w, st, optr, ochan, ca, cb, VAL_OUT, pair_rule, op, True) > 0:
+        if values_burst(w, st, optr, ochan, ca, cb, op) > 0:
             continue
         t_in = arrive(w, st, ca, st[T])
         if t_in == NOT_YET:

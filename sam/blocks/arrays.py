@@ -20,7 +20,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
-from sam.runtime.burst import NO_TOKEN, stream_burst
+from sam.runtime.burst import account, burst_len, first_channel, publish
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -37,6 +37,7 @@ from sam.runtime.kernel import (
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import (
     DONE_T,
+    LAT,
     RC_DONE,
     RC_IN,
     STATUS,
@@ -63,14 +64,61 @@ REF_IN, VAL_IN = STORE_IN.slots
 
 
 @jitable(inline=True)
-def load_rule(k, r, v, kb, db, vb, vals):
-    """An array load's firing in a burst (:func:`~sam.runtime.burst.stream_burst`): a reference
-    in range gives its value, a stop passes; anything else is for the general path."""
-    if k == DATA and r >= 0 and r < vals.shape[0]:
-        return DATA, 0, vals[r]
-    if k == STOP:
-        return STOP, r, 0.0
-    return NO_TOKEN, 0, 0.0
+def load_burst(w, st, optr, ochan, c, vals):
+    """Load a run of data references, and pass the stop tokens between them, in one loop
+    (:mod:`sam.runtime.burst`); the firings made."""
+    n = burst_len(w, st, ochan, c)
+    if n == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    h = w.head[c]
+    kc = w.kind[c]
+    dc = w.data[c]
+    tc = w.time[c]
+    o = first_channel(optr, ochan, VAL_OUT)
+    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
+    vo = w.fdata[o if o >= 0 else c]
+    do = w.data[o if o >= 0 else c]
+    to = w.time[o if o >= 0 else c]
+    tail = w.tail[o] if o >= 0 else 0
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    m = 0
+    nstop = 0
+    while m < n:
+        s = (h + m) & mask
+        k = kc[s]
+        r = dc[s]
+        if k == DATA:
+            if r < 0 or r >= vals.shape[0]:
+                break  # the general path reports it
+        elif k != STOP:
+            break
+        ta = tc[s]
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        if o >= 0:
+            so = (tail + m) & mask
+            if k == DATA:
+                ko[so] = DATA
+                vo[so] = vals[r]
+            else:
+                ko[so] = STOP
+                do[so] = r
+                nstop += 1
+            to[so] = t + lat
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[c] = h + m
+        publish(w, optr, ochan, VAL_OUT, m, nstop, 0)
+        account(st, t0, t - 1, idle, m)
+    return m
 
 
 @kernel
@@ -78,7 +126,7 @@ def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     """Array load: references in, values out."""
     c = ins[REF_IN]
     while st[STATUS] == 0:
-        if stream_burst(w, st, optr, ochan, c, -1, VAL_OUT, load_rule, vals, True) > 0:
+        if load_burst(w, st, optr, ochan, c, vals) > 0:
             continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:

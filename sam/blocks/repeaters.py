@@ -15,7 +15,7 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port, Ports
-from sam.runtime.burst import NO_TOKEN, stream_burst
+from sam.runtime.burst import account, burst_len, commit, fan_out, first_channel
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -29,7 +29,7 @@ from sam.runtime.kernel import (
     reserve_all,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
-from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
+from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
 
 #: Holding a reference (1), the reference and its token kind, dropping the next reference stop.
 REPEAT = State(have=0, reg=0, reg_kind=DATA, drop=0)
@@ -47,13 +47,49 @@ REPEAT_OUT = Ports.outputs(ref=Port("ref"))
 
 
 @jitable(inline=True)
-def data_rule(k, d, v, kb, db, vb, token):
-    """A repeater's (or signal generator's) firing in a burst
-    (:func:`~sam.runtime.burst.stream_burst`): a data token of the driving stream emits
-    ``token`` (kind, payload); anything else is for the general path."""
-    if k == DATA:
-        return token[0], token[1], 0.0
-    return NO_TOKEN, 0, 0.0
+def data_burst(w, st, optr, ochan, c, port, kind, data):
+    """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token on
+    ``port`` for each (:mod:`sam.runtime.burst`); the firings made."""
+    n = burst_len(w, st, ochan, c)
+    if n == 0:
+        return 0
+    mask = w.kind.shape[1] - 1
+    h = w.head[c]
+    kc = w.kind[c]
+    tc = w.time[c]
+    o = first_channel(optr, ochan, port)
+    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
+    do = w.data[o if o >= 0 else c]
+    to = w.time[o if o >= 0 else c]
+    tail = w.tail[o] if o >= 0 else 0
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    m = 0
+    while m < n:
+        s = (h + m) & mask
+        if kc[s] != DATA:
+            break
+        ta = tc[s]
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
+        if o >= 0:
+            so = (tail + m) & mask
+            ko[so] = kind
+            do[so] = data
+            to[so] = t + lat
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[c] = h + m
+        fan_out(w, optr, ochan, port, m)
+        commit(w, optr, ochan, port, kind, m)
+        account(st, t0, t - 1, idle, m)
+    return m
 
 
 @kernel
@@ -61,8 +97,7 @@ def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Repeat-signal generator: coordinates become ``R``; stop and done tokens pass."""
     c = ins[CRD_IN]
     while st[STATUS] == 0:
-        if stream_burst(w, st, optr, ochan, c, -1, REPSIG_OUT, data_rule, (DATA, 0),
-                        False) > 0:
+        if data_burst(w, st, optr, ochan, c, REPSIG_OUT, DATA, 0) > 0:
             continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
@@ -102,8 +137,8 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pop(w, cref, t_in)
             st[DROP] = 0
             continue
-        if st[HAVE] == 1 and stream_burst(w, st, optr, ochan, csig, -1, REF_OUT, data_rule,
-                                          (st[REG_KIND], st[REG]), False) > 0:
+        if st[HAVE] == 1 and data_burst(w, st, optr, ochan, csig, REF_OUT,
+                                        st[REG_KIND], st[REG]) > 0:
             continue  # R signals while holding a reference: repeat it
         t_in = arrive(w, st, csig, t)
         if t_in == NOT_YET:

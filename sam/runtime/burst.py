@@ -10,24 +10,24 @@ once per run. The result is the one the general loop computes token by token: th
 arrival cycles, counts and state (``tests/test_burst.py`` runs the Python kernels with bursts
 on and off and compares every token and statistic).
 
-A burst never crosses a done token (nor a token its block's rule leaves to the general path),
-a bounded FIFO (``depth > 0``) or a full simulator ring: :func:`burst_len` is 0 then and the
+A burst never crosses a done token (nor a token its block leaves to the general path), a
+bounded FIFO (``depth > 0``) or a full simulator ring: :func:`burst_len` is 0 then and the
 kernel takes its general path.
 
-Every burst has the same skeleton: take tokens while the inputs have them and the outputs have
-room (:func:`burst_len`, :func:`burst_room`), fire each in the cycle its inputs arrive
-(:func:`burst_fire`), write the outputs' rows past their tails, then publish them
-(:func:`publish`) and account the firings (:func:`account`). :func:`stream_burst` is that
-skeleton whole for a block that maps one token of each input to one output token; the block
-gives only its firing rule. Blocks with state kept across tokens (droppers, reducers, merges,
-scanners) write their own loop from the same helpers.
+Every burst has the same skeleton, written with these helpers: take tokens while the inputs
+have them and the outputs have room (:func:`burst_len`, :func:`burst_room`), fire each in the
+cycle its inputs arrive (:func:`burst_fire`), write the rows of each output port's first channel
+past its tail (:func:`first_channel`, :func:`put_row`), then publish them on every channel of
+the port (:func:`publish`) and account the firings (:func:`account`). Each block writes the
+loop itself, its state in local variables: one loop shared by several blocks, the block's
+firing rule passed in as an inlined function, measured 5% slower on SpM*SpM.
 """
 
 from __future__ import annotations
 
 from sam.runtime.jit import jitable
 from sam.runtime.tokens import DATA, EMPTY, STOP
-from sam.runtime.wires import BUSY, FIRST_T, IDLE, LAT, WIDTH, T
+from sam.runtime.wires import BUSY, FIRST_T, IDLE, WIDTH, T
 
 #: Bursts on. Read by the Python kernels at every call (tests turn it off to compare); numba
 #: freezes it when it compiles a kernel.
@@ -193,73 +193,3 @@ def fan_out(w, optr, ochan, port, m):
             w.kind[oc, d] = w.kind[first, s]
             w.data[oc, d] = w.data[first, s]
             w.time[oc, d] = w.time[first, s]
-
-
-#: The kind a burst rule gives a token it does not take (the general path takes it).
-NO_TOKEN = -1
-
-
-@jitable(inline=True)
-def stream_burst(w, st, optr, ochan, ca, cb, port, rule, p, values):
-    """The burst of a block that fires on one token of input ``ca`` (and one of ``cb``, unless
-    ``cb`` is -1) and emits one token on output ``port``: a run of firings in one loop, each in
-    the cycle its inputs arrive. The firings made.
-
-    ``rule(ka, da, va, kb, db, vb, p)`` is the block's firing rule: from the kinds, integer and
-    value payloads of the head tokens (a one-input block sees input ``a``'s twice) and the
-    block's parameter ``p``, the token it emits (kind, integer payload, value payload), or kind
-    :data:`NO_TOKEN` where the burst ends (the general path takes that token). A data token
-    carries its value payload on a value stream (``values``), else its integer one."""
-    n = burst_len(w, st, ochan, ca)
-    if cb >= 0:
-        nb = burst_len(w, st, ochan, cb)
-        if nb < n:
-            n = nb
-    if n == 0:
-        return 0
-    b = cb if cb >= 0 else ca
-    mask = w.kind.shape[1] - 1
-    ha = w.head[ca]
-    hb = w.head[b]
-    ka, da, va, ta = w.kind[ca], w.data[ca], w.fdata[ca], w.time[ca]
-    kb, db, vb, tb = w.kind[b], w.data[b], w.fdata[b], w.time[b]
-    o = first_channel(optr, ochan, port)
-    ro = o if o >= 0 else ca  # the rows of the first output channel
-    ko, do, vo, to = w.kind[ro], w.data[ro], w.fdata[ro], w.time[ro]
-    tail = w.tail[o] if o >= 0 else 0
-    t = st[T]
-    lat = st[LAT]
-    idle = 0
-    first = -1
-    m = 0
-    nstop = 0
-    nempty = 0
-    while m < n:
-        sa = (ha + m) & mask
-        sb = (hb + m) & mask
-        kind, data, value = rule(ka[sa], da[sa], va[sa], kb[sb], db[sb], vb[sb], p)
-        if kind == NO_TOKEN:
-            break
-        t_in = ta[sa] if ta[sa] > tb[sb] else tb[sb]
-        if t_in < t:
-            t_in = t
-        if o >= 0:
-            so = (tail + m) & mask
-            ko[so] = kind
-            if kind == DATA and values:
-                vo[so] = value
-            else:
-                do[so] = data
-            to[so] = t_in + lat
-        if kind == STOP:
-            nstop += 1
-        elif kind == EMPTY:
-            nempty += 1
-        t, idle, first = burst_fire(t, t_in, idle, first)
-        m += 1
-    if m > 0:
-        w.head[ca] = ha + m
-        w.head[b] = hb + m
-        publish(w, optr, ochan, port, m, nstop, nempty)
-        account(st, first, t - 1, idle, m)
-    return m
