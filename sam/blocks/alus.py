@@ -138,7 +138,7 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     if m > 0:
         w.head[ca] = ha + m
         w.head[cb] = hb + m
-        publish(w, optr, ochan, VAL_OUT, m, nstop, 0)
+        publish(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 

@@ -116,7 +116,7 @@ def load_burst(w, st, optr, ochan, c, vals):
         m += 1
     if m > 0:
         w.head[c] = h + m
-        publish(w, optr, ochan, VAL_OUT, m, nstop, 0)
+        publish(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 

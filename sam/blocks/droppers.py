@@ -176,8 +176,8 @@ def drop_burst(w, st, optr, ochan, co, ci):
     if fired > 0:
         w.head[co] = ho
         w.head[ci] = hi
-        publish(w, optr, ochan, OUTER_OUT, n0, s0, 0)
-        publish(w, optr, ochan, INNER_OUT, n1, s1, 0)
+        publish(w, optr, ochan, OUTER_OUT, n0, s0)
+        publish(w, optr, ochan, INNER_OUT, n1, s1)
         account(st, first, t - 1, idle, fired)
         st[PHASE] = phase
         st[HOLD] = hold

@@ -182,7 +182,7 @@ def scalar_burst(w, st, fst, optr, ochan, c):
         fired += 1
     if fired > 0:
         w.head[c] = h
-        publish(w, optr, ochan, VAL_OUT, m, nstop, 0)
+        publish(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, first, t - 1, idle, fired)
         fst[R_SUM] = total
         st[R_SEEN] = seen

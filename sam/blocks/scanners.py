@@ -91,6 +91,7 @@ SCAN_IN = Ports.inputs(ref=Port("ref"), skip=Port("crd", SKIP_PREFIX, feedback=T
 REF_IN, SKIP_IN = SCAN_IN.slots
 SCAN_OUT = Ports.outputs(crd=Port("crd", optional=True), ref=Port("ref", optional=True))
 CRD_OUT, REF_OUT = SCAN_OUT.slots
+SCAN_PORTS = len(SCAN_OUT)
 #: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
 DEFAULT_FORMAT = "compressed"
 
@@ -163,7 +164,7 @@ def fiber_burst(w, st, optr, ochan, crd):
     coordinates = st[COORDINATES]
     base = st[BASE]
     mask = w.kind.shape[1] - 1
-    for port in (CRD_OUT, REF_OUT):  # channel by channel, the rows as one-dimensional arrays
+    for port in range(SCAN_PORTS):  # channel by channel, the rows as one-dimensional arrays
         for j in range(optr[port], optr[port + 1]):
             oc = ochan[j]
             kr = w.kind[oc]
