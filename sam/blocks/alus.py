@@ -22,7 +22,7 @@ import math
 
 from sam.blocks.base import Block, Port, Ports
 from sam.errors import GraphError
-from sam.runtime.burst import account, burst_len, first_channel, publish
+from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -138,7 +138,8 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     if m > 0:
         w.head[ca] = ha + m
         w.head[cb] = hb + m
-        publish(w, optr, ochan, VAL_OUT, m, nstop)
+        fan_out(w, optr, ochan, VAL_OUT, m)
+        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 

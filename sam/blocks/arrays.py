@@ -20,7 +20,7 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
-from sam.runtime.burst import account, burst_len, first_channel, publish
+from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -116,7 +116,8 @@ def load_burst(w, st, optr, ochan, c, vals):
         m += 1
     if m > 0:
         w.head[c] = h + m
-        publish(w, optr, ochan, VAL_OUT, m, nstop)
+        fan_out(w, optr, ochan, VAL_OUT, m)
+        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 

@@ -16,7 +16,7 @@ cycle its first inner coordinate passes.
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port, Ports
-from sam.runtime.burst import account, burst_fire, burst_room, first_channel, publish, put_row
+from sam.runtime.burst import account, burst_room, commit_stops, fan_out, first_channel, put_row
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -171,13 +171,19 @@ def drop_burst(w, st, optr, ochan, co, ci):
                 ho += 1
             else:
                 break
-        t, idle, first = burst_fire(t, t_in, idle, first)  # unbounded outputs: no stall
+        # one firing, in cycle t_in (the outputs are unbounded: no stall)
+        if first < 0:
+            first = t_in
+        idle += t_in - t
+        t = t_in + 1
         fired += 1
     if fired > 0:
         w.head[co] = ho
         w.head[ci] = hi
-        publish(w, optr, ochan, OUTER_OUT, n0, s0)
-        publish(w, optr, ochan, INNER_OUT, n1, s1)
+        fan_out(w, optr, ochan, OUTER_OUT, n0)
+        fan_out(w, optr, ochan, INNER_OUT, n1)
+        commit_stops(w, optr, ochan, OUTER_OUT, n0, s0)
+        commit_stops(w, optr, ochan, INNER_OUT, n1, s1)
         account(st, first, t - 1, idle, fired)
         st[PHASE] = phase
         st[HOLD] = hold

@@ -47,12 +47,12 @@ from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
 from sam.errors import GraphError
 from sam.runtime.burst import (
     account,
-    burst_fire,
     burst_room,
     bursts_on,
     commit,
+    commit_stops,
+    fan_out,
     first_channel,
-    publish,
     put,
     put_row,
     putv,
@@ -178,11 +178,15 @@ def scalar_burst(w, st, fst, optr, ochan, c):
             else:
                 break
             h += 1
-        t, idle, first = burst_fire(t, t_in, idle, first)
+        if first < 0:
+            first = t_in
+        idle += t_in - t
+        t = t_in + 1
         fired += 1
     if fired > 0:
         w.head[c] = h
-        publish(w, optr, ochan, VAL_OUT, m, nstop)
+        fan_out(w, optr, ochan, VAL_OUT, m)
+        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, first, t - 1, idle, fired)
         fst[R_SUM] = total
         st[R_SEEN] = seen
@@ -438,7 +442,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
     hv = w.head[cv]
     t = st[T]
     idle = 0
-    first = -1
+    t0 = t
     npts = st[A_NPTS]
     m = 0
     while m < n:
@@ -450,11 +454,14 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
         x = w.data[c, sc]
         if x < 0 or x >= where.shape[0] or npts + 1 > pts.shape[0] or npts + 1 > vals.shape[0]:
             break
-        t_in = w.time[c, sc]
-        if w.time[cv, sv] > t_in:
-            t_in = w.time[cv, sv]
-        if t_in < t:
-            t_in = t
+        ta = w.time[c, sc]
+        if w.time[cv, sv] > ta:
+            ta = w.time[cv, sv]
+        if ta > t:
+            idle += ta - t
+            t = ta
+        if m == 0:
+            t0 = t
         v = w.fdata[cv, sv] if kv == DATA else 0.0
         if where[x] == 0:
             where[x] = npts + 1
@@ -463,7 +470,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
             npts += 1
         else:
             vals[where[x] - 1] += v
-        t, idle, first = burst_fire(t, t_in, idle, first)
+        t += 1
         m += 1
     if m > 0:
         w.head[c] = hc + m
@@ -471,7 +478,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
         st[A_NPTS] = npts
         cur[1] = 0
         st[A_EXPECT] = 0
-        account(st, first, t - 1, idle, m)
+        account(st, t0, t - 1, idle, m)
     return m
 
 
