@@ -1,4 +1,5 @@
-"""Kernel state, parameters and memories by name (``sam.runtime.kernel.State``, ``Memories``)."""
+"""Kernel state, ports, parameters and memories by name (``sam.runtime.kernel.State``,
+``sam.blocks.base.Ports``, ``Memories``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 import sam.blocks
 from formats import Tensor
-from sam.blocks.base import Memories
+from sam.blocks import merges, reducers, repeaters, scanners
+from sam.blocks.base import Memories, Port, Ports
 from sam.blocks.reducers import A_EXPECT, A_LEVEL, A_N, SparseAccumulator
 from sam.blocks.scanners import COORDINATES, POSITIONS, SEGMENT, SIZE, STORED, LevelScanner
 from sam.blocks.writers import LevelWriter
@@ -50,7 +52,8 @@ def test_float_state():
 
 
 def _unpacked_states(module) -> list[tuple[list[str], str]]:
-    """``A, B = NAME.slots`` statements of a module: (target names, NAME)."""
+    """``A, B = NAME.slots`` statements of a module (NAME a State or Ports): (target names,
+    NAME)."""
     tree = ast.parse(open(module.__file__).read())
     out = []
     for node in tree.body:
@@ -65,25 +68,62 @@ def _unpacked_states(module) -> list[tuple[list[str], str]]:
 @pytest.mark.parametrize("module", BLOCK_MODULES, ids=lambda m: m.__name__)
 def test_kernel_constants_name_their_slots(module):
     """Each module-level constant unpacked from a State names the slot it gets (an optional
-    one-letter prefix such as ``A_`` tells a module's families apart)."""
+    one-letter prefix such as ``A_`` tells a module's families apart); one unpacked from Ports
+    names its port and direction (``REF_IN``, ``CRD_OUT``)."""
     for names, state_name in _unpacked_states(module):
         state = getattr(module, state_name)
         assert len(names) == len(state.index)
         for const, (name, slot) in zip(names, state.index.items(), strict=True):
             low = const.lower()
+            if isinstance(state, Ports):
+                name = f"{name}_{state.direction}"
             assert low == name or (low[1:2] == "_" and low[2:] == name), (const, name)
             assert getattr(module, const) == slot
 
 
 def test_every_block_state_is_unpacked():
-    """Every State a block module declares is turned into kernel constants."""
+    """Every State or Ports a block module declares is turned into kernel constants."""
     for module in BLOCK_MODULES:
         tree = ast.parse(open(module.__file__).read())
         declared = {node.targets[0].id for node in tree.body
                     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                    and "State" in ast.unparse(node.value.func)}
+                    and ast.unparse(node.value.func).split(".")[0] in ("State", "Ports")}
         assert declared <= {name for _, name in _unpacked_states(module)}, module.__name__
-        assert all(isinstance(getattr(module, name), State) for name in declared)
+        assert all(isinstance(getattr(module, name), (State, Ports)) for name in declared)
+
+
+def test_ports_number_ports_in_declaration_order():
+    p = Ports.inputs(ref=Port("ref"), sig=Port("repsig"), crd=Port("crd"))
+    assert p.slots == (0, 1, 2) and p["sig"] == 1 and len(p) == 3 and p.direction == "in"
+    assert [q.name for q in p.ports()] == ["ref", "repsig", "crd"]
+    ports = p.ports(ref={"optional": True}, crd=[Port("crd", "i"), Port("crd", "j")])
+    assert [(q.name, q.optional) for q in ports] == [
+        ("ref", True), ("repsig", False), ("crd:i", False), ("crd:j", False)]
+    with pytest.raises(ValueError, match="no port val; declared: ref, sig, crd"):
+        p.ports(val={})
+    with pytest.raises(ValueError, match="'sig' is not the last one"):
+        p.ports(sig=[Port("repsig")])
+
+
+def test_blocks_list_ports_in_kernel_order():
+    """A block's port lists come from the declarations its kernels index by."""
+    rep = repeaters.Repeater("r", {"root": "true"})
+    assert rep.inputs()[repeaters.REPSIG_IN].name == "repsig"
+    assert rep.inputs()[repeaters.REF_IN].optional
+    merge = merges.Intersecter("m", {"index": "k"}, operands=["B", "C"])
+    merge.declare_port("out", "crd", "skip-C")
+    assert merge.inputs()[merges.crd_in(1)].name == "crd:in-C"
+    assert merge.inputs()[merges.ref_in(0)].name == "ref:in-B"
+    assert [p.name for p in merge.outputs()] == ["crd", "ref:out-B", "ref:out-C", "crd:skip-C"]
+    assert merge.memories({})["skipto"].tolist() == [-1, merges.REF_OUT + 2]
+    acc = SparseAccumulator("a", {"order": "2", "in0": "j", "in1": "i"}, ignored=["k"])
+    assert [p.name for p in acc.inputs()] == ["val", "crd:j", "crd:i", "crd:k"]
+    assert acc.inputs()[reducers.CRD_IN + 1].name == "crd:i"
+    assert acc.outputs()[reducers.CRD_OUT + 1].name == "crd:out-i"
+    scan = scanners.LevelScanner("s", {"tensor": "B", "mode": "0"})
+    assert len(scan.inputs()) == 1
+    scan.declare_port("in", "crd", "skip-B")
+    assert scan.inputs()[scanners.SKIP_IN].feedback
 
 
 def test_block_initial_state_places_parameters_by_name():

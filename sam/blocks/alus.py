@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from sam.blocks.base import Block, Port
+from sam.blocks.base import Block, Port, Ports
 from sam.errors import GraphError
 from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
 from sam.runtime.jit import jitable
@@ -45,6 +45,13 @@ UNARY_OPS = {"neg": NEG, "abs": ABS, "exp": EXP, "relu": RELU}
 #: The operation (a code above); ``lenient``: ``align=original`` (see module docstring).
 ALU = State(op=ADD, lenient=0)
 OP, LENIENT = ALU.slots
+#: A binary ALU's inputs (a, b), a unary ALU's, and the output of both.
+ALU2_IN = Ports.inputs(a=Port("val", "in0"), b=Port("val", "in1"))
+A_IN, B_IN = ALU2_IN.slots
+ALU1_IN = Ports.inputs(val=Port("val"))
+(VAL_IN,) = ALU1_IN.slots
+ALU_OUT = Ports.outputs(val=Port("val"))
+(VAL_OUT,) = ALU_OUT.slots
 #: Largest x whose exp(x) is finite (math.exp raises OverflowError beyond it; numba gives inf).
 EXP_MAX = 709.782712893384
 ERR_ALIGN = 1
@@ -89,7 +96,7 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     vb = w.fdata[cb]
     db = w.data[cb]
     tb_ = w.time[cb]
-    o = first_channel(optr, ochan, 0)
+    o = first_channel(optr, ochan, VAL_OUT)
     ko = w.kind[o if o >= 0 else ca]  # the rows of the first output channel
     vo = w.fdata[o if o >= 0 else ca]
     do = w.data[o if o >= 0 else ca]
@@ -131,17 +138,17 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     if m > 0:
         w.head[ca] = ha + m
         w.head[cb] = hb + m
-        fan_out(w, optr, ochan, 0, m)
-        commit_stops(w, optr, ochan, 0, m, nstop)
+        fan_out(w, optr, ochan, VAL_OUT, m)
+        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 
 
 @kernel
 def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Binary ALU over value streams ins[0] (a) and ins[1] (b)."""
-    ca = ins[0]
-    cb = ins[1]
+    """Binary ALU over value streams a and b."""
+    ca = ins[A_IN]
+    cb = ins[B_IN]
     op = st[OP]
     while st[STATUS] == 0:
         if values_burst(w, st, optr, ochan, ca, cb, op) > 0:
@@ -160,20 +167,20 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         lone = st[LENIENT] == 1 and value_a != value_b and (ka == STOP or kb == STOP)
         if not lone and (value_a != value_b
                          or (not value_a and (ka != kb or hdata(w, ca) != hdata(w, cb)))):
-            return fail(st, ERR_ALIGN, w, cb, 1)
+            return fail(st, ERR_ALIGN, w, cb, B_IN)
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
         a = fire(st, t_in, t_out)
         if value_a or value_b:
             if (ka == EMPTY or not value_a) and (kb == EMPTY or not value_b):
-                push(w, optr, ochan, 0, EMPTY, 0, a)
+                push(w, optr, ochan, VAL_OUT, EMPTY, 0, a)
             else:
                 x = hval(w, ca) if ka == DATA else 0.0
                 y = hval(w, cb) if kb == DATA else 0.0
-                pushv(w, optr, ochan, 0, DATA, binary(op, x, y), a)
+                pushv(w, optr, ochan, VAL_OUT, DATA, binary(op, x, y), a)
         else:
-            push(w, optr, ochan, 0, ka, hdata(w, ca), a)
+            push(w, optr, ochan, VAL_OUT, ka, hdata(w, ca), a)
             if ka == STOP:
                 end_cycle(st)
             elif ka == DONE:
@@ -187,8 +194,8 @@ def alu2(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 
 @kernel
 def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Unary ALU over value stream ins[0]."""
-    c = ins[0]
+    """Unary ALU over a value stream."""
+    c = ins[VAL_IN]
     op = st[OP]
     while st[STATUS] == 0:
         t_in = arrive(w, st, c, st[T])
@@ -209,9 +216,9 @@ def alu1(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 r = math.inf if x > EXP_MAX else math.exp(x)
             else:
                 r = x if x > 0.0 else 0.0
-            pushv(w, optr, ochan, 0, DATA, r, a)
+            pushv(w, optr, ochan, VAL_OUT, DATA, r, a)
         else:
-            push(w, optr, ochan, 0, k, hdata(w, c), a)
+            push(w, optr, ochan, VAL_OUT, k, hdata(w, c), a)
             if k == STOP:
                 end_cycle(st)
             elif k == DONE:
@@ -227,6 +234,8 @@ class BinaryALU(Block):
     kernel = alu2
     widenable = True
     state = ALU
+    input_ports = ALU2_IN
+    output_ports = ALU_OUT
     errors = {ERR_ALIGN: "the two value streams are not aligned (different stop/done tokens)"}
 
     def __init__(self, node_id, attrs=None, op: str | None = None) -> None:
@@ -239,12 +248,6 @@ class BinaryALU(Block):
         if self.attrs.get("align", "strict") not in ("strict", "original"):
             raise GraphError(f"node {self.id}: align={self.attrs['align']!r}; use strict (the "
                              "default) or original")
-
-    def inputs(self) -> list[Port]:
-        return [Port("val", "in0"), Port("val", "in1")]
-
-    def outputs(self) -> list[Port]:
-        return [Port("val")]
 
     def params(self, tensors) -> dict[str, int]:
         return {"op": BINARY_OPS[self.op],
@@ -261,12 +264,8 @@ class UnaryALU(Block):
     kernel = alu1
     widenable = True
     state = ALU
-
-    def inputs(self) -> list[Port]:
-        return [Port("val")]
-
-    def outputs(self) -> list[Port]:
-        return [Port("val")]
+    input_ports = ALU1_IN
+    output_ports = ALU_OUT
 
     def params(self, tensors) -> dict[str, int]:
         return {"op": UNARY_OPS[self.dot_type]}

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
+from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
 from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
@@ -54,6 +54,13 @@ ERR_RANGE, ERR_ALIGN = 1, 2
 #: Store: highest position written + 1.
 STORE = State(nmax=0, acc=0)
 NMAX, ACC = STORE.slots
+#: The load's ports; the store's inputs (its reference stream is its first, as the load's).
+LOAD_IN = Ports.inputs(ref=Port("ref"))
+(REF_IN,) = LOAD_IN.slots
+LOAD_OUT = Ports.outputs(val=Port("val", optional=True))
+(VAL_OUT,) = LOAD_OUT.slots
+STORE_IN = Ports.inputs(ref=Port("ref"), val=Port("val"))
+REF_IN, VAL_IN = STORE_IN.slots
 
 
 @jitable(inline=True)
@@ -68,7 +75,7 @@ def load_burst(w, st, optr, ochan, c, vals):
     kc = w.kind[c]
     dc = w.data[c]
     tc = w.time[c]
-    o = first_channel(optr, ochan, 0)
+    o = first_channel(optr, ochan, VAL_OUT)
     ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
     vo = w.fdata[o if o >= 0 else c]
     do = w.data[o if o >= 0 else c]
@@ -109,8 +116,8 @@ def load_burst(w, st, optr, ochan, c, vals):
         m += 1
     if m > 0:
         w.head[c] = h + m
-        fan_out(w, optr, ochan, 0, m)
-        commit_stops(w, optr, ochan, 0, m, nstop)
+        fan_out(w, optr, ochan, VAL_OUT, m)
+        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, t0, t - 1, idle, m)
     return m
 
@@ -118,7 +125,7 @@ def load_burst(w, st, optr, ochan, c, vals):
 @kernel
 def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     """Array load: references in, values out."""
-    c = ins[0]
+    c = ins[REF_IN]
     while st[STATUS] == 0:
         if load_burst(w, st, optr, ochan, c, vals) > 0:
             continue
@@ -132,12 +139,12 @@ def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
         if k == DATA:
             r = hdata(w, c)
             if r < 0 or r >= vals.shape[0]:
-                return fail(st, ERR_RANGE, w, c, 0)
+                return fail(st, ERR_RANGE, w, c, REF_IN)
             a = fire(st, t_in, t_out)
-            pushv(w, optr, ochan, 0, DATA, vals[r], a)
+            pushv(w, optr, ochan, VAL_OUT, DATA, vals[r], a)
         else:
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, k, hdata(w, c), a)
+            push(w, optr, ochan, VAL_OUT, k, hdata(w, c), a)
             if k == STOP:
                 end_cycle(st)
             elif k == DONE:
@@ -149,8 +156,8 @@ def load(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
 @kernel
 def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     """Array store: (reference, value) pairs written into ``vals``."""
-    cr = ins[0]
-    cv = ins[1]
+    cr = ins[REF_IN]
+    cv = ins[VAL_IN]
     while st[STATUS] == 0:
         t_in = arrive(w, st, cr, st[T])
         if t_in == NOT_YET:
@@ -162,10 +169,10 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
         kv = hkind(w, cv)
         if kr == DATA:
             if kv != DATA and kv != EMPTY:
-                return fail(st, ERR_ALIGN, w, cv, 1)
+                return fail(st, ERR_ALIGN, w, cv, VAL_IN)
             r = hdata(w, cr)
             if r < 0:
-                return fail(st, ERR_RANGE, w, cr, 0)
+                return fail(st, ERR_RANGE, w, cr, REF_IN)
             if r >= vals.shape[0]:
                 return need_memory(st, VALS)
             v = hval(w, cv) if kv == DATA else 0.0
@@ -177,9 +184,9 @@ def store(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
                 st[NMAX] = r + 1
         elif kr == EMPTY:
             if kv != DATA and kv != EMPTY:  # nothing to store, but the streams must line up
-                return fail(st, ERR_ALIGN, w, cv, 1)
+                return fail(st, ERR_ALIGN, w, cv, VAL_IN)
         elif kr != kv or (kr == STOP and hdata(w, cr) != hdata(w, cv)):
-            return fail(st, ERR_ALIGN, w, cv, 1)
+            return fail(st, ERR_ALIGN, w, cv, VAL_IN)
         fire(st, t_in, t_in)
         pop(w, cr, t_in)
         pop(w, cv, t_in)
@@ -208,11 +215,10 @@ class ArrayLoad(Block):
     reads_root = True
     widenable = True
 
-    def inputs(self) -> list[Port]:
-        return [Port("ref", optional=self.is_root)]
+    output_ports = LOAD_OUT
 
-    def outputs(self) -> list[Port]:
-        return [Port("val", optional=True)]
+    def inputs(self) -> list[Port]:
+        return LOAD_IN.ports(ref={"optional": self.is_root})
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         return {"vals": tensors[self.tensor].vals}
@@ -238,8 +244,7 @@ class ArrayStore(Block):
         ERR_ALIGN: "reference and value streams are not aligned",
     }
 
-    def inputs(self) -> list[Port]:
-        return [Port("ref"), Port("val")]
+    input_ports = STORE_IN
 
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         return {"acc": int(self.attrs.get("accumulate") == "true")}

@@ -5,7 +5,7 @@ A :class:`Block` is one node of a SAM graph. Subclasses (one primitive family pe
 * ``dot_type``: the node ``type`` in the Custard DOT schema, and ``family`` (for pictures and
   statistics);
 * their input and output :class:`Port` s (named ``kind:comment`` after the DOT edge that feeds
-  them, e.g. ``crd:in-B``);
+  them, e.g. ``crd:in-B``), declared by name and numbered for the kernel by :class:`Ports`;
 * ``kernel``: the :class:`~sam.runtime.kernel.Kernel` that defines behaviour and timing;
 * ``state``: the :class:`~sam.runtime.kernel.State` naming its kernel's state slots, ``params()``
   (initial values of some of them, by name, from its attributes and tensors), ``memories()`` (the
@@ -19,7 +19,7 @@ The simulator needs nothing else, so a new primitive is one class plus one regis
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -50,6 +50,66 @@ class Port:
     @property
     def name(self) -> str:
         return f"{self.kind}:{self.comment}" if self.comment else self.kind
+
+
+class Ports:
+    """Named ports of a block family's kernel, numbered once (as a
+    :class:`~sam.runtime.kernel.State` numbers state slots).
+
+    ``Ports.inputs(ref=Port("ref"), repsig=Port("repsig"))`` numbers a kernel's input ports 0,
+    1, ... in the order given (:meth:`outputs` its output ports). Kernels index ``ins`` and name
+    output ports with module-level int constants unpacked from :attr:`slots` (``REF_IN,
+    REPSIG_IN = REPEAT_IN.slots``; numba sees plain ints); blocks list their ports with
+    :meth:`ports`, so kernel and block cannot disagree on the order. The last port may stand
+    for a run of like ports (one per operand or kept level: ``ins[CRD_IN + d]``).
+    """
+
+    def __init__(self, direction: str, ports: Mapping[str, Port]) -> None:
+        self.direction = direction
+        self.declared: dict[str, Port] = dict(ports)
+        self.index: dict[str, int] = {name: k for k, name in enumerate(self.declared)}
+
+    @classmethod
+    def inputs(cls, **ports: Port) -> Ports:
+        """A kernel's input ports, by name, in ``ins`` order."""
+        return cls("in", ports)
+
+    @classmethod
+    def outputs(cls, **ports: Port) -> Ports:
+        """A kernel's output ports, by name, in port order."""
+        return cls("out", ports)
+
+    @property
+    def slots(self) -> tuple[int, ...]:
+        """The number of every port, in declaration order (unpack into kernel constants)."""
+        return tuple(self.index.values())
+
+    def __getitem__(self, name: str) -> int:
+        return self.index[name]
+
+    def __len__(self) -> int:
+        return len(self.declared)
+
+    def ports(self, **changes: Mapping[str, object] | Sequence[Port]) -> list[Port]:
+        """The ports in order. ``name={"optional": True}`` changes fields of port ``name``;
+        ``name=[...]`` puts a run of ports in its place (the last port only, so that the
+        others keep their numbers)."""
+        unknown = set(changes) - set(self.declared)
+        if unknown:
+            raise ValueError(f"no port {', '.join(sorted(unknown))}; declared: "
+                             f"{', '.join(self.declared)}")
+        out: list[Port] = []
+        last = len(self.declared) - 1
+        for k, (name, port) in enumerate(self.declared.items()):
+            change = changes.get(name, {})
+            if isinstance(change, Mapping):
+                out.append(replace(port, **change))
+            elif k == last:
+                out.extend(change)
+            else:
+                raise ValueError(f"port {name!r} is not the last one: a run in its place "
+                                 f"would renumber the ports after it")
+        return out
 
 
 EMPTY_I = np.zeros(1, np.int64)
@@ -114,6 +174,10 @@ class Block:
     required_attrs: ClassVar[tuple[str, ...]] = ()
     #: Whether ``root=true`` may replace the ``ref`` input with the root stream ``0, D``.
     reads_root: ClassVar[bool] = False
+    #: The kernel's input and output ports by name (:meth:`inputs`, :meth:`outputs` list them
+    #: unless a block's ports depend on its attributes).
+    input_ports: ClassVar[Ports] = Ports.inputs()
+    output_ports: ClassVar[Ports] = Ports.outputs()
     #: Whether the block takes wide streams (``width``/``stream_width``, :mod:`sam.sim.widths`).
     widenable: ClassVar[bool] = False
 
@@ -129,10 +193,10 @@ class Block:
 
     # -- ports ---------------------------------------------------------------------------------
     def inputs(self) -> list[Port]:
-        return []
+        return self.input_ports.ports()
 
     def outputs(self) -> list[Port]:
-        return []
+        return self.output_ports.ports()
 
     def port_named(self, direction: str, name: str) -> Port | None:
         """The input (``direction="in"``) or output port called ``name`` (``"ref:out-B"``), or

@@ -15,7 +15,7 @@ cycle its first inner coordinate passes.
 
 from __future__ import annotations
 
-from sam.blocks.base import Block, Port
+from sam.blocks.base import Block, Port, Ports
 from sam.runtime.burst import account, burst_room, commit_stops, fan_out, first_channel, put_row
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
@@ -38,6 +38,11 @@ NEED_OUTER, IN_FIBER = 0, 1
 DROP = State(phase=NEED_OUTER, hold=0, emitted=0, held=-1, outer_has=0)
 PHASE, HOLD, EMITTED, HELD, OUTER_HAS = DROP.slots
 ERR_ALIGN, ERR_TOKEN = 1, 2
+#: The outer coordinates and the inner coordinates (or values) below them, in and out.
+DROP_IN = Ports.inputs(outer=Port("crd"), inner=Port("crd"))
+OUTER_IN, INNER_IN = DROP_IN.slots
+DROP_OUT = Ports.outputs(outer=Port("crd", optional=True), inner=Port("crd", optional=True))
+OUTER_OUT, INNER_OUT = DROP_OUT.slots
 
 
 @jitable
@@ -67,8 +72,8 @@ def drop_burst(w, st, optr, ochan, co, ci):
     mask = w.kind.shape[1] - 1
     ko_, do_, to_ = w.kind[co], w.data[co], w.time[co]
     ki_, di_, ti_ = w.kind[ci], w.data[ci], w.time[ci]
-    o0 = first_channel(optr, ochan, 0)
-    o1 = first_channel(optr, ochan, 1)
+    o0 = first_channel(optr, ochan, OUTER_OUT)
+    o1 = first_channel(optr, ochan, INNER_OUT)
     k0, d0, t0 = w.kind[o0 if o0 >= 0 else co], w.data[o0 if o0 >= 0 else co], \
         w.time[o0 if o0 >= 0 else co]
     k1, d1, t1 = w.kind[o1 if o1 >= 0 else ci], w.data[o1 if o1 >= 0 else ci], \
@@ -175,10 +180,10 @@ def drop_burst(w, st, optr, ochan, co, ci):
     if fired > 0:
         w.head[co] = ho
         w.head[ci] = hi
-        fan_out(w, optr, ochan, 0, n0)
-        fan_out(w, optr, ochan, 1, n1)
-        commit_stops(w, optr, ochan, 0, n0, s0)
-        commit_stops(w, optr, ochan, 1, n1, s1)
+        fan_out(w, optr, ochan, OUTER_OUT, n0)
+        fan_out(w, optr, ochan, INNER_OUT, n1)
+        commit_stops(w, optr, ochan, OUTER_OUT, n0, s0)
+        commit_stops(w, optr, ochan, INNER_OUT, n1, s1)
         account(st, first, t - 1, idle, fired)
         st[PHASE] = phase
         st[HOLD] = hold
@@ -190,9 +195,9 @@ def drop_burst(w, st, optr, ochan, co, ci):
 
 @kernel
 def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Coordinate dropper: input 0 outer coordinates, input 1 inner coordinates."""
-    co = ins[0]
-    ci = ins[1]
+    """Coordinate dropper: outer coordinates and the inner coordinates below them."""
+    co = ins[OUTER_IN]
+    ci = ins[INNER_IN]
     while st[STATUS] == 0:
         if drop_burst(w, st, optr, ochan, co, ci) > 0:
             continue
@@ -204,11 +209,11 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             k = hkind(w, ci)
             if k == DATA:
                 if st[EMITTED] == 1:
-                    t_out = reserve(w, st, optr, ochan, 1, t_in)
+                    t_out = reserve(w, st, optr, ochan, INNER_OUT, t_in)
                     if t_out < 0:
                         return blocked(t_out)
                     a = fire(st, t_in, t_out)
-                    push(w, optr, ochan, 1, DATA, hdata(w, ci), a)
+                    push(w, optr, ochan, INNER_OUT, DATA, hdata(w, ci), a)
                     pop(w, ci, t_out)
                     continue
                 # First inner coordinate: the outer coordinate is effectual.
@@ -216,17 +221,17 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 if t_out < 0:
                     return blocked(t_out)
                 a = fire(st, t_in, t_out)
-                push(w, optr, ochan, 0, DATA, st[HOLD], a)
+                push(w, optr, ochan, OUTER_OUT, DATA, st[HOLD], a)
                 st[EMITTED] = 1
                 if st[HELD] >= 0:  # close the previous inner fiber first
-                    push(w, optr, ochan, 1, STOP, st[HELD], a)
+                    push(w, optr, ochan, INNER_OUT, STOP, st[HELD], a)
                     st[HELD] = -1
                 else:
-                    push(w, optr, ochan, 1, DATA, hdata(w, ci), a)
+                    push(w, optr, ochan, INNER_OUT, DATA, hdata(w, ci), a)
                     pop(w, ci, t_out)
                 continue
             if k != STOP:
-                return fail(st, ERR_TOKEN, w, ci, 1)
+                return fail(st, ERR_TOKEN, w, ci, INNER_IN)
             c = hdata(w, ci)
             if st[EMITTED] == 1:
                 fire(st, t_in, t_in)
@@ -234,11 +239,11 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             else:
                 now, held = merge_empty(st[HELD], c)
                 if now >= 0:
-                    t_out = reserve(w, st, optr, ochan, 1, t_in)
+                    t_out = reserve(w, st, optr, ochan, INNER_OUT, t_in)
                     if t_out < 0:
                         return blocked(t_out)
                     a = fire(st, t_in, t_out)
-                    push(w, optr, ochan, 1, STOP, now, a)
+                    push(w, optr, ochan, INNER_OUT, STOP, now, a)
                 else:
                     fire(st, t_in, t_in)
                 st[HELD] = held
@@ -268,20 +273,20 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 if t_in == NOT_YET:
                     return RC_IN
                 if hkind(w, ci) != STOP or hdata(w, ci) != n + 1:
-                    return fail(st, ERR_ALIGN, w, ci, 1)
+                    return fail(st, ERR_ALIGN, w, ci, INNER_IN)
                 now, held = merge_empty(held, n + 1)
-            t_out = reserve(w, st, optr, ochan, 0, t_in)
+            t_out = reserve(w, st, optr, ochan, OUTER_OUT, t_in)
             if t_out < 0:
                 return blocked(t_out)
             if now >= 0:
-                t1 = reserve(w, st, optr, ochan, 1, t_in)
+                t1 = reserve(w, st, optr, ochan, INNER_OUT, t_in)
                 if t1 < 0:
                     return blocked(t1)
                 t_out = max(t_out, t1)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, STOP, n, a)
+            push(w, optr, ochan, OUTER_OUT, STOP, n, a)
             if now >= 0:
-                push(w, optr, ochan, 1, STOP, now, a)
+                push(w, optr, ochan, INNER_OUT, STOP, now, a)
             if st[OUTER_HAS] == 0:
                 pop(w, ci, t_out)
             st[HELD] = held
@@ -293,31 +298,31 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_in == NOT_YET:
                 return RC_IN
             if hkind(w, ci) != DONE:
-                return fail(st, ERR_ALIGN, w, ci, 1)
+                return fail(st, ERR_ALIGN, w, ci, INNER_IN)
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
             if st[HELD] >= 0:
-                push(w, optr, ochan, 1, STOP, st[HELD], a)
+                push(w, optr, ochan, INNER_OUT, STOP, st[HELD], a)
                 st[HELD] = -1
                 continue
-            push(w, optr, ochan, 0, DONE, 0, a)
-            push(w, optr, ochan, 1, DONE, 0, a)
+            push(w, optr, ochan, OUTER_OUT, DONE, 0, a)
+            push(w, optr, ochan, INNER_OUT, DONE, 0, a)
             pop(w, co, t_out)
             pop(w, ci, t_out)
             st[STATUS] = 1
             continue
-        return fail(st, ERR_TOKEN, w, co, 0)
+        return fail(st, ERR_TOKEN, w, co, OUTER_IN)
     return RC_DONE
 
 
 @kernel
 def drop_zeros(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Value-mode dropper: input 0 coordinates, input 1 their values (one per coordinate);
+    """Value-mode dropper: coordinates and their values (one per coordinate, the inner input);
     coordinates whose value is zero or empty are dropped with it."""
-    co = ins[0]
-    cv = ins[1]
+    co = ins[OUTER_IN]
+    cv = ins[INNER_IN]
     while st[STATUS] == 0:
         t_in = arrive(w, st, co, st[T])
         if t_in == NOT_YET:
@@ -329,14 +334,14 @@ def drop_zeros(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         kv = hkind(w, cv)
         if k == DATA:
             if kv != DATA and kv != EMPTY:
-                return fail(st, ERR_ALIGN, w, cv, 1)
+                return fail(st, ERR_ALIGN, w, cv, INNER_IN)
             if kv == DATA and hval(w, cv) != 0.0:
                 t_out = reserve_all(w, st, optr, ochan, t_in)
                 if t_out < 0:
                     return blocked(t_out)
                 a = fire(st, t_in, t_out)
-                push(w, optr, ochan, 0, DATA, hdata(w, co), a)
-                pushv(w, optr, ochan, 1, DATA, hval(w, cv), a)
+                push(w, optr, ochan, OUTER_OUT, DATA, hdata(w, co), a)
+                pushv(w, optr, ochan, INNER_OUT, DATA, hval(w, cv), a)
             else:
                 fire(st, t_in, t_in)
                 t_out = t_in
@@ -345,12 +350,12 @@ def drop_zeros(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, k, hdata(w, co), a)
-            push(w, optr, ochan, 1, k, hdata(w, co), a)
+            push(w, optr, ochan, OUTER_OUT, k, hdata(w, co), a)
+            push(w, optr, ochan, INNER_OUT, k, hdata(w, co), a)
             if k == DONE:
                 st[STATUS] = 1
         else:
-            return fail(st, ERR_ALIGN, w, cv, 1)
+            return fail(st, ERR_ALIGN, w, cv, INNER_IN)
         pop(w, co, t_out)
         pop(w, cv, t_out)
     return RC_DONE
@@ -388,17 +393,18 @@ class CoordinateDropper(Block):
 
     def inputs(self) -> list[Port]:
         inner = "val" if self.on_values else "crd"
-        return [Port("crd", self.outer), Port(inner, f"in-{self.inner}")]
+        return DROP_IN.ports(outer={"comment": self.outer},
+                             inner={"kind": inner, "comment": f"in-{self.inner}"})
 
     def min_input_depths(self) -> dict[str, int]:
         """On values, a coordinate is held until its value, which a reducer emits only when
         the fiber below ends, i.e. when its scanner has the next reference: a second slot."""
-        return {self.inputs()[0].name: 2} if self.on_values else {}
+        return {self.inputs()[OUTER_IN].name: 2} if self.on_values else {}
 
     def outputs(self) -> list[Port]:
         inner = "val" if self.on_values else "crd"
-        return [Port("crd", f"outer-{self.outer}", optional=True),
-                Port(inner, f"inner-{self.inner}", optional=True)]
+        return DROP_OUT.ports(outer={"comment": f"outer-{self.outer}"},
+                              inner={"kind": inner, "comment": f"inner-{self.inner}"})
 
     def port_alias(self, direction: str, kind: str, comment: str) -> str:
         if direction == "in" and comment in (f"outer-{self.outer}", f"in-{self.outer}"):

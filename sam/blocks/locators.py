@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import LevelBlock, Port
+from sam.blocks.base import LevelBlock, Port, Ports
 from sam.blocks.scanners import OFFSET, STRIDE, fiber_bounds, level_memories, level_rules
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import NOT_YET, State, arrive, blocked, fail, fire, kernel, reserve_all
@@ -57,12 +57,23 @@ def find(lookup, crd, start, end, c):
     return -1
 
 
+#: The coordinates to locate, with the references of the stream they came from and the parent
+#: references into this level; out: the coordinates, their references passed on, and the
+#: located positions (references into this level's tensor).
+LOCATE_IN = Ports.inputs(crd=Port("crd"), ref=Port("ref", "in", optional=True),
+                         parent=Port("ref", "parent", optional=True))
+CRD_IN, REF_IN, PARENT_IN = LOCATE_IN.slots
+LOCATE_OUT = Ports.outputs(crd=Port("crd", optional=True), ref=Port("ref", "out", optional=True),
+                           found=Port("ref", optional=True))
+CRD_OUT, REF_OUT, FOUND_OUT = LOCATE_OUT.slots
+
+
 @kernel
 def locate(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
     """Locator: inputs crd, ref (optional), parent ref (optional); outputs crd, ref, located ref."""
-    cc = ins[0]
-    cr = ins[1]
-    cp = ins[2]
+    cc = ins[CRD_IN]
+    cr = ins[REF_IN]
+    cp = ins[PARENT_IN]
     while st[STATUS] == 0:
         t_in = arrive(w, st, cc, st[T])
         if t_in == NOT_YET:
@@ -77,9 +88,9 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
                 return RC_IN
         k = hkind(w, cc)
         if cr >= 0 and (hkind(w, cr) == DATA or hkind(w, cr) == EMPTY) != (k == DATA):
-            return fail(st, ERR_ALIGN, w, cr, 1)
+            return fail(st, ERR_ALIGN, w, cr, REF_IN)
         if cp >= 0 and (hkind(w, cp) == DATA or hkind(w, cp) == EMPTY) != (k == DATA):
-            return fail(st, ERR_ALIGN, w, cp, 2)
+            return fail(st, ERR_ALIGN, w, cp, PARENT_IN)
         if k == DATA:
             c = hdata(w, cc)
             found = -1
@@ -89,7 +100,7 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
                 start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd,
                                           lens, p)
                 if start < 0:
-                    return fail(st, ERR_RANGE, w, cp, 2)
+                    return fail(st, ERR_RANGE, w, cp, PARENT_IN)
                 found = find(st[LOOKUP], crd, start, end, c)
             if found < 0:
                 fire(st, t_in, t_in)
@@ -99,17 +110,17 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
                 if t_out < 0:
                     return blocked(t_out)
                 a = fire(st, t_in, t_out)
-                push(w, optr, ochan, 0, DATA, c, a)
+                push(w, optr, ochan, CRD_OUT, DATA, c, a)
                 if cr >= 0:
-                    push(w, optr, ochan, 1, hkind(w, cr), hdata(w, cr), a)
+                    push(w, optr, ochan, REF_OUT, hkind(w, cr), hdata(w, cr), a)
                 else:
-                    push(w, optr, ochan, 1, EMPTY, 0, a)
-                push(w, optr, ochan, 2, DATA, found, a)
+                    push(w, optr, ochan, REF_OUT, EMPTY, 0, a)
+                push(w, optr, ochan, FOUND_OUT, DATA, found, a)
         elif k == STOP or k == DONE:
             if cr >= 0 and (hkind(w, cr) != k or hdata(w, cr) != hdata(w, cc)):
-                return fail(st, ERR_ALIGN, w, cr, 1)
+                return fail(st, ERR_ALIGN, w, cr, REF_IN)
             if cp >= 0 and (hkind(w, cp) != k or hdata(w, cp) != hdata(w, cc)):
-                return fail(st, ERR_ALIGN, w, cp, 2)
+                return fail(st, ERR_ALIGN, w, cp, PARENT_IN)
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
                 return blocked(t_out)
@@ -119,7 +130,7 @@ def locate(w, st, fst, ins, optr, ochan, seg, crd, lens, m3, f0, f1):
             if k == DONE:
                 st[STATUS] = 1
         else:
-            return fail(st, ERR_ALIGN, w, cc, 0)
+            return fail(st, ERR_ALIGN, w, cc, CRD_IN)
         pop(w, cc, t_out)
         if cr >= 0:
             pop(w, cr, t_out)
@@ -141,13 +152,10 @@ class Locator(LevelBlock):
         ERR_RANGE: "parent reference out of range of the located level",
     }
 
-    def inputs(self) -> list[Port]:
-        return [Port("crd"), Port("ref", "in", optional=True),
-                Port("ref", "parent", optional=True)]
+    input_ports = LOCATE_IN
 
     def outputs(self) -> list[Port]:
-        return [Port("crd", optional=True), Port("ref", "out", optional=True),
-                Port("ref", f"out-{self.tensor}", optional=True)]
+        return LOCATE_OUT.ports(found={"comment": f"out-{self.tensor}"})
 
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         level = self.walked_level(tensors[self.tensor])

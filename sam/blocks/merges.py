@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sam.blocks.base import Block, Port
+from sam.blocks.base import Block, Port, Ports
 from sam.blocks.skipping import TOLD_STOP
 from sam.errors import GraphError
 from sam.runtime.burst import account, advance, burst_room, commit, put, put_counted
@@ -51,6 +51,26 @@ OPERANDS, OP = MERGE.slots
 ERR_STOPS, ERR_DONE, ERR_EMPTY, ERR_REF, ERR_ORDER = 1, 2, 3, 4, 5
 #: A coordinate bound no coordinate reaches (drops against a stop).
 NO_LIMIT = 1 << 62
+#: The inputs of one operand (operand k's are ``PER_OPERAND * k`` on: :func:`crd_in`,
+#: :func:`ref_in`); the outputs: the coordinates, then operand k's references at ``REF_OUT + k``
+#: (then an intersecter's skip streams, ``skipto``).
+OPERAND_IN = Ports.inputs(crd=Port("crd"), ref=Port("ref", optional=True))
+CRD_IN, REF_IN = OPERAND_IN.slots
+PER_OPERAND = len(OPERAND_IN)
+MERGE_OUT = Ports.outputs(crd=Port("crd", optional=True), ref=Port("ref", optional=True))
+CRD_OUT, REF_OUT = MERGE_OUT.slots
+
+
+@jitable(inline=True)
+def crd_in(k):
+    """The input port of operand ``k``'s coordinates."""
+    return PER_OPERAND * k + CRD_IN
+
+
+@jitable(inline=True)
+def ref_in(k):
+    """The input port of operand ``k``'s references (its channel is -1 when it has none)."""
+    return PER_OPERAND * k + REF_IN
 
 
 @jitable(inline=True)
@@ -133,10 +153,10 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
     four input channels' rings as one-dimensional rows (an absent reference stream reads its
     coordinate stream's row and is never looked at)."""
     mask = w.kind.shape[1] - 1
-    c0 = ins[0]
-    r0 = ins[1]
-    c1 = ins[2]
-    r1 = ins[3]
+    c0 = ins[crd_in(0)]
+    r0 = ins[ref_in(0)]
+    c1 = ins[crd_in(1)]
+    r1 = ins[ref_in(1)]
     kc0 = w.kind[c0]
     dc0 = w.data[c0]
     tc0 = w.time[c0]
@@ -227,9 +247,9 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
             t0 = t
         if x0 == x1:
             a = t + lat
-            put(w, optr, ochan, 0, emitted, DATA, x0, a)
-            put_counted(w, optr, ochan, 1, emitted, k0, dr0[q0] if has0 else 0, a)
-            put_counted(w, optr, ochan, 2, emitted, k1, dr1[q1] if has1 else 0, a)
+            put(w, optr, ochan, CRD_OUT, emitted, DATA, x0, a)
+            put_counted(w, optr, ochan, REF_OUT, emitted, k0, dr0[q0] if has0 else 0, a)
+            put_counted(w, optr, ochan, REF_OUT + 1, emitted, k1, dr1[q1] if has1 else 0, a)
             emitted += 1
         if x0 <= x1:
             l0 = x0
@@ -258,9 +278,9 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
     last[0] = l0
     last[1] = l1
     if emitted > 0:
-        commit(w, optr, ochan, 0, DATA, emitted)
-        advance(w, optr, ochan, 1, emitted)
-        advance(w, optr, ochan, 2, emitted)
+        commit(w, optr, ochan, CRD_OUT, DATA, emitted)
+        advance(w, optr, ochan, REF_OUT, emitted)
+        advance(w, optr, ochan, REF_OUT + 1, emitted)
     if fired > 0:
         account(st, t0, t - 1, idle, fired)
     return fired
@@ -274,7 +294,7 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
     for k in range(m):
         if skipto[k] >= 0:
             return 0
-    for k in range(2 * m):
+    for k in range(PER_OPERAND * m):
         if ins[k] >= 0 and w.depth[ins[k]] > 0:
             return 0
     room = burst_room(w, st, ochan)
@@ -295,7 +315,7 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
         cmax = -1
         ok = True
         for k in range(m):
-            c = ins[2 * k]
+            c = ins[crd_in(k)]
             if w.head[c] >= w.tail[c]:
                 ok = False
                 break
@@ -306,7 +326,7 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
                 break
             if w.time[c, s] > tt:
                 tt = w.time[c, s]
-            r = ins[2 * k + 1]
+            r = ins[ref_in(k)]
             if r >= 0:
                 if w.head[r] >= w.tail[r]:
                     ok = False
@@ -330,34 +350,35 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
             t0 = t
         a = t + lat
         if cmin == cmax:
-            put(w, optr, ochan, 0, emitted, DATA, cmin, a)
+            put(w, optr, ochan, CRD_OUT, emitted, DATA, cmin, a)
             for k in range(m):
-                c = ins[2 * k]
-                r = ins[2 * k + 1]
+                c = ins[crd_in(k)]
+                r = ins[ref_in(k)]
                 if r >= 0:
                     sr = w.head[r] & mask
-                    put_counted(w, optr, ochan, k + 1, emitted, w.kind[r, sr], w.data[r, sr], a)
+                    put_counted(w, optr, ochan, REF_OUT + k, emitted, w.kind[r, sr], w.data[r, sr],
+                                a)
                     w.head[r] += 1
                 else:
-                    put_counted(w, optr, ochan, k + 1, emitted, EMPTY, 0, a)
+                    put_counted(w, optr, ochan, REF_OUT + k, emitted, EMPTY, 0, a)
                 w.head[c] += 1
                 last[k] = cmin
             emitted += 1
         else:
             for k in range(m):
-                c = ins[2 * k]
+                c = ins[crd_in(k)]
                 x = w.data[c, w.head[c] & mask]
                 if x < cmax:
                     last[k] = x
                     w.head[c] += 1
-                    if ins[2 * k + 1] >= 0:
-                        w.head[ins[2 * k + 1]] += 1
+                    if ins[ref_in(k)] >= 0:
+                        w.head[ins[ref_in(k)]] += 1
         t += 1
         fired += 1
     if emitted > 0:
-        commit(w, optr, ochan, 0, DATA, emitted)
+        commit(w, optr, ochan, CRD_OUT, DATA, emitted)
         for k in range(m):
-            advance(w, optr, ochan, k + 1, emitted)
+            advance(w, optr, ochan, REF_OUT + k, emitted)
     if fired > 0:
         account(st, t0, t - 1, idle, fired)
     return fired
@@ -385,11 +406,11 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
         cmax = -1
         level = -1
         for k in range(m):
-            c = ins[2 * k]
+            c = ins[crd_in(k)]
             t_in = arrive(w, st, c, t_in)
             if t_in == NOT_YET:
                 return RC_IN
-            r = ins[2 * k + 1]
+            r = ins[ref_in(k)]
             if r >= 0:
                 t_in = arrive(w, st, r, t_in)
                 if t_in == NOT_YET:
@@ -402,12 +423,12 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
                 else:
                     aligned = rk == kind and (kind != STOP or hdata(w, r) == hdata(w, c))
                 if not aligned:
-                    return fail(st, ERR_REF, w, r, 2 * k + 1)
+                    return fail(st, ERR_REF, w, r, ref_in(k))
             if kind == DATA:
                 ndata += 1
                 x = hdata(w, c)
                 if x <= last[k]:
-                    return fail(st, ERR_ORDER, w, c, 2 * k)
+                    return fail(st, ERR_ORDER, w, c, crd_in(k))
                 if cmin < 0 or x < cmin:
                     cmin = x
                 if x > cmax:
@@ -416,16 +437,16 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
                 nstop += 1
                 lv = hdata(w, c)
                 if level >= 0 and lv != level:
-                    return fail(st, ERR_STOPS, w, c, 2 * k)
+                    return fail(st, ERR_STOPS, w, c, crd_in(k))
                 level = lv
             elif kind == DONE:
                 ndone += 1
             else:
-                return fail(st, ERR_EMPTY, w, c, 2 * k)
+                return fail(st, ERR_EMPTY, w, c, crd_in(k))
         if ndone > 0 and ndone < m:
             for k in range(m):
-                if hkind(w, ins[2 * k]) != DONE:
-                    return fail(st, ERR_DONE, w, ins[2 * k], 2 * k)
+                if hkind(w, ins[crd_in(k)]) != DONE:
+                    return fail(st, ERR_DONE, w, ins[crd_in(k)], crd_in(k))
 
         if ndone == m or nstop == m:
             # Stop or done on every input: pass it on everywhere.
@@ -435,12 +456,12 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
             a = fire(st, t_in, t_out)
             kind = DONE if ndone == m else STOP
             lv = 0 if ndone == m else level
-            for port in range(m + 1):
+            for port in range(REF_OUT + m):
                 push(w, optr, ochan, port, kind, lv, a)
             for k in range(m):
-                pop(w, ins[2 * k], t_out)
-                if ins[2 * k + 1] >= 0:
-                    pop(w, ins[2 * k + 1], t_out)
+                pop(w, ins[crd_in(k)], t_out)
+                if ins[ref_in(k)] >= 0:
+                    pop(w, ins[ref_in(k)], t_out)
                 last[k] = -1
                 if kind == STOP and skipto[k] >= 0 and told[k] != TOLD_STOP:
                     push(w, optr, ochan, skipto[k], STOP, lv, a)  # the fiber is over
@@ -455,20 +476,20 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, DATA, cmin, a)
+            push(w, optr, ochan, CRD_OUT, DATA, cmin, a)
             for k in range(m):
-                c = ins[2 * k]
-                r = ins[2 * k + 1]
+                c = ins[crd_in(k)]
+                r = ins[ref_in(k)]
                 if hkind(w, c) == DATA and hdata(w, c) == cmin:
                     if r >= 0:
-                        push(w, optr, ochan, k + 1, hkind(w, r), hdata(w, r), a)
+                        push(w, optr, ochan, REF_OUT + k, hkind(w, r), hdata(w, r), a)
                         pop(w, r, t_out)
                     else:
-                        push(w, optr, ochan, k + 1, EMPTY, 0, a)
+                        push(w, optr, ochan, REF_OUT + k, EMPTY, 0, a)
                     pop(w, c, t_out)
                     last[k] = cmin
                 else:
-                    push(w, optr, ochan, k + 1, EMPTY, 0, a)
+                    push(w, optr, ochan, REF_OUT + k, EMPTY, 0, a)
             continue
 
         if ndata == m and cmin == cmax:
@@ -477,15 +498,15 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, DATA, cmin, a)
+            push(w, optr, ochan, CRD_OUT, DATA, cmin, a)
             for k in range(m):
-                r = ins[2 * k + 1]
+                r = ins[ref_in(k)]
                 if r >= 0:
-                    push(w, optr, ochan, k + 1, hkind(w, r), hdata(w, r), a)
+                    push(w, optr, ochan, REF_OUT + k, hkind(w, r), hdata(w, r), a)
                     pop(w, r, t_out)
                 else:
-                    push(w, optr, ochan, k + 1, EMPTY, 0, a)
-                pop(w, ins[2 * k], t_out)
+                    push(w, optr, ochan, REF_OUT + k, EMPTY, 0, a)
+                pop(w, ins[crd_in(k)], t_out)
                 last[k] = cmin
             continue
 
@@ -494,7 +515,7 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
         # largest coordinate, or to the end of the fiber.
         t_out = t_in
         for k in range(m):
-            c = ins[2 * k]
+            c = ins[crd_in(k)]
             if skipto[k] >= 0 and hkind(w, c) == DATA and (nstop > 0 or hdata(w, c) < cmax) \
                     and told[k] != TOLD_STOP and (nstop > 0 or cmax > told[k]):
                 t_out = reserve(w, st, optr, ochan, skipto[k], t_out)
@@ -502,7 +523,7 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
                     return blocked(t_out)
         a = fire(st, t_in, t_out)
         for k in range(m):
-            c = ins[2 * k]
+            c = ins[crd_in(k)]
             if hkind(w, c) == DATA and (nstop > 0 or hdata(w, c) < cmax):
                 if skipto[k] >= 0 and told[k] != TOLD_STOP:
                     if nstop > 0:
@@ -513,8 +534,8 @@ def merge(w, st, fst, ins, optr, ochan, last, told, skipto, m3, f0, f1):
                         told[k] = cmax
                 last[k] = hdata(w, c)
                 pop(w, c, t_out)
-                if ins[2 * k + 1] >= 0:
-                    pop(w, ins[2 * k + 1], t_out)
+                if ins[ref_in(k)] >= 0:
+                    pop(w, ins[ref_in(k)], t_out)
     return RC_DONE
 
 
@@ -558,15 +579,14 @@ class _Merger(Block):
             self.operands.append(comment[len(prefix):])
 
     def inputs(self) -> list[Port]:
-        ports = []
-        for t in self.operands:
-            ports += [Port("crd", f"in-{t}"), Port("ref", f"in-{t}", optional=True)]
-        return ports
+        return [port for t in self.operands
+                for port in OPERAND_IN.ports(crd={"comment": f"in-{t}"},
+                                             ref={"comment": f"in-{t}"})]
 
     def outputs(self) -> list[Port]:
-        return [Port("crd", optional=True)] + [
-            Port("ref", f"out-{t}", optional=True) for t in self.operands
-        ] + [Port("crd", f"{SKIP_PREFIX}-{t}", optional=True) for t in self.skips]
+        refs = [Port("ref", f"out-{t}", optional=True) for t in self.operands]
+        return MERGE_OUT.ports(ref=refs) + [
+            Port("crd", f"{SKIP_PREFIX}-{t}", optional=True) for t in self.skips]
 
     def params(self, tensors) -> dict[str, int]:
         return {"operands": len(self.operands), "op": self.merge}
@@ -579,7 +599,7 @@ class _Merger(Block):
                 raise GraphError(f"node {self.id} ({self.label()}) sends skips for {t}, which "
                                  f"is not one of its inputs ({', '.join(self.operands)}); "
                                  f"comment the skip edge skip-<one of them>")
-            skipto[self.operands.index(t)] = 1 + len(self.operands) + j
+            skipto[self.operands.index(t)] = REF_OUT + len(self.operands) + j
         return {"last": np.full(n, -1, np.int64), "told": np.full(n, -1, np.int64),
                 "skipto": skipto}
 

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port
+from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
 from sam.errors import GraphError
 from sam.runtime.burst import (
     account,
@@ -93,6 +93,13 @@ from sam.runtime.wires import (
 DROP, KEEP, ZERO = 0, 1, 2
 EMPTY_MODES = {"drop": DROP, "keep": KEEP, "zero": ZERO}
 ERR_ALIGN, ERR_TAIL, ERR_STOP = 1, 2, 3
+#: Every reducer's values, then coordinates: the outer level's for ``empty=outer``; for an
+#: order-n reducer a run, the kept levels' (innermost first) and then ignored ones. Out: the
+#: values (sums), then an order-n reducer's coordinates of its kept levels (innermost first).
+REDUCE_IN = Ports.inputs(val=Port("val"), crd=Port("crd"))
+VAL_IN, CRD_IN = REDUCE_IN.slots
+REDUCE_OUT = Ports.outputs(val=Port("val"), crd=Port("crd", optional=True))
+VAL_OUT, CRD_OUT = REDUCE_OUT.slots
 
 # Scalar reducer state: the empty mode, whether the fiber had a value, a stop to emit after the
 # sum (-1: none); the outer-driven reducer's phase, whether its outer fiber is still empty, and
@@ -117,7 +124,7 @@ def scalar_burst(w, st, fst, optr, ochan, c):
         return 0
     mask = w.kind.shape[1] - 1
     kc, dc, vc, tc = w.kind[c], w.data[c], w.fdata[c], w.time[c]
-    o = first_channel(optr, ochan, 0)
+    o = first_channel(optr, ochan, VAL_OUT)
     ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
     do = w.data[o if o >= 0 else c]
     vo = w.fdata[o if o >= 0 else c]
@@ -178,8 +185,8 @@ def scalar_burst(w, st, fst, optr, ochan, c):
         fired += 1
     if fired > 0:
         w.head[c] = h
-        fan_out(w, optr, ochan, 0, m)
-        commit_stops(w, optr, ochan, 0, m, nstop)
+        fan_out(w, optr, ochan, VAL_OUT, m)
+        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
         account(st, first, t - 1, idle, fired)
         fst[R_SUM] = total
         st[R_SEEN] = seen
@@ -189,8 +196,8 @@ def scalar_burst(w, st, fst, optr, ochan, c):
 
 @kernel
 def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Scalar reducer (n = 0): sum of each innermost fiber of ins[0]."""
-    c = ins[0]
+    """Scalar reducer (n = 0): sum of each innermost fiber of the values."""
+    c = ins[VAL_IN]
     while st[STATUS] == 0:
         if scalar_burst(w, st, fst, optr, ochan, c) > 0:
             continue
@@ -200,7 +207,7 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t, t_out)
-            push(w, optr, ochan, 0, STOP, st[R_PEND], a)
+            push(w, optr, ochan, VAL_OUT, STOP, st[R_PEND], a)
             st[R_PEND] = -1
             continue
         t_in = arrive(w, st, c, t)
@@ -215,7 +222,7 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pop(w, c, t_in)
             continue
         if k == DONE and st[R_SEEN] == 1:
-            return fail(st, ERR_TAIL, w, c, 0)
+            return fail(st, ERR_TAIL, w, c, VAL_IN)
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
@@ -223,16 +230,16 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         a = fire(st, t_in, t_out)
         pop(w, c, t_out)
         if k == DONE:
-            push(w, optr, ochan, 0, DONE, 0, a)
+            push(w, optr, ochan, VAL_OUT, DONE, 0, a)
             st[STATUS] = 1
             continue
         emit = st[R_SEEN] == 1 or st[R_MODE] == ZERO
         if emit:
-            pushv(w, optr, ochan, 0, DATA, fst[R_SUM], a)
+            pushv(w, optr, ochan, VAL_OUT, DATA, fst[R_SUM], a)
             if n >= 1:
                 st[R_PEND] = n - 1
         elif n >= 1:
-            push(w, optr, ochan, 0, STOP, n - 1, a)
+            push(w, optr, ochan, VAL_OUT, STOP, n - 1, a)
         fst[R_SUM] = 0.0
         st[R_SEEN] = 0
     return RC_DONE
@@ -240,15 +247,15 @@ def reduce_scalar(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 
 @kernel
 def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Scalar reducer driven by the coordinates of the level above (input 1).
+    """Scalar reducer driven by the coordinates of the level above (its ``crd`` input).
 
     Emits exactly one value per outer coordinate (the sum of its fiber; 0 when that fiber is
     empty) and the outer stream's stop tokens, so its output is aligned with the outer level
     even where a value stream alone is ambiguous (an empty outer fiber and an outer fiber with
     one empty inner fiber both read ``S1``).
     """
-    cv = ins[0]
-    co = ins[1]
+    cv = ins[VAL_IN]
+    co = ins[CRD_IN]
     while st[STATUS] == 0:
         t = st[T]
         if st[O_PHASE] == INNER:
@@ -263,12 +270,12 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 pop(w, cv, t_in)
                 continue
             if k != STOP:
-                return fail(st, ERR_ALIGN, w, cv, 0)
+                return fail(st, ERR_ALIGN, w, cv, VAL_IN)
             t_out = reserve_all(w, st, optr, ochan, t_in)
             if t_out < 0:
                 return blocked(t_out)
             a = fire(st, t_in, t_out)
-            pushv(w, optr, ochan, 0, DATA, fst[R_SUM], a)
+            pushv(w, optr, ochan, VAL_OUT, DATA, fst[R_SUM], a)
             fst[R_SUM] = 0.0
             st[O_LASTN] = hdata(w, cv)
             pop(w, cv, t_out)
@@ -281,14 +288,14 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         fresh = st[O_FRESH] == 1
         if k == DATA:
             if not fresh and st[O_LASTN] != 0:
-                return fail(st, ERR_STOP, w, co, 1)
+                return fail(st, ERR_STOP, w, co, CRD_IN)
             fire(st, t_in, t_in)
             pop(w, co, t_in)
             st[O_FRESH] = 0
             st[O_PHASE] = INNER
             continue
         if k == EMPTY:
-            return fail(st, ERR_STOP, w, co, 1)
+            return fail(st, ERR_STOP, w, co, CRD_IN)
         m = hdata(w, co)
         if fresh or k == DONE:
             # An empty outer fiber: the value stream marks it with S(m+1) (or ends).
@@ -297,14 +304,14 @@ def reduce_outer(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 return RC_IN
             kv = hkind(w, cv)
             if kv != k or (k == STOP and hdata(w, cv) != m + 1):
-                return fail(st, ERR_ALIGN, w, cv, 0)
+                return fail(st, ERR_ALIGN, w, cv, VAL_IN)
         elif st[O_LASTN] != m + 1:
-            return fail(st, ERR_STOP, w, co, 1)
+            return fail(st, ERR_STOP, w, co, CRD_IN)
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
         a = fire(st, t_in, t_out)
-        push(w, optr, ochan, 0, k, m, a)
+        push(w, optr, ochan, VAL_OUT, k, m, a)
         pop(w, co, t_out)
         if fresh or k == DONE:
             pop(w, cv, t_out)
@@ -342,8 +349,8 @@ def _reset_fresh(cur, n):
 def _push_stops(w, optr, ochan, n, top, a):
     """Stop tokens closing the top output level at ``top`` (and every level below it)."""
     for d in range(n):
-        push(w, optr, ochan, 1 + d, STOP, top + n - 1 - d, a)
-    push(w, optr, ochan, 0, STOP, top + n - 1, a)
+        push(w, optr, ochan, CRD_OUT + d, STOP, top + n - 1 - d, a)
+    push(w, optr, ochan, VAL_OUT, STOP, top + n - 1, a)
 
 
 @jitable
@@ -390,7 +397,7 @@ def _drain_ignored(w, ins, n, n_ignored):
     """Consume the ignored coordinate inputs as they come, up to their done token (they have no
     timing effect)."""
     for x in range(n_ignored):
-        cx = ins[1 + n + x]
+        cx = ins[CRD_IN + n + x]
         while ready(w, cx) and hkind(w, cx) != DONE:
             pop(w, cx, 0)
 
@@ -399,8 +406,8 @@ def _drain_ignored(w, ins, n, n_ignored):
 def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
     """Gather phase: take the next token of the current level (with the value at level 0)."""
     lv = st[A_LEVEL]
-    cv = ins[0]
-    c = ins[1 + lv]
+    cv = ins[VAL_IN]
+    c = ins[CRD_IN + lv]
     t_in = arrive(w, st, c, st[T])
     if t_in == NOT_YET:
         return RC_IN
@@ -412,7 +419,7 @@ def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
     if kc == DATA:
         return _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur)
     if kc == EMPTY:
-        return fail(st, ERR_ALIGN, w, c, 1 + lv)
+        return fail(st, ERR_ALIGN, w, c, CRD_IN + lv)
     if kc == DONE:
         return _gather_done(w, st, ins, optr, ochan, n, lv, t_in)
     return _gather_stop(w, st, ins, n, lv, t_in, cur)
@@ -423,8 +430,8 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
     """Vector reducer (n = 1), innermost level: gather a run of (coordinate, value) points in
     one loop, as :func:`_gather_coordinate` does one per firing (:mod:`sam.runtime.burst`); the
     firings made. Anything else (a stop, a full store, a bounded FIFO) takes the general path."""
-    cv = ins[0]
-    c = ins[1]
+    cv = ins[VAL_IN]
+    c = ins[CRD_IN]
     if not bursts_on(st) or w.depth[cv] > 0 or w.depth[c] > 0:
         return 0
     n = w.tail[c] - w.head[c]
@@ -479,13 +486,13 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
 def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur):
     """A coordinate of level ``lv``: at level 0 a point of the group (with its value), above it
     the current coordinate of its level."""
-    cv = ins[0]
-    c = ins[1 + lv]
+    cv = ins[VAL_IN]
+    c = ins[CRD_IN + lv]
     x = hdata(w, c)
     if lv == 0:
         kv = hkind(w, cv)
         if kv != DATA and kv != EMPTY:
-            return fail(st, ERR_ALIGN, w, cv, 0)
+            return fail(st, ERR_ALIGN, w, cv, VAL_IN)
         npts = st[A_NPTS]
         if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
             return need_memory(st, PTS)
@@ -493,7 +500,7 @@ def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur):
         if n == 1:
             # Vector reducer: a dense index of the group's distinct coordinates.
             if x < 0:
-                return fail(st, ERR_ALIGN, w, c, 1)
+                return fail(st, ERR_ALIGN, w, c, CRD_IN)
             if x >= where.shape[0]:
                 return need_memory(st, WHERE)
             if where[x] == 0:
@@ -526,23 +533,23 @@ def _gather_coordinate(w, st, ins, n, lv, t_in, pts, where, vals, cur):
 def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
     """The done token: every input must end here, after a complete group; a held closing goes
     out first."""
-    cv = ins[0]
-    c = ins[1 + lv]
+    cv = ins[VAL_IN]
+    c = ins[CRD_IN + lv]
     n_ignored = st[A_NEXTRA]
     if lv != n - 1:
-        return fail(st, ERR_STOP, w, c, 1 + lv)
+        return fail(st, ERR_STOP, w, c, CRD_IN + lv)
     for d in range(n):
-        t_in = arrive(w, st, ins[1 + d], t_in)
+        t_in = arrive(w, st, ins[CRD_IN + d], t_in)
         if t_in == NOT_YET:
             return RC_IN
-        if hkind(w, ins[1 + d]) != DONE:
-            return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+        if hkind(w, ins[CRD_IN + d]) != DONE:
+            return fail(st, ERR_STOP, w, ins[CRD_IN + d], CRD_IN + d)
     if hkind(w, cv) != DONE:
-        return fail(st, ERR_ALIGN, w, cv, 0)
+        return fail(st, ERR_ALIGN, w, cv, VAL_IN)
     if st[A_NPTS] > 0:
-        return fail(st, ERR_TAIL, w, c, 1 + lv)
+        return fail(st, ERR_TAIL, w, c, CRD_IN + lv)
     for q in range(n_ignored):
-        cx = ins[1 + n + q]
+        cx = ins[CRD_IN + n + q]
         if not ready(w, cx):
             st[WAIT] = cx
             return RC_IN
@@ -556,13 +563,13 @@ def _gather_done(w, st, ins, optr, ochan, n, lv, t_in):
         _push_stops(w, optr, ochan, n, st[A_HELD], a)
         st[A_HELD] = -1
         return AGAIN
-    for port in range(n + 1):
+    for port in range(CRD_OUT + n):
         push(w, optr, ochan, port, DONE, 0, a)
     for d in range(n):
-        pop(w, ins[1 + d], t_out)
+        pop(w, ins[CRD_IN + d], t_out)
     pop(w, cv, t_out)
     for q in range(n_ignored):
-        pop(w, ins[1 + n + q], t_out)
+        pop(w, ins[CRD_IN + n + q], t_out)
     st[STATUS] = 1
     return AGAIN
 
@@ -572,35 +579,35 @@ def _gather_stop(w, st, ins, n, lv, t_in, cur):
     """A stop ``Sx`` at level ``lv``: it may close parent levels too (their stops come with it),
     and an empty fiber's inner levels carry matching stops (``S(x+1)``, ...) to take. A stop
     that closes the reduced level completes the group."""
-    cv = ins[0]
-    c = ins[1 + lv]
+    cv = ins[VAL_IN]
+    c = ins[CRD_IN + lv]
     x = hdata(w, c)
     if st[A_EXPECT] == 1:
-        return fail(st, ERR_STOP, w, c, 1 + lv)
+        return fail(st, ERR_STOP, w, c, CRD_IN + lv)
     fresh = cur[n + lv]
     for d in range(lv + 1, min(lv + x, n - 1) + 1):
-        t_in = arrive(w, st, ins[1 + d], t_in)
+        t_in = arrive(w, st, ins[CRD_IN + d], t_in)
         if t_in == NOT_YET:
             return RC_IN
-        if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x - (d - lv):
-            return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+        if hkind(w, ins[CRD_IN + d]) != STOP or hdata(w, ins[CRD_IN + d]) != x - (d - lv):
+            return fail(st, ERR_STOP, w, ins[CRD_IN + d], CRD_IN + d)
     if fresh == 1:
         for d in range(lv - 1, -1, -1):
-            t_in = arrive(w, st, ins[1 + d], t_in)
+            t_in = arrive(w, st, ins[CRD_IN + d], t_in)
             if t_in == NOT_YET:
                 return RC_IN
-            if hkind(w, ins[1 + d]) != STOP or hdata(w, ins[1 + d]) != x + (lv - d):
-                return fail(st, ERR_STOP, w, ins[1 + d], 1 + d)
+            if hkind(w, ins[CRD_IN + d]) != STOP or hdata(w, ins[CRD_IN + d]) != x + (lv - d):
+                return fail(st, ERR_STOP, w, ins[CRD_IN + d], CRD_IN + d)
     if lv == 0 or fresh == 1:
         if hkind(w, cv) != STOP or hdata(w, cv) != x + lv:
-            return fail(st, ERR_ALIGN, w, cv, 0)
+            return fail(st, ERR_ALIGN, w, cv, VAL_IN)
     _take(st, t_in, st[A_ORIG] == 1)
     pop(w, c, t_in)
     for d in range(lv + 1, min(lv + x, n - 1) + 1):
-        pop(w, ins[1 + d], t_in)
+        pop(w, ins[CRD_IN + d], t_in)
     if fresh == 1:
         for d in range(lv - 1, -1, -1):
-            pop(w, ins[1 + d], t_in)
+            pop(w, ins[CRD_IN + d], t_in)
     if lv == 0 or fresh == 1:
         pop(w, cv, t_in)
     top_stop = x - (n - 1 - lv)
@@ -622,22 +629,23 @@ def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
     once per point by a ``crdhold``, aligned with the values). One firing per point; stop
     tokens are taken without a firing (the original drops them before its accumulator); the
     done token completes the one group, the whole result."""
-    cv = ins[0]
+    cv = ins[VAL_IN]
     t_in = arrive(w, st, cv, st[T])
     if t_in == NOT_YET:
         return RC_IN
     for d in range(n):
-        t_in = arrive(w, st, ins[1 + d], t_in)
+        t_in = arrive(w, st, ins[CRD_IN + d], t_in)
         if t_in == NOT_YET:
             return RC_IN
     kv = hkind(w, cv)
     for d in range(n):
-        kc = hkind(w, ins[1 + d])
+        kc = hkind(w, ins[CRD_IN + d])
         if (kc == DATA) != (kv == DATA or kv == EMPTY) or (kc != DATA and kc != kv):
-            return fail(st, ERR_ALIGN, w, ins[1 + d], 1 + d)
+            return fail(st, ERR_ALIGN, w, ins[CRD_IN + d], CRD_IN + d)
     if kv == DATA or kv == EMPTY:
         npts = st[A_NPTS]
-        if st[A_ROWS] == 1 and npts > 0 and pts[(npts - 1) * n + n - 1] != hdata(w, ins[n]):
+        outer = hdata(w, ins[CRD_IN + n - 1])
+        if st[A_ROWS] == 1 and npts > 0 and pts[(npts - 1) * n + n - 1] != outer:
             # The original's order-1 accumulator: a new outer coordinate ends the row.
             st[A_G] = -1
             st[A_PHASE] = MERGE
@@ -645,7 +653,7 @@ def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
         if (npts + 1) * n > pts.shape[0] or npts + 1 > vals.shape[0]:
             return need_memory(st, PTS)
         for d in range(n):
-            pts[npts * n + d] = hdata(w, ins[1 + d])
+            pts[npts * n + d] = hdata(w, ins[CRD_IN + d])
         vals[npts] = hval(w, cv) if kv == DATA else 0.0
         st[A_NPTS] = npts + 1
         fire(st, t_in, t_in)
@@ -662,14 +670,14 @@ def _gather_points(w, st, ins, optr, ochan, n, pts, vals):
             _push_stops(w, optr, ochan, n, st[A_HELD], a)
             st[A_HELD] = -1
             return AGAIN
-        for port in range(n + 1):
+        for port in range(CRD_OUT + n):
             push(w, optr, ochan, port, DONE, 0, a)
         for q in range(st[A_NEXTRA]):
-            pop(w, ins[1 + n + q], t_out)
+            pop(w, ins[CRD_IN + n + q], t_out)
         st[STATUS] = 1
     pop(w, cv, t_in)
     for d in range(n):
-        pop(w, ins[1 + d], t_in)
+        pop(w, ins[CRD_IN + d], t_in)
     return AGAIN
 
 
@@ -777,8 +785,8 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
         return blocked(t_out)
     a = _out_fire(st, t, t_out)
     if k == 0 and st[A_HELD] == ROW:
-        push(w, optr, ochan, 1, STOP, 0, a)  # the previous row ends, the result goes on
-        push(w, optr, ochan, 0, STOP, 0, a)
+        push(w, optr, ochan, CRD_OUT, STOP, 0, a)  # the previous row ends, the result goes on
+        push(w, optr, ochan, VAL_OUT, STOP, 0, a)
         st[A_HELD] = -1
         return AGAIN
     if k == 0 and st[A_HELD] >= 0:
@@ -795,13 +803,13 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
         if top >= 1 and st[A_STOPS] == 0:
             # Close the fibers below the level where this point starts.
             for d in range(top):
-                push(w, optr, ochan, 1 + d, STOP, top - 1 - d, a)
-            push(w, optr, ochan, 0, STOP, top - 1, a)
+                push(w, optr, ochan, CRD_OUT + d, STOP, top - 1 - d, a)
+            push(w, optr, ochan, VAL_OUT, STOP, top - 1, a)
             st[A_STOPS] = 1
             return AGAIN
     for d in range(top + 1):
-        push(w, optr, ochan, 1 + d, DATA, opts[k * n + d], a)
-    pushv(w, optr, ochan, 0, DATA, ovals[k], a)
+        push(w, optr, ochan, CRD_OUT + d, DATA, opts[k * n + d], a)
+    pushv(w, optr, ochan, VAL_OUT, DATA, ovals[k], a)
     st[A_STOPS] = 0
     st[A_K] = k + 1
     if k + 1 == st[A_M]:
@@ -828,10 +836,10 @@ def _emit_burst(w, st, optr, ochan, opts, ovals):
     t = st[T]
     a = t + st[LAT]
     for j in range(m):
-        put(w, optr, ochan, 1, j, DATA, opts[k + j], a + j)
-        putv(w, optr, ochan, 0, j, ovals[k + j], a + j)
-    commit(w, optr, ochan, 1, DATA, m)
-    commit(w, optr, ochan, 0, DATA, m)
+        put(w, optr, ochan, CRD_OUT, j, DATA, opts[k + j], a + j)
+        putv(w, optr, ochan, VAL_OUT, j, ovals[k + j], a + j)
+    commit(w, optr, ochan, CRD_OUT, DATA, m)
+    commit(w, optr, ochan, VAL_OUT, DATA, m)
     account(st, t, t + m - 1, 0, m)
     st[A_STOPS] = 0
     st[A_K] = k + m
@@ -880,8 +888,9 @@ def accumulate(w, st, fst, ins, optr, ochan, pts, opts, where, cur, vals, ovals)
     of the current phase: gather (a firing), sort/merge (no firing: part of the cycle of the stop
     that completed the group), emit or close (firings).
 
-    Inputs: 0 values, 1+d coordinates of kept level d (d = 0 innermost), then ignored streams.
-    Outputs: 0 values, 1+d coordinates of level d. Memories: the group's points (n coordinates
+    Inputs (:data:`REDUCE_IN`): the values, ``CRD_IN + d`` the coordinates of kept level d
+    (d = 0 innermost), then ignored streams. Outputs: the values, ``CRD_OUT + d`` the
+    coordinates of level d. Memories: the group's points (n coordinates
     each) and values, and the sorted, summed group; for n = 1 the points are the distinct
     coordinates, summed on arrival through ``where`` (coordinate -> 1 + point index).
     """
@@ -939,10 +948,11 @@ class Reducer(Block):
         return reduce_outer if self.by_outer else reduce_scalar
 
     def inputs(self) -> list[Port]:
-        return [Port("val")] + ([Port("crd")] if self.by_outer else [])
+        ports = REDUCE_IN.ports()
+        return ports if self.by_outer else ports[:CRD_IN]
 
     def outputs(self) -> list[Port]:
-        return [Port("val")]
+        return REDUCE_OUT.ports()[:CRD_OUT]
 
     def params(self, tensors) -> dict[str, int]:
         mode = self.attrs.get("empty", "drop")
@@ -1023,13 +1033,12 @@ class SparseAccumulator(Block):
         return comment
 
     def inputs(self) -> list[Port]:
-        ports = [Port("val")] + [Port("crd", v) for v in self.kept]
-        return ports + [Port("crd", v, optional=True) for v in self.ignored]
+        return REDUCE_IN.ports(crd=[Port("crd", v) for v in self.kept]
+                               + [Port("crd", v, optional=True) for v in self.ignored])
 
     def outputs(self) -> list[Port]:
-        return [Port("val", optional=True)] + [
-            Port("crd", f"out-{v}", optional=True) for v in self.kept
-        ]
+        return REDUCE_OUT.ports(val={"optional": True},
+                                crd=[Port("crd", f"out-{v}", optional=True) for v in self.kept])
 
     def ignored_inputs(self) -> list[str]:
         """Ports whose streams are consumed without effect (kept unbounded by the engine)."""

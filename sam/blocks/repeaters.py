@@ -14,7 +14,7 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 
 from __future__ import annotations
 
-from sam.blocks.base import Block, Port
+from sam.blocks.base import Block, Port, Ports
 from sam.runtime.burst import account, burst_len, commit, fan_out, first_channel
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
@@ -35,12 +35,21 @@ from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop,
 REPEAT = State(have=0, reg=0, reg_kind=DATA, drop=0)
 HAVE, REG, REG_KIND, DROP = REPEAT.slots
 ERR_NO_REF, ERR_STOP, ERR_DONE, ERR_SIGNAL = 1, 2, 3, 4
+#: The repeat-signal generator's ports, and the repeater's.
+SIGNALS_IN = Ports.inputs(crd=Port("crd"))
+(CRD_IN,) = SIGNALS_IN.slots
+SIGNALS_OUT = Ports.outputs(repsig=Port("repsig"))
+(REPSIG_OUT,) = SIGNALS_OUT.slots
+REPEAT_IN = Ports.inputs(ref=Port("ref"), repsig=Port("repsig"))
+REF_IN, REPSIG_IN = REPEAT_IN.slots
+REPEAT_OUT = Ports.outputs(ref=Port("ref"))
+(REF_OUT,) = REPEAT_OUT.slots
 
 
 @jitable(inline=True)
-def data_burst(w, st, optr, ochan, c, kind, data):
-    """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token for each
-    (:mod:`sam.runtime.burst`); the firings made."""
+def data_burst(w, st, optr, ochan, c, port, kind, data):
+    """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token on
+    ``port`` for each (:mod:`sam.runtime.burst`); the firings made."""
     n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0
@@ -48,7 +57,7 @@ def data_burst(w, st, optr, ochan, c, kind, data):
     h = w.head[c]
     kc = w.kind[c]
     tc = w.time[c]
-    o = first_channel(optr, ochan, 0)
+    o = first_channel(optr, ochan, port)
     ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
     do = w.data[o if o >= 0 else c]
     to = w.time[o if o >= 0 else c]
@@ -77,8 +86,8 @@ def data_burst(w, st, optr, ochan, c, kind, data):
         m += 1
     if m > 0:
         w.head[c] = h + m
-        fan_out(w, optr, ochan, 0, m)
-        commit(w, optr, ochan, 0, kind, m)
+        fan_out(w, optr, ochan, port, m)
+        commit(w, optr, ochan, port, kind, m)
         account(st, t0, t - 1, idle, m)
     return m
 
@@ -86,21 +95,21 @@ def data_burst(w, st, optr, ochan, c, kind, data):
 @kernel
 def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Repeat-signal generator: coordinates become ``R``; stop and done tokens pass."""
-    c = ins[0]
+    c = ins[CRD_IN]
     while st[STATUS] == 0:
-        if data_burst(w, st, optr, ochan, c, DATA, 0) > 0:
+        if data_burst(w, st, optr, ochan, c, REPSIG_OUT, DATA, 0) > 0:
             continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
             return RC_IN
         k = hkind(w, c)
         if k == EMPTY:
-            return fail(st, ERR_SIGNAL, w, c, 0)
+            return fail(st, ERR_SIGNAL, w, c, CRD_IN)
         t_out = reserve_all(w, st, optr, ochan, t_in)
         if t_out < 0:
             return blocked(t_out)
         a = fire(st, t_in, t_out)
-        push(w, optr, ochan, 0, k, hdata(w, c) if k == STOP else 0, a)
+        push(w, optr, ochan, REPSIG_OUT, k, hdata(w, c) if k == STOP else 0, a)
         pop(w, c, t_out)
         if k == STOP:
             end_cycle(st)
@@ -111,9 +120,9 @@ def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 
 @kernel
 def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
-    """Repeater: input 0 references, input 1 repeat signals; output the repeated references."""
-    cref = ins[0]
-    csig = ins[1]
+    """Repeater: references and repeat signals in; the repeated references out."""
+    cref = ins[REF_IN]
+    csig = ins[REPSIG_IN]
     while st[STATUS] == 0:
         t = st[T]
         if st[DROP] == 1:
@@ -122,13 +131,14 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if t_in == NOT_YET:
                 return RC_IN
             if hkind(w, cref) != STOP:
-                return fail(st, ERR_STOP, w, cref, 0)
+                return fail(st, ERR_STOP, w, cref, REF_IN)
             fire(st, t_in, t_in)
             end_cycle(st)
             pop(w, cref, t_in)
             st[DROP] = 0
             continue
-        if st[HAVE] == 1 and data_burst(w, st, optr, ochan, csig, st[REG_KIND], st[REG]) > 0:
+        if st[HAVE] == 1 and data_burst(w, st, optr, ochan, csig, REF_OUT,
+                                        st[REG_KIND], st[REG]) > 0:
             continue  # R signals while holding a reference: repeat it
         t_in = arrive(w, st, csig, t)
         if t_in == NOT_YET:
@@ -151,13 +161,13 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         if sk == DATA:  # R: emit the current reference, taking it first if needed
             if need_ref:
                 if rk != DATA and rk != EMPTY:
-                    return fail(st, ERR_NO_REF, w, cref, 0)
+                    return fail(st, ERR_NO_REF, w, cref, REF_IN)
                 st[HAVE] = 1
                 st[REG] = hdata(w, cref)
                 st[REG_KIND] = rk
                 pop(w, cref, t_out)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, st[REG_KIND], st[REG], a)
+            push(w, optr, ochan, REF_OUT, st[REG_KIND], st[REG], a)
             pop(w, csig, t_out)
         elif sk == STOP:
             n = hdata(w, csig)
@@ -165,34 +175,34 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 # The reference is used up; an outer stop S(n-1) must follow it.
                 if n >= 1:
                     if rk != STOP or hdata(w, cref) != n - 1:
-                        return fail(st, ERR_STOP, w, cref, 0)
+                        return fail(st, ERR_STOP, w, cref, REF_IN)
                     pop(w, cref, t_out)
                 st[HAVE] = 0
             elif rk == STOP:
                 # An empty outer fiber: its stop S(n-1) matches the signal's Sn.
                 if hdata(w, cref) != n - 1:
-                    return fail(st, ERR_STOP, w, cref, 0)
+                    return fail(st, ERR_STOP, w, cref, REF_IN)
                 pop(w, cref, t_out)
             elif rk == DATA or rk == EMPTY:
                 pop(w, cref, t_out)  # a reference repeated zero times
                 if n >= 1:
                     st[DROP] = 1
             else:
-                return fail(st, ERR_DONE, w, cref, 0)
+                return fail(st, ERR_DONE, w, cref, REF_IN)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, STOP, n, a)
+            push(w, optr, ochan, REF_OUT, STOP, n, a)
             end_cycle(st)
             pop(w, csig, t_out)
         elif sk == DONE:
             if rk != DONE:
-                return fail(st, ERR_DONE, w, cref, 0)
+                return fail(st, ERR_DONE, w, cref, REF_IN)
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, DONE, 0, a)
+            push(w, optr, ochan, REF_OUT, DONE, 0, a)
             pop(w, csig, t_out)
             pop(w, cref, t_out)
             st[STATUS] = 1
         else:
-            return fail(st, ERR_SIGNAL, w, csig, 1)
+            return fail(st, ERR_SIGNAL, w, csig, REPSIG_IN)
     return RC_DONE
 
 
@@ -203,13 +213,9 @@ class RepeatSignalGenerator(Block):
     widenable = True
     family = "repeat"
     kernel = repeat_signals
+    input_ports = SIGNALS_IN
+    output_ports = SIGNALS_OUT
     errors = {ERR_SIGNAL: "an empty token (N) cannot drive a repeater"}
-
-    def inputs(self) -> list[Port]:
-        return [Port("crd")]
-
-    def outputs(self) -> list[Port]:
-        return [Port("repsig")]
 
     def label(self) -> str:
         return f"repsiggen {self.attrs.get('index', '')}"
@@ -223,6 +229,7 @@ class Repeater(Block):
     family = "repeat"
     kernel = repeat
     state = REPEAT
+    output_ports = REPEAT_OUT
     errors = {
         ERR_NO_REF: "a repeat signal came but the reference stream has no reference left",
         ERR_STOP: "the reference stream's stop tokens do not match the repeat signals",
@@ -233,16 +240,13 @@ class Repeater(Block):
     reads_root = True
 
     def inputs(self) -> list[Port]:
-        return [Port("ref", optional=self.is_root), Port("repsig")]
+        return REPEAT_IN.ports(ref={"optional": self.is_root})
 
     def min_input_depths(self) -> dict[str, int]:
         """A reference is held until its signal's stop, which the leader's scanner emits only
         when it has the next reference: in a graph whose repeated reference and leader come
         from one stream, that next reference needs a second slot (docs/locate.md)."""
         return {"ref": 2}
-
-    def outputs(self) -> list[Port]:
-        return [Port("ref")]
 
     def label(self) -> str:
         return f"repeat {self.attrs.get('index', '')}: {self.tensor or ''}"

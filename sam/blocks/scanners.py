@@ -32,7 +32,7 @@ import numpy as np
 from formats.errors import FormatError
 from formats.levels import Level, level_named
 from formats.tensor import Tensor
-from sam.blocks.base import LevelBlock, Port
+from sam.blocks.base import LevelBlock, Port, Ports
 from sam.blocks.skipping import drop_stale, rank_index, rank_start, take_skip
 from sam.errors import GraphError
 from sam.runtime.burst import account, burst_room, commit
@@ -83,6 +83,15 @@ SCAN = State(positions=STRIDE, coordinates=OFFSET, size=0, pos=0, end=0, base=0,
  RANK_AT) = SCAN.slots
 
 ERR_RANGE = 1
+#: DOT comment of the skip edges into a scanner (``skip-B``: from the intersecter, for B).
+SKIP_PREFIX = "skip"
+#: The references in, and the skip stream (a feedback input) of a scanner that takes skips;
+#: the coordinates and their positions (references to the level below) out.
+SCAN_IN = Ports.inputs(ref=Port("ref"), skip=Port("crd", SKIP_PREFIX, feedback=True))
+REF_IN, SKIP_IN = SCAN_IN.slots
+SCAN_OUT = Ports.outputs(crd=Port("crd", optional=True), ref=Port("ref", optional=True))
+CRD_OUT, REF_OUT = SCAN_OUT.slots
+SCAN_PORTS = len(SCAN_OUT)
 #: The level format a scanner without a ``format`` attribute reads (the Custard schema's).
 DEFAULT_FORMAT = "compressed"
 
@@ -155,7 +164,7 @@ def fiber_burst(w, st, optr, ochan, crd):
     coordinates = st[COORDINATES]
     base = st[BASE]
     mask = w.kind.shape[1] - 1
-    for port in range(2):  # channel by channel, the ring rows as one-dimensional arrays
+    for port in range(SCAN_PORTS):  # channel by channel, the rows as one-dimensional arrays
         for j in range(optr[port], optr[port + 1]):
             oc = ochan[j]
             kr = w.kind[oc]
@@ -166,10 +175,10 @@ def fiber_burst(w, st, optr, ochan, crd):
                 q = pos + m
                 s = (tail + m) & mask
                 kr[s] = DATA
-                dr[s] = coordinate_at(coordinates, crd, q, base) if port == 0 else q
+                dr[s] = coordinate_at(coordinates, crd, q, base) if port == CRD_OUT else q
                 tr[s] = a + m
-    commit(w, optr, ochan, 0, DATA, n)
-    commit(w, optr, ochan, 1, DATA, n)
+    commit(w, optr, ochan, CRD_OUT, DATA, n)
+    commit(w, optr, ochan, REF_OUT, DATA, n)
     account(st, t, t + n - 1, 0, n)
     st[POS] = pos + n
     if pos + n == st[END]:
@@ -201,8 +210,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
     rule (offsets in the fiber, or ``crd``); ``lens`` ends the fibers of an extent level;
     ``rank`` (:func:`sam.blocks.skipping.rank_index`, empty when not built) finds a skip's
     position."""
-    cin = ins[0]
-    sk = ins[1] if ins.shape[0] > 1 else -1  # the skip stream, if any (feedback)
+    cin = ins[REF_IN]
+    sk = ins[SKIP_IN] if ins.shape[0] > SKIP_IN else -1  # the skip stream, if any (feedback)
     while st[STATUS] == 0:
         t = st[T]
         phase = st[PHASE]
@@ -237,8 +246,8 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
             pos = st[POS]
             c = coordinate_at(st[COORDINATES], crd, pos, st[BASE])
             a = fire(st, t, t_out)
-            push(w, optr, ochan, 0, DATA, c, a)
-            push(w, optr, ochan, 1, DATA, pos, a)
+            push(w, optr, ochan, CRD_OUT, DATA, c, a)
+            push(w, optr, ochan, REF_OUT, DATA, pos, a)
             st[POS] = pos + 1
             if pos + 1 == st[END]:
                 st[PHASE] = CLOSE
@@ -255,7 +264,7 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
                 start, end = fiber_bounds(st[POSITIONS], st[COORDINATES], st[SIZE], seg, crd, lens,
                                           r)
                 if start < 0:
-                    return fail(st, ERR_RANGE, w, cin, 0)
+                    return fail(st, ERR_RANGE, w, cin, REF_IN)
             if start == end:
                 # Empty fiber: take the reference now, emit its stop next cycle.
                 if not skips_known(w, st, sk, t_in, t_in):
@@ -271,8 +280,9 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
                 return RC_IN
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
-            push(w, optr, ochan, 0, DATA, coordinate_at(st[COORDINATES], crd, start, start), a)
-            push(w, optr, ochan, 1, DATA, start, a)
+            c = coordinate_at(st[COORDINATES], crd, start, start)
+            push(w, optr, ochan, CRD_OUT, DATA, c, a)
+            push(w, optr, ochan, REF_OUT, DATA, start, a)
             st[BASE] = start
             st[RANK_AT] = rank_start(rank, st[SIZE], r)
             st[POS] = start + 1
@@ -288,32 +298,32 @@ def scan(w, st, fst, ins, optr, ochan, seg, crd, lens, rank, f0, f1):
         if k == DONE:
             if phase == CLOSE:  # close the last fiber first
                 a = fire(st, t_in, t_out)
-                push(w, optr, ochan, 0, STOP, 0, a)
-                push(w, optr, ochan, 1, STOP, 0, a)
+                push(w, optr, ochan, CRD_OUT, STOP, 0, a)
+                push(w, optr, ochan, REF_OUT, STOP, 0, a)
                 end_cycle(st)
                 st[FIB] += 1
                 st[PHASE] = NEED_REF
                 continue
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
-            push(w, optr, ochan, 0, DONE, 0, a)
-            push(w, optr, ochan, 1, DONE, 0, a)
+            push(w, optr, ochan, CRD_OUT, DONE, 0, a)
+            push(w, optr, ochan, REF_OUT, DONE, 0, a)
             st[DONE_T] = t_out
             st[STATUS] = 1
         elif k == STOP:
             # Closes the current fiber (if any) and input level r: S(r+1).
             a = fire(st, t_in, t_out)
             pop(w, cin, t_out)
-            push(w, optr, ochan, 0, STOP, r + 1, a)
-            push(w, optr, ochan, 1, STOP, r + 1, a)
+            push(w, optr, ochan, CRD_OUT, STOP, r + 1, a)
+            push(w, optr, ochan, REF_OUT, STOP, r + 1, a)
             end_cycle(st)
             st[FIB] += 1
             st[PHASE] = NEED_REF
         else:
             # CLOSE followed by a new reference: the fiber ends with S0.
             a = fire(st, t_in, t_out)
-            push(w, optr, ochan, 0, STOP, 0, a)
-            push(w, optr, ochan, 1, STOP, 0, a)
+            push(w, optr, ochan, CRD_OUT, STOP, 0, a)
+            push(w, optr, ochan, REF_OUT, STOP, 0, a)
             end_cycle(st)
             st[FIB] += 1
             st[PHASE] = NEED_REF
@@ -334,8 +344,8 @@ class LevelScanner(LevelBlock):
         ERR_RANGE: "reference out of range for the level being scanned",
     }
 
-    #: DOT comment of the skip edges into a scanner (``skip-B``: from the intersecter, for B)
-    SKIP_PREFIX = "skip"
+    SKIP_PREFIX = SKIP_PREFIX
+    output_ports = SCAN_OUT
 
     def __init__(self, node_id, attrs=None) -> None:
         super().__init__(node_id, attrs)
@@ -349,13 +359,8 @@ class LevelScanner(LevelBlock):
 
     def inputs(self) -> list[Port]:
         # A root scanner has no input edge: it reads the root reference stream ``0, D``.
-        ports = [Port("ref", optional=self.is_root)]
-        if self.skipping:
-            ports.append(Port("crd", self.SKIP_PREFIX, feedback=True))
-        return ports
-
-    def outputs(self) -> list[Port]:
-        return [Port("crd", optional=True), Port("ref", optional=True)]
+        ports = SCAN_IN.ports(ref={"optional": self.is_root})
+        return ports if self.skipping else ports[:SKIP_IN]
 
     def _scanned(self, tensors: Mapping[str, Tensor]) -> tuple[Level, bool]:
         """The level scanned, and whether the DOT ``format`` makes it a counter over the level's

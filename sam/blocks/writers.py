@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.base import INITIAL_LENGTH, LevelBlock, Memories, Port
+from sam.blocks.base import INITIAL_LENGTH, LevelBlock, Memories, Port, Ports
 from sam.runtime.kernel import NOT_YET, State, arrive, end_cycle, fail, fire, kernel, need_memory
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop
@@ -27,13 +27,16 @@ from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, h
 WRITE = State(count=0, stops=0)
 COUNT, STOPS = WRITE.slots
 ERR_EMPTY = 1
+#: The one input: the coordinates of the level written (or the values, ``mode=vals``).
+WRITE_IN = Ports.inputs(stream=Port("crd"))
+(STREAM_IN,) = WRITE_IN.slots
 
 
 @kernel
 def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1):
     """Coordinate level writer: coordinates into ``crd``; each stop token's position (the
     number of coordinates before it) into ``stop_at`` and its level into ``stop_level``."""
-    c = ins[0]
+    c = ins[STREAM_IN]
     while st[STATUS] == 0:
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
@@ -53,7 +56,7 @@ def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1
             stop_level[n] = hdata(w, c)
             st[STOPS] = n + 1
         elif k == EMPTY:
-            return fail(st, ERR_EMPTY, w, c, 0)
+            return fail(st, ERR_EMPTY, w, c, STREAM_IN)
         fire(st, t_in, t_in)
         pop(w, c, t_in)
         if k == STOP:
@@ -67,7 +70,7 @@ def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1
 @kernel
 def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     """Value writer: values into ``vals`` in arrival order."""
-    c = ins[0]
+    c = ins[STREAM_IN]
     while st[STATUS] == 0:
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
@@ -114,7 +117,7 @@ class LevelWriter(LevelBlock):
         return write_vals if self.writes_values else write_crd
 
     def inputs(self) -> list[Port]:
-        return [Port("val" if self.writes_values else "crd")]
+        return WRITE_IN.ports(stream={"kind": "val" if self.writes_values else "crd"})
 
     def memories(self, tensors: Mapping[str, Tensor]) -> dict[str, np.ndarray]:
         if self.writes_values:
