@@ -148,18 +148,21 @@ _ran: set[str] | None = None  # files of the functions called in tests (--module
 
 
 def _record_call(frame, event: str, arg) -> None:
-    if event == "call" and frame.f_code.co_name != "<module>":
-        _ran.add(frame.f_code.co_filename)
+    code = frame.f_code
+    if event == "call" and (code.co_name != "<module>" or code.co_filename.endswith(
+            "__main__.py")):  # a __main__ module is all module-level code, run by runpy
+        _ran.add(code.co_filename)
 
 
 def _module_report(terminalreporter) -> None:
     """Every project module, imported or not, and whether a function of it ran in a test
-    (module-level code runs at import, during collection, and does not count)."""
+    (module-level code runs at import, during collection, and does not count, but for
+    ``__main__`` modules run by a test)."""
     files = sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
     imported = {str(Path(m.__file__).resolve()) for m in list(sys.modules.values())
                 if getattr(m, "__file__", None)}
     ran = {str(Path(f).resolve()) for f in _ran if f.endswith(".py")}
-    never = [p for p in files if str(p) not in imported]
+    never = [p for p in files if str(p) not in imported and str(p) not in ran]
     idle = [p for p in files if str(p) in imported and str(p) not in ran]
     terminalreporter.write_sep("-", f"module report: {len(files)} modules, code of "
                                     f"{len(files) - len(never) - len(idle)} ran in tests")
