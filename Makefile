@@ -33,7 +33,7 @@ demo: $(INSTALLED)
 # pytest exits 5 when it collects no test: not a failure here.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
-	$(BIN)/pytest; status=$$?; if [ $$status -eq 5 ]; then echo "pytest: no tests collected"; \
+	$(BIN)/pytest $(PYTEST_ARGS); status=$$?; if [ $$status -eq 5 ]; then echo "pytest: no tests collected"; \
 		exit 0; fi; exit $$status
 
 # The fast tier for developers (under 3 minutes on 2 cores): no test marked slow, fuzz or
