@@ -179,9 +179,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 def _report_unmarked_slow(terminalreporter) -> None:
     """Name the unmarked tests that took more than ``tiers.SLOW_SECONDS`` of CPU time (setup,
-    call and teardown; a module's fixtures count in its first test)."""
+    call and teardown; a module's fixtures count in its first test). A Hypothesis test counts
+    on the ``dev`` profile's few examples, the fast tier's: other profiles do not name it."""
     long = sorted((t, nid) for nid, t in _durations.items()
-                  if t > tiers.SLOW_SECONDS and nid in _items
+                  if t > tiers.SLOW_SECONDS and nid in _items and (PROFILE == "dev" or not
+                      getattr(getattr(_items[nid], "obj", None), "is_hypothesis_test", False))
                   and not any(_items[nid].get_closest_marker(m) for m in tiers.MARKERS))
     if long:
         terminalreporter.write_sep("-", f"{len(long)} unmarked tests over "

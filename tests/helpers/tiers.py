@@ -5,8 +5,9 @@ leaves them out (``-m "not slow and not fuzz and not subprocess"``), ``make test
   workers, a fresh interpreter to measure imports); tests/conftest.py fails an unmarked test
   that starts one.
 * ``fuzz``: many random inputs (hypothesis with hundreds of examples, seeded sweeps).
-* ``slow``: over :data:`SLOW_SECONDS` on a 2-core machine (``pytest --durations``; the full run
-  names the unmarked tests over it at its end).
+* ``slow``: over :data:`SLOW_SECONDS` of CPU on a 2-core machine, a Hypothesis test with the
+  ``dev`` profile's examples (a run names the unmarked tests over it at its end; tests that
+  share a cached or module-scoped fixture are marked together).
 
 An entry is a test file (all its tests), ``file::test`` (all its parameters) or
 ``file::test[params]`` (one); tests/test_suite_structure.py checks that each names a test.
@@ -107,6 +108,7 @@ TABLE: dict[str, list[str]] = {
         "test_sweep_faults.py::test_worker_killed_mid_sweep",
         "test_sweep_faults.py::test_workers_with_other_code_are_refused",
         "test_table1.py::test_report_and_script",
+        "test_tiling_dask.py::test_dask_equals_single_process_west0479",
     ],
     "fuzz": [
         "test_dot_fuzz.py",
