@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # reinstall when pyproject.toml changes (new dependencies, entry points)
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test corpus
+.PHONY: demo test test-fast corpus
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -33,8 +33,16 @@ demo: $(INSTALLED)
 # pytest exits 5 when it collects no test: not a failure here.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
-	$(BIN)/pytest; status=$$?; if [ $$status -eq 5 ]; then echo "pytest: no tests collected"; \
+	$(BIN)/pytest $(PYTEST_ARGS); status=$$?; if [ $$status -eq 5 ]; then echo "pytest: no tests collected"; \
 		exit 0; fi; exit $$status
+
+# The fast tier for developers (under 3 minutes on 2 cores): no test marked slow, fuzz or
+# subprocess (tests/helpers/tiers.py), Hypothesis tests at most 10 examples (the dev profile of
+# tests/conftest.py). Every module of sam/, custard/ and formats/ still runs in it
+# (`make test-fast PYTEST_ARGS=--module-report` names any that does not).
+test-fast: $(INSTALLED)
+	$(BIN)/ruff check .
+	HYPOTHESIS_PROFILE=dev $(BIN)/pytest -m "not slow and not fuzz and not subprocess" $(PYTEST_ARGS)
 
 # The TACO website corpus (tests/data/taco-website/success.log): compile every unique line (also
 # through DOT text and back), count over all logged lines, and simulate a seeded sample of 300

@@ -15,7 +15,8 @@ from sam.blocks.reducers import SCAN_SPAN, SparseAccumulator
 from sam.errors import SimulationError
 from sam.runtime.paths import FastPaths
 from sam.sim.harness import run_block
-from tests.test_paths import path_free
+
+from helpers.paths import path_free
 
 
 def _streams(groups: list[list[list[tuple[int, int]]]]) -> dict[str, str]:

@@ -16,7 +16,6 @@ import zlib
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from test_dot_graphs import SUITE, expected, operands
 
 from custard.cli import graph_from_command_line
 from formats.tensor import Tensor
@@ -24,6 +23,8 @@ from sam.graph.dot import dumps_all, loads_all
 from sam.graph.model import Graph
 from sam.notation.parse import parse_expression
 from sam.program import run_program
+
+from helpers.kernel_suite import SUITE, expected, operands
 
 #: (width letter, which levels): every compressed level, or only the last one of each tensor.
 VARIANTS = [("b3", "all"), ("b4", "last"), ("b", "all")]

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamtrees import bench, same_on_both_engines
 
 from formats import Tensor
 from sam.blocks.alus import ALU_TYPES, BinaryALU
@@ -18,6 +17,8 @@ from sam.errors import GraphError, SimulationError
 from sam.runtime.tokens import D, N, Stop, format_stream
 from sam.runtime.wires import RC_IN
 from sam.sim.harness import run_block
+
+from helpers.streamtrees import bench, same_on_both_engines
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 VEC = np.array([0.0, 7.0, 0.0, 9.0, 0.0, 0.5])

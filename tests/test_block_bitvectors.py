@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamtrees import level_stream, same_on_both_engines, trees
 
 from formats import Tensor
 from sam.blocks.bitvectors import (
@@ -26,6 +25,8 @@ from sam.errors import SimulationError
 from sam.graph.registry import BLOCK_TYPES
 from sam.runtime.tokens import parse_stream
 from sam.sim.harness import run_block
+
+from helpers.streamtrees import level_stream, same_on_both_engines, trees
 
 
 def words(text: str) -> str:

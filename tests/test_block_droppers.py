@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamtrees import bench, level_stream, same_on_both_engines, trees
 
 from formats import Tensor
 from sam.blocks.droppers import CoordinateDropper
 from sam.blocks.scanners import LevelScanner
 from sam.errors import SimulationError
+
+from helpers.streamtrees import bench, level_stream, same_on_both_engines, trees
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 

@@ -1,6 +1,6 @@
 """Parallelizer, serializer and n-input vector reducer (sam/blocks/lanes.py, SAM Sec. 4.4).
 
-Reference streams come from random fibertrees (tests/streamtrees.py), built independently of
+Reference streams come from random fibertrees (tests/helpers/streamtrees.py), built independently of
 the kernels: every lane's streams must be those of the tree holding only that lane's elements
 (its stop structure valid), and the serializer must give back the input token for token.
 """
@@ -17,7 +17,8 @@ from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.errors import GraphError, SimulationError
 from sam.runtime.tokens import format_stream
 from sam.sim.harness import run_block
-from tests.streamtrees import level_stream
+
+from helpers.streamtrees import level_stream
 
 
 @st.composite

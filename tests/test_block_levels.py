@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from streamtrees import bench, same_on_both_engines
 
 from formats import Tensor
 from formats import levels as L
@@ -17,6 +16,8 @@ from formats.format import Format
 from sam.blocks.locators import Locator
 from sam.blocks.scanners import LevelScanner
 from sam.errors import GraphError, SimulationError
+
+from helpers.streamtrees import bench, same_on_both_engines
 
 
 class SingleLevel(L.Level):

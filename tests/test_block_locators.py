@@ -7,14 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from streamtrees import bench, level_stream, same_on_both_engines
-from streamtrees import tree_from_dense as tree_of
 
 from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
 from sam.blocks.locators import Locator
 from sam.blocks.scanners import LevelScanner
 from sam.errors import GraphError, SimulationError
+
+from helpers.streamtrees import bench, level_stream, same_on_both_engines
+from helpers.streamtrees import tree_from_dense as tree_of
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 VEC = np.array([0.0, 7.0, 0.0, 9.0, 0.0, 0.5])

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamtrees import bench, level_stream, same_on_both_engines
 
 from formats import Tensor
 from sam.blocks.alus import ALU_TYPES
@@ -16,6 +15,8 @@ from sam.blocks.merges import Intersecter, Unioner
 from sam.blocks.scanners import LevelScanner
 from sam.errors import SimulationError
 from sam.runtime.tokens import N
+
+from helpers.streamtrees import bench, level_stream, same_on_both_engines
 
 
 def union(*ops: str) -> Unioner:

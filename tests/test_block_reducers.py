@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamtrees import bench, level_stream, same_on_both_engines, trees
-from streamtrees import tree_from_dense as tree_of
 
 from sam.blocks.reducers import Reducer, SparseAccumulator
 from sam.errors import GraphError, SimulationError
+
+from helpers.streamtrees import bench, level_stream, same_on_both_engines, trees
+from helpers.streamtrees import tree_from_dense as tree_of
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 

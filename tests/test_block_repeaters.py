@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamtrees import bench, level_stream, map_level, positions, same_on_both_engines, trees
 
 from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
@@ -15,6 +14,15 @@ from sam.blocks.repeaters import Repeater, RepeatSignalGenerator
 from sam.blocks.scanners import LevelScanner
 from sam.errors import SimulationError
 from sam.runtime.tokens import N
+
+from helpers.streamtrees import (
+    bench,
+    level_stream,
+    map_level,
+    positions,
+    same_on_both_engines,
+    trees,
+)
 
 #: Figure 6 / Sec. 4.3: vector b has nonzeros at coordinates 0, 2, 6, 8, 9.
 B_DENSE = np.zeros(10)

@@ -7,13 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from streamtrees import bench, level_stream, positions, same_on_both_engines, scan_chain
-from streamtrees import tree_from_dense as tree_of
 
 from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
 from sam.blocks.scanners import LevelScanner
 from sam.errors import GraphError, SimulationError
+
+from helpers.streamtrees import bench, level_stream, positions, same_on_both_engines, scan_chain
+from helpers.streamtrees import tree_from_dense as tree_of
 
 #: Figure 1a.
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)

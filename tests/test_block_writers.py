@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from streamtrees import bench, level_stream, scan_chain, trees
 
 from formats import Tensor
 from sam.blocks.arrays import ArrayLoad
@@ -17,6 +16,8 @@ from sam.errors import GraphError, SimulationError
 from sam.runtime.wires import RC_IN
 from sam.sim.assemble import level_segments
 from sam.sim.harness import run_block
+
+from helpers.streamtrees import bench, level_stream, scan_chain, trees
 
 FIG1 = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, 4, 0, 5]], dtype=float)
 

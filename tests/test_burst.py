@@ -13,23 +13,24 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_dot_graphs import graph_file
-from test_engines_agree import (
-    SUITE_CASES,
-    Outcome,
-    _random_case,
-    assert_same,
-    check_trace_complete,
-    run_engine,
-    suite_inputs,
-)
 
 import custard
 from formats.io import load_tensor
 from formats.synthetic import random_tensor
 from sam.runtime import burst
 from sam.runtime.paths import FastPaths
-from tests.test_paths import path_free
+
+from helpers.engine_trace import (
+    SUITE_CASES,
+    Outcome,
+    assert_same,
+    check_trace_complete,
+    run_engine,
+    suite_inputs,
+)
+from helpers.engine_trace import random_case as _random_case
+from helpers.kernel_suite import graph_file
+from helpers.paths import path_free
 
 
 def _path_free(o: Outcome) -> Outcome:

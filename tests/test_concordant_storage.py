@@ -20,9 +20,6 @@ import pytest
 import scipy.io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from roundtrip import run_through_dot
-from test_sam_cli import custard as custard_cli
-from test_sam_cli import ok, sam_sim
 
 import custard
 from custard.api import graphs_of, notices_of
@@ -36,6 +33,10 @@ from sam.graph.dot import dumps, dumps_all, loads, loads_all
 from sam.graph.validate import check_structure, input_tensors
 from sam.notation.reference import evaluate
 from sam.program import Program
+
+from helpers.cli import custard as custard_cli
+from helpers.cli import ok, sam_sim
+from helpers.roundtrip import run_through_dot
 
 ENGINES = ("reference", "fast")
 SETTINGS = settings(max_examples=25, deadline=None, database=None,

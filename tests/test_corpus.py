@@ -15,7 +15,8 @@ import random
 from functools import cache
 
 import pytest
-from roundtrip import CORPUS
+
+from helpers.roundtrip import CORPUS
 
 SEED = 12
 N_COMPILED = 150

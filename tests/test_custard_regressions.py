@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from roundtrip import run_through_dot
 
 import custard
 from formats.tensor import Tensor
 from sam.notation.reference import evaluate
+
+from helpers.roundtrip import run_through_dot
 
 
 def check(expr: str, formats: dict[str, str], order: str, engine: str = "reference",

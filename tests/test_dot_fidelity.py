@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
-from roundtrip import measure, run_through_dot
 
 import custard
 from formats.errors import FormatError
@@ -28,6 +27,8 @@ from sam.graph.dot import dumps, loads, parse_formats
 from sam.notation.parse import parse_expression
 from sam.notation.reference import evaluate
 from sam.program import Program
+
+from helpers.roundtrip import measure, run_through_dot
 
 VARS = "ijklm"
 NAMES = "BCDE"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from roundtrip import through_dot
 
 import custard
 from custard.depths import SKIP_SCANNER_DEPTH
@@ -21,6 +20,8 @@ from sam.graph.dot import dumps, loads
 from sam.graph.fifos import stream_depth
 from sam.graph.validate import check_structure
 from sam.sim.engine import Simulation, simulate
+
+from helpers.roundtrip import through_dot
 
 ENGINES = ("reference", "fast")
 

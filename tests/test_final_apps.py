@@ -4,7 +4,7 @@ docs/fidelity.md).
 ``tests/data/original-final-apps.json`` records the cycles the original simulator (github
 weiya711/sam, its commit there) counted in ``sam/sim/test/final-apps/test_<kernel>_FINAL.py``
 on the shipped SuiteSparse matrices, with the operands its formatter builds
-(``tests/final_apps.py`` rebuilds them). Our compiler's graph for each kernel
+(``tests/helpers/final_apps.py`` rebuilds them). Our compiler's graph for each kernel
 (``dot_graphs/``), simulated with ``timing="original"``, gives numpy's result and the original's
 cycles within 5% (docs/timing-model.md, rules 9 and 12)."""
 
@@ -18,7 +18,7 @@ from sam.check import compare, expected
 from sam.graph import dot
 from sam.sim.engine import simulate
 
-from final_apps import KERNELS, operands, record  # isort: skip
+from helpers.final_apps import KERNELS, operands, record
 
 ROOT = Path(__file__).parent.parent
 RUNS = record()["runs"]

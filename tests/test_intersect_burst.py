@@ -17,7 +17,8 @@ from sam.blocks.merges import Intersecter
 from sam.errors import SimulationError
 from sam.runtime.paths import FastPaths
 from sam.sim.harness import run_block
-from tests.test_paths import path_free
+
+from helpers.paths import path_free
 
 
 def _fibers(draw, n: int) -> list[list[int]]:

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from roundtrip import load_script, through_dot
 
 import custard
 from custard.cli import graph_from_command_line
@@ -29,6 +28,8 @@ from sam.graph.implicit import index_sizes
 from sam.notation.parse import parse_expression
 from sam.notation.reference import evaluate
 from sam.sim.engine import simulate
+
+from helpers.roundtrip import load_script, through_dot
 
 ROOT = Path(__file__).resolve().parents[1]
 SDDMM = "X(i,j)=B(i,j)*C(i,k)*D(j,k)"

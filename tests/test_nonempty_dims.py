@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from roundtrip import load_script, through_dot
 
 import custard
 from custard.cli import graph_from_command_line
@@ -21,6 +20,8 @@ from sam.check import compare, expected
 from sam.errors import GraphError
 from sam.graph.implicit import NONEMPTY_DIMS, index_sizes
 from sam.sim.engine import simulate
+
+from helpers.roundtrip import load_script, through_dot
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = [line.split("\t") for line in

@@ -17,7 +17,7 @@ from sam.graph import dot
 from sam.sim.engine import simulate
 from sam.sim.harness import run_block
 
-from streamtrees import bench  # isort: skip
+from helpers.streamtrees import bench
 
 HERE = Path(__file__).parent
 GRAPHS = HERE / "data" / "original-graphs"

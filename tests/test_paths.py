@@ -25,14 +25,6 @@ from sam.sim.engine import SimResult, Simulation
 from sam.tmu_ops import build_op
 
 
-def path_free(st: np.ndarray) -> np.ndarray:
-    """A copy of block state ``st`` without its fast-path slots (which paths are off, and how
-    often the block entered one): what must not depend on the paths taken."""
-    out = st.copy()
-    out[[W.PATHS_OFF, W.PATH_RUNS]] = 0
-    return out
-
-
 def _entries(sim: Simulation, dot_type: str) -> int:
     """Fast-path entries of the blocks of ``dot_type`` in the last run."""
     return sum(int(r.st[W.PATH_RUNS]) for r in sim.runs.values()

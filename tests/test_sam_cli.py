@@ -34,6 +34,9 @@ from formats import data
 from formats.io import load_tensor
 from formats.synthetic import blocks, random_tensor, runs
 
+from helpers.cli import cli_env as _env
+from helpers.cli import custard, ok, sam_sim
+
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = ROOT / "dot_graphs"
 DEADLOCK = ROOT / "tests" / "data" / "deadlock_mat_residual.gv"  # deadlocks at depth 1
@@ -45,38 +48,11 @@ HAVE_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env.pop("SAM_SIM_DEBUG", None)
-    env.pop("CUSTARD_DEBUG", None)
-    return env
-
-
-def _cli(module: str, args: tuple, cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=cwd,
-                          env=_env(), capture_output=True, text=True, timeout=timeout)
-
-
-def sam_sim(cwd: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
-    return _cli("sam.cli", args, cwd, timeout)
-
-
-def custard(cwd: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
-    return _cli("custard.cli", args, cwd, timeout)
-
-
 def concurrently(*calls: Callable[[], subprocess.CompletedProcess]
                  ) -> list[subprocess.CompletedProcess]:
     """Run independent commands a few at a time (they are short, mostly start-up)."""
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
         return list(pool.map(lambda call: call(), calls))
-
-
-def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr}"
-    assert "Traceback" not in proc.stderr
-    return proc
 
 
 def one_line_error(proc: subprocess.CompletedProcess, *fragments: str, code: int = 1,

@@ -16,7 +16,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_dot_graphs import SUITE, _expression, expected, operands
 
 from custard.api import compile as compile_expr
 from custard.skipping import add_skip_edges
@@ -29,6 +28,9 @@ from sam.graph.dot import dumps, loads
 from sam.graph.validate import check_structure
 from sam.sim.engine import simulate
 from sam.sim.harness import run_block
+
+from helpers.kernel_suite import SUITE, expected, operands
+from helpers.kernel_suite import suite_expression as _expression
 
 ENGINES = ("reference", "fast")
 DEPTHS = (None, 1, 2, 3, 4)

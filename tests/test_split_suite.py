@@ -14,7 +14,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_dot_graphs import SUITE, expected, operands
 
 from custard.cli import graph_from_command_line
 from custard.parser import parse_format_option
@@ -24,6 +23,8 @@ from sam.graph.dot import dumps_all, loads_all
 from sam.graph.model import Graph
 from sam.notation.parse import parse_expression
 from sam.program import run_program
+
+from helpers.kernel_suite import SUITE, expected, operands
 
 #: Size of every index variable and the split factor (three chunks, the last one short).
 SIZE, FACTOR = 9, 4
@@ -90,9 +91,9 @@ def test_stop_flattener_tokens() -> None:
     """``flattenstops`` with depth d lowers ``Sk`` to ``S(k-1)`` for k >= d (one cycle per token):
     the j stream of ``X(i0,i1,j)`` with i0 = {0, 1}, i1 = {0, 1} in chunk 0 and {0} in chunk 1
     becomes the j stream of ``X(i,j)``."""
-    from streamtrees import same_on_both_engines
-
     from sam.blocks.splits import StopFlattener
+
+    from helpers.streamtrees import same_on_both_engines
 
     out = same_on_both_engines(lambda: StopFlattener("0", {"depth": "1"}),
                                {"crd": "3, S0, 1, 4, S1, 2, S2, D"})

@@ -4,14 +4,13 @@ client or the scheduler killed mid-sweep leaves a cache from which the rerun's C
 byte a clean run's; a non-Dask address fails within seconds; a wrong-shape cache entry is
 computed again with a notice; two writers of one point both succeed; Ctrl-C is one line.
 
-The sweep is :data:`POINTS` through :func:`slow_point` (each point sleeps ``SWEEP_TEST_SLEEP``
-seconds on the workers, so there is a "mid-sweep"), driven by :func:`main`, a command that goes
-through the toolkit's top-level error handler like ``sam-sim``.
+The sweep (``tests/helpers/sweep_driver.py``) is :data:`POINTS` through :func:`slow_point` (each
+point sleeps ``SWEEP_TEST_SLEEP`` seconds on the workers, so there is a "mid-sweep"), driven by
+:func:`main`, a command that goes through the toolkit's top-level error handler like ``sam-sim``.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import http.server
 import json
@@ -28,62 +27,15 @@ from typing import Any
 
 import pytest
 
-from custard.reproduce.common import write_csv
 from custard.sweeps.errors import SweepError
 from custard.sweeps.sweep import Sweeper
 
+from helpers.sweep_driver import POINTS, main, slow_point
+
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
-POINTS = [{"k": k} for k in range(10)]
 #: seconds each point takes on the cluster's workers
 SLEEP = 0.3
-
-
-# ---------------------------------------------------------------------------- the sweep driven
-def slow_point(p: dict[str, Any]) -> dict[str, Any]:
-    """A point: a few values of ``k`` after ``SWEEP_TEST_SLEEP`` seconds."""
-    time.sleep(float(os.environ.get("SWEEP_TEST_SLEEP", "0")))
-    k = p["k"]
-    return {"square": k * k, "ratio": k / 7, "name": f"p{k}"}
-
-
-def crashing_point(p: dict[str, Any]) -> dict[str, Any]:
-    """A point whose ``k == 1`` kills the process computing it (a segfault, the OOM killer)."""
-    if p["k"] == 1:
-        os._exit(3)
-    return slow_point(p)
-
-
-def _sweep(args: argparse.Namespace) -> int:
-    fn = crashing_point if args.crash else slow_point
-    with Sweeper(Path(args.cache), args.scheduler, args.workers, progress=False,
-                 prog="sweep-test") as s:
-        results = s.run(fn, POINTS, "test")
-    rows = [{"series": "test", "x": p["k"], "cycles": r["square"], "ratio": r["ratio"],
-             "name": r["name"]} for p, r in zip(POINTS, results, strict=True)]
-    write_csv(Path(args.out), rows)
-    print(f"computed {s.ran}, cached {s.cached}")
-    return 0
-
-
-def _parser() -> argparse.ArgumentParser:
-    from sam.command.entry import Parser
-
-    p = Parser(prog="sweep-test")
-    p.add_argument("--scheduler")
-    p.add_argument("--cache", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--workers", type=int)
-    p.add_argument("--crash", action="store_true", help="point 1 kills its worker")
-    p.set_defaults(func=_sweep)
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The sweep as a command (``python -c 'import test_sweep_faults as t; t.main()'``)."""
-    from sam.command.entry import run_main
-
-    return run_main("sweep-test", _parser, argv, debug_env="SWEEP_TEST_DEBUG")
 
 
 # ---------------------------------------------------------------------------- processes
@@ -102,7 +54,7 @@ def _dask(*args: str) -> list[str]:
 
 def _driver(scheduler: str, cache: Path, out: Path) -> list[str]:
     """The command line of :func:`main` in a process of its own."""
-    return [sys.executable, "-c", "import sys, test_sweep_faults as t; sys.exit(t.main())",
+    return [sys.executable, "-c", "import sys, helpers.sweep_driver as t; sys.exit(t.main())",
             "--scheduler", scheduler, "--cache", str(cache), "--out", str(out)]
 
 
@@ -363,7 +315,7 @@ def test_wrong_shape_cache_entries_are_computed_again(tmp_path: Path,
                                                       ) -> None:
     with Sweeper(tmp_path, "sync", progress=False) as s:
         want = s.run(slow_point, POINTS)
-    files = sorted((tmp_path / "test_sweep_faults").glob("*.json"))
+    files = sorted((tmp_path / "sweep_driver").glob("*.json"))
     assert len(files) == len(POINTS)
     entry = json.loads(files[0].read_text())
     bad = ["null", "[]", "{}", '"text"', "{ half", json.dumps({**entry, "result": None}),
@@ -409,7 +361,7 @@ WRITER = """
 import sys
 from pathlib import Path
 from custard.sweeps.sweep import Sweeper
-import test_sweep_faults as t
+import helpers.sweep_driver as t
 s = Sweeper(Path(sys.argv[1]), "sync")
 for n in range(int(sys.argv[2])):
     s._store(t.slow_point, t.POINTS[0], {"square": n, "ratio": 0.5, "name": sys.argv[3]})
@@ -434,7 +386,7 @@ def test_a_point_refuses_a_worker_with_other_code() -> None:
     after the sweep started, or whose files changed meanwhile)."""
     from custard.sweeps import sweep
 
-    name = "test_sweep_faults:slow_point"
+    name = "helpers.sweep_driver:slow_point"
     assert sweep._call(name, {"k": 3}, sweep.code_hash(), {})["square"] == 9
     with pytest.raises(SweepError, match=r"^a worker would compute with other code than "
                        r"this command: other toolkit files \(hash "):

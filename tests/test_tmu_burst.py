@@ -12,7 +12,6 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sam.blocks.tmu as tmu
 import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from formats.io import load_tensor
@@ -20,7 +19,8 @@ from sam.errors import SimulationError
 from sam.runtime import wires as W
 from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import OPS, build_op, reference, sls_config
-from tests.test_paths import path_free
+
+from helpers.tmu_queues import raw_queues
 
 
 def inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: float, blk: int):
@@ -73,30 +73,6 @@ def test_shallow_fifo_is_one_clear_error():
         with pytest.raises(SimulationError, match="more lanes than the data queue's FIFO "
                                                   "depth; raise --fifo-depth"):
             run("mp", A, B, X, engine, 1, 1, 5, True)
-
-
-def raw_queues(cfg, tensors, ring: int, burst: bool):
-    """Run the Python TMU kernel alone on rings of ``ring`` slots (full rings return to the
-    caller, the burst stops there); every token's kind, payload and arrival, and the final
-    state and work memory."""
-    block = tmu.Tmu.of("tmu", cfg)
-    s, fst, mem = block.initial_state(tensors)
-    s[W.LAT] = 1
-    s[W.PATHS_OFF] = FastPaths(tmu_burst=burst).off()
-    w = W.allocate(2, ring)
-    optr = np.array([0, 1, 2], np.int64)
-    ochan = np.array([0, 1], np.int64)
-    out: list[list[np.ndarray]] = [[], []]
-    calls = 0
-    while True:
-        rc = block.kernel.py(w, s, fst, np.zeros(0, np.int64), optr, ochan, *mem.args())
-        calls += 1
-        for c in range(2):
-            out[c].append(np.stack(W.drain(w, c)))
-        if rc == W.RC_DONE:
-            break
-        assert rc == W.RC_BUF
-    return [np.concatenate(q, axis=1) for q in out], path_free(s), mem["work"].copy(), calls
 
 
 @pytest.mark.parametrize("lanes", [1, 3])

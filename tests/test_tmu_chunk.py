@@ -31,7 +31,8 @@ from sam.errors import SimulationError
 from sam.graph.dot import dumps, loads
 from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import _segments, tmu_graph
-from tests.test_tmu_burst import raw_queues
+
+from helpers.tmu_queues import raw_queues
 
 PROGRAM = "ite: b = pop; e = pop; v = pop; out[b, e] += v"
 

@@ -17,19 +17,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_dot_graphs import (
-    GV_FILES,
-    MATRIX_KERNELS,
-    TENSOR_KERNELS,
-    _expression,
-    _rng,
-    expected,
-    graph_file,
-    operands,
-    real_matrix,
-    real_tensor,
-)
-from test_timing import elemmul_graph, identity_graph
 
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
@@ -38,6 +25,20 @@ from sam.errors import GraphError
 from sam.graph.model import Graph
 from sam.sim.engine import simulate
 from sam.sim.widths import block_widths
+
+from helpers.kernel_suite import (
+    GV_FILES,
+    MATRIX_KERNELS,
+    TENSOR_KERNELS,
+    expected,
+    graph_file,
+    operands,
+    real_matrix,
+    real_tensor,
+)
+from helpers.kernel_suite import rng_for as _rng
+from helpers.kernel_suite import suite_expression as _expression
+from helpers.small_graphs import elemmul_graph, identity_graph
 
 WIDTHS = (1, 2, 4)
 

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from formats import data
 from formats.tensor import Tensor
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 RECORD = HERE / "data" / "original-final-apps.json"
 #: SDDMM's inner dimension in the original's test.
 KDIM = 256

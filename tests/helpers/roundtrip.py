@@ -18,7 +18,7 @@ from sam.graph.model import Graph
 from sam.program import Program
 from sam.sim.engine import SimResult, simulate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(name: str):
