@@ -4,8 +4,9 @@ numba freezes a module-level global into a kernel when it compiles it, so a swit
 the kernels compiled would silently do nothing in the fast engine. The option is run-time data
 (a bit per path in each block's state), so turning a path off *after* the compiled kernels are
 loaded changes the path the compiled code takes: the blocks no longer enter it
-(``st[PATH_RUNS]``, counted by ``sam.runtime.paths.enter``) or, for coordinate skipping's loop,
-the compiled driver calls the kernels instead (more kernel calls). The tokens, cycles and
+(``st[PATH_RUNS]``, counted by ``sam.runtime.paths.enter``, or for bursts each time one may
+run) or, for coordinate skipping's loop, the compiled driver calls the kernels instead (more
+kernel calls). The tokens, cycles and
 statistics stay the same.
 """
 

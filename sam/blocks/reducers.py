@@ -75,6 +75,7 @@ from sam.runtime.wires import (
     BUSY,
     IDLE,
     LAT,
+    PATH_RUNS,
     RC_DONE,
     RC_IN,
     STATUS,
@@ -434,6 +435,7 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
     c = ins[CRD_IN]
     if not bursts_on(st) or w.depth[cv] > 0 or w.depth[c] > 0:
         return 0
+    st[PATH_RUNS] += 1  # a burst may run (tests/test_paths.py)
     n = w.tail[c] - w.head[c]
     if w.tail[cv] - w.head[cv] < n:
         n = w.tail[cv] - w.head[cv]

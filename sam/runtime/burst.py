@@ -17,9 +17,9 @@ simulator ring: :func:`burst_len` is 0 then and the kernel takes its general pat
 from __future__ import annotations
 
 from sam.runtime.jit import jitable
-from sam.runtime.paths import BURST, enter
+from sam.runtime.paths import BURST, is_on
 from sam.runtime.tokens import DATA, STOP
-from sam.runtime.wires import BUSY, FIRST_T, IDLE, WIDTH, T
+from sam.runtime.wires import BUSY, FIRST_T, IDLE, PATH_RUNS, WIDTH, T
 
 
 @jitable
@@ -27,7 +27,7 @@ def bursts_on(st):
     """Whether a block may burst: it moves one token per cycle (a wide block,
     ``st[WIDTH] > 1``, fires several per cycle: general path) and the simulation has not
     turned bursts off (:class:`sam.runtime.paths.FastPaths`)."""
-    return st[WIDTH] <= 1 and enter(st, BURST)
+    return st[WIDTH] <= 1 and is_on(st, BURST)
 
 
 @jitable
@@ -45,6 +45,7 @@ def burst_room(w, st, ochan):
         r = cap - (w.tail[oc] - w.head[oc])
         if r < n:
             n = r
+    st[PATH_RUNS] += 1  # a burst may run: counted (tests/test_paths.py), not per refusal
     return n
 
 
