@@ -290,6 +290,7 @@ def test_the_table_covers_every_subcommand() -> None:
 #: command's ``main`` (argv[1] = "count"), or sends itself SIGINT at call number argv[1].
 DRIVER = r"""
 import json, os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as on a terminal, even in background
 mode, prog, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 if prog == "sam-sim":
     from sam.cli import main

@@ -173,12 +173,19 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float = 120
 STARTED: list[subprocess.Popen] = []
 
 
+def _terminal_sigint() -> None:
+    """In the child before it runs: SIGINT back to its default (Python then raises
+    KeyboardInterrupt), whatever the test process inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(cmd: list[str], env: dict[str, str], **kw: Any) -> subprocess.Popen:
     """``cmd`` started from the tests' folder (see :func:`_run`), its output captured, in a
-    session of its own (its local cluster's workers are ended with it)."""
+    session of its own (its local cluster's workers are ended with it), with Ctrl-C handled as
+    on a terminal even when the tests run in the background (which ignores SIGINT)."""
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, stdin=subprocess.DEVNULL, cwd=TESTS,
-                            start_new_session=True, **kw)
+                            start_new_session=True, preexec_fn=_terminal_sigint, **kw)
     STARTED.append(proc)
     return proc
 
