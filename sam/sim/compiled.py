@@ -18,7 +18,6 @@ from collections.abc import Callable
 import numpy as np
 
 from sam.errors import SimulationError
-from sam.runtime import wires as W
 from sam.sim.elaborate import PLAIN_CALL, BlockRun
 from sam.sim.schedule import Scheduler
 
@@ -172,15 +171,7 @@ class CompiledTier(Scheduler):
             return False, bool(out[0])
         if status == loops.NEED:  # a memory to grow or a malformed stream: as _step does
             run = runs[int(out[0])]
-            fn = self._fns[run.block.id]
-            rc = int(out[1])
-            while rc == W.RC_GROW:
-                run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
-                rc = run.call(fn, self.wires)
-            if rc == W.RC_ERR:
-                raise SimulationError(self._error_message(run))
-            if rc == W.RC_DONE:
-                run.done = True
+            rc = self._settle(run, self._fns[run.block.id], int(out[1]))
             if self.feedback:
                 self._publish(run, rc)
         return True, False

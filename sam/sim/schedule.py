@@ -94,7 +94,16 @@ class Scheduler(Elaboration):
             self._use_compiled()
         fn = self._fns[bid]
         busy = run.st[W.BUSY]
-        rc = run.call(fn, self.wires)
+        rc = self._settle(run, fn, run.call(fn, self.wires))
+        moved = bool(run.st[W.BUSY] != busy)
+        if self.feedback:
+            moved |= self._publish(run, rc)
+        return moved, rc == W.RC_BUF
+
+    def _settle(self, run: BlockRun, fn: Callable[..., int], rc: int) -> int:
+        """Finish a kernel call that returned ``rc``: grow the memory it asks for and call it
+        again while it does; a failure raises with the block's message; done marks the run.
+        The code it ends with."""
         while rc == W.RC_GROW:
             run.block.grow_memory(run.mem, int(run.st[W.WAIT]))
             rc = run.call(fn, self.wires)
@@ -102,10 +111,7 @@ class Scheduler(Elaboration):
             raise SimulationError(self._error_message(run))
         if rc == W.RC_DONE:
             run.done = True
-        moved = bool(run.st[W.BUSY] != busy)
-        if self.feedback:
-            moved |= self._publish(run, rc)
-        return moved, rc == W.RC_BUF
+        return rc
 
     def _publish(self, run: BlockRun, rc: int) -> bool:
         """Publish the horizon of ``run``'s output channels (conservative discrete-event
