@@ -186,3 +186,21 @@ def test_bad_requests_are_one_line_errors(tmp_path: Path, capsys) -> None:
     with pytest.raises(SweepError, match="cannot connect"):
         with Sweeper(None, "tcp://127.0.0.1:9", connect_timeout=1) as s:
             s.run(chunk_point, [{"lines": LINES[:1]}])
+
+
+def test_fig12_full_compares_both_timings_with_the_original(tmp_path: Path) -> None:
+    """At full size each default-timing claim that fails names the `--timing original` count,
+    and every order under `--timing original` is within 5% of the original simulator."""
+    from custard.reproduce import fig12
+
+    with Sweeper(tmp_path, "sync", progress=False) as s:
+        out = fig12.run(s, quick=False, engine="fast")
+    timed = {r["x"]: r["cycles"] for r in out.rows if r["series"] == "ours, --timing original"}
+    assert set(timed) == set(fig12.ORDERS)
+    for o in fig12.ORDERS:
+        assert abs(timed[o] / fig12.ORIGINAL[o] - 1) <= 0.05
+    original_claims = [c for c in out.claims if "under `--timing original`:" in c.text]
+    assert len(original_claims) == 6 and all(c.verdict == "PASS" for c in original_claims)
+    for c in out.claims:
+        if c.verdict == "FAIL":
+            assert f"under `--timing original` {timed[c.text[:3]]:,}" in c.measured
