@@ -204,3 +204,16 @@ def test_fig12_full_compares_both_timings_with_the_original(tmp_path: Path) -> N
     for c in out.claims:
         if c.verdict == "FAIL":
             assert f"under `--timing original` {timed[c.text[:3]]:,}" in c.measured
+
+
+def test_fig14_threshold_failure_names_the_control_share() -> None:
+    """A case below 3.98 rows where level streams win is explained by its own control share."""
+    from custard.reproduce.fig14 import _why_below_bound
+
+    # 10 nonempty rows, 30 nonzeros: data tokens 10 + 2*30 = 70; 7 control tokens: c = 0.1
+    r = {"nnr": 10, "nnz": 30, "Bi_data": 10, "Bi_stop": 1, "Bi_done": 1, "Bi_empty": 0,
+         "Bj_data": 30, "Bj_stop": 2, "Bj_done": 1, "Bj_empty": 0, "vals_data": 30,
+         "vals_stop": 1, "vals_done": 1, "vals_empty": 0}
+    text = _why_below_bound([("m", r)], ["m"])
+    assert "at most 0.100" in text and f"is {1.1 / 0.8:.2f} nonzeros" in text
+    assert _why_below_bound([("m", r)], []) == ""
