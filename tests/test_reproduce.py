@@ -217,3 +217,14 @@ def test_fig14_threshold_failure_names_the_control_share() -> None:
     text = _why_below_bound([("m", r)], ["m"])
     assert "at most 0.100" in text and f"is {1.1 / 0.8:.2f} nonzeros" in text
     assert _why_below_bound([("m", r)], []) == ""
+
+
+def test_gogeta_ecology_gap_is_the_missing_saving() -> None:
+    """The failing ecology1 claim states how many MB short of the paper's 18% GOGETA is."""
+    from custard.dag.traffic import BYTES_PER_WORD, MB
+    from custard.reproduce.gogeta import _ecology_gap
+
+    mb = MB // BYTES_PER_WORD  # words in a megabyte
+    v = {"seq_flex": 1000 * mb, "seq_overflow": 900 * mb, "gogeta": 810 * mb}  # 10% gain
+    assert "save 72 MB more (of 900 MB)" in _ecology_gap([v], [0.10])
+    assert _ecology_gap([v], [0.2]) == ""

@@ -178,6 +178,19 @@ def _noc_claim() -> Claim:
         pair.df == m * 8 and pair.mapped == 2 * 64 * 15)
 
 
+def _ecology_gap(eco: list[dict], gains: list[float]) -> str:
+    """How much more traffic GOGETA would have to save to reach the paper's 18% at 1 MB."""
+    if not eco or all(0.18 <= g <= 0.30 for g in gains):
+        return ""
+    short = [max(0.0, 0.18 * min(v["seq_flex"], v["seq_overflow"])
+                 - (min(v["seq_flex"], v["seq_overflow"]) - v["gogeta"])) for v in eco]
+    return ("; to reach 18% GOGETA would have to save " + ", ".join(
+        f"{_mb(x):,.0f} MB" for x in short) + " more (of " + ", ".join(
+        f"{_mb(min(v['seq_flex'], v['seq_overflow'])):,.0f}" for v in eco) + " MB): our "
+        "saving is the pipelined edges and the SRAM-resident tails only; the paper does not "
+        "publish its per-operation accounting, so no one rule can be compared")
+
+
 def _claims(cg: dict, gcn: dict, quick: bool) -> list[Claim]:
     claims: list[Claim] = []
     paper = [k for k in cg if k[0] in PAPER_CG]
@@ -197,8 +210,8 @@ def _claims(cg: dict, gcn: dict, quick: bool) -> list[Claim]:
     gains = [1 - v["gogeta"] / min(v["seq_flex"], v["seq_overflow"]) for v in eco]
     claims.append(Claim.check(
         "6.2.1", "ecology1 at small memory: GOGETA is 18 to 30% better than the sequential "
-        "baselines", "at 1 MB, N=1/8/16: " + ", ".join(f"{100 * g:.0f}%" for g in gains),
-        all(0.18 <= g <= 0.30 for g in gains)))
+        "baselines", "at 1 MB, N=1/8/16: " + ", ".join(f"{100 * g:.0f}%" for g in gains)
+        + _ecology_gap(eco, gains), all(0.18 <= g <= 0.30 for g in gains)))
     order_bad = [f"{k[0]} N={k[1]} {k[2]}MB" for k, v in cg.items()
                  if not v["ideal"] <= v["gogeta"] <= v["seq_overflow"] <= v["seq_flex"]]
     claims.append(Claim.check(
