@@ -116,8 +116,8 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    "intersection (as -s=coiterate())")
     p.add_argument("--nonempty-dims", action="store_true",
                    help="assume every dimension has size >= 1, as the original Custard does: "
-                   "no coordinate dropper guards a dense level (sam-sim refuses operands with "
-                   "a dimension of size 0)")
+                   "no coordinate dropper guards a dense level and a sum over one is a plain "
+                   "reducer (sam-sim refuses operands with a dimension of size 0)")
     p.add_argument("-prefix", "--prefix", metavar="NAME",
                    help="TACO's prefix for generated C function names: accepted and ignored")
     p.add_argument("--split-mode", choices=("stored", "online"),

@@ -528,10 +528,13 @@ class Lowering:
             parent = root_vars[t - 1] if t else None
             # A dropper above cleans the parent's coordinates: the reducer drops empty fibers
             # to match (Table 1's convention). Unguarded (no level below should be empty, but a
-            # dense level of size 0 is), it keeps one result per parent coordinate.
+            # dense level of size 0 is), it keeps one result per parent coordinate; with
+            # ``nonempty_dims`` no fiber below is empty, so a plain reducer is exact (the
+            # original Custard's, which takes no coordinate stream).
             guarded = parent is not None and parent in outer_clean
             if not kept:
-                mode = "drop" if guarded or parent is None else "outer"
+                plain = guarded or parent is None or self.nonempty_dims
+                mode = "drop" if plain else "outer"
                 red = b.block("reduce", **({"empty": mode} if mode != "drop" else {}))
                 b.link(vals, red, "val")
                 if mode == "outer":

@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from custard.reproduce.common import (
     FAIL,
@@ -57,14 +58,29 @@ def names(name: str) -> list[str]:
     return [name]
 
 
+def _module(exp: str) -> Any:
+    """The module of experiment ``exp``."""
+    return importlib.import_module(f"custard.reproduce.{exp.replace('-', '_')}")
+
+
 def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast",
               scheduler: str | None = None, workers: int | None = None,
               cache: Path | None = None, use_cache: bool = True,
-              matrices: Path | None = None, progress: bool = True,
+              matrices: Path | None = None, data: str | None = None, progress: bool = True,
               log: bool = True) -> list[Done]:
     """Run experiment ``name`` (or ``all``) and write its files into ``out`` (a folder whose
-    parent exists: it is created, one level, as ``sam-sim run`` creates its outputs)."""
+    parent exists: it is created, one level, as ``sam-sim run`` creates its outputs).
+    ``data`` picks the operands of an experiment that offers a choice (its ``DATA``: the
+    first is its default; fig11's ``artifact`` or ``paper``)."""
     todo = names(name)
+    choices = {exp: _module(exp).DATA for exp in todo if hasattr(_module(exp), "DATA")}
+    if data is not None:
+        if not choices:
+            raise ReproduceError(f"--data: {name} has one data set (--data is for fig11)")
+        bad = [exp for exp, ds in choices.items() if data not in ds]
+        if bad:
+            raise ReproduceError(f"--data {data}: {bad[0]} offers "
+                                 f"{', '.join(choices[bad[0]])}")
     if matrices is not None and not matrices.is_dir():
         raise ReproduceError(f"--matrices {matrices}: not a folder of .mtx files")
     check_output_folder("-o", out, [matrices])  # results beside the data they read: refused
@@ -78,15 +94,19 @@ def reproduce(name: str, out: Path, *, quick: bool = False, engine: str = "fast"
     done: list[Done] = []
     with Sweeper(cache_dir, scheduler, workers, progress) as sweeper:
         for exp in todo:
-            module = importlib.import_module(f"custard.reproduce.{exp.replace('-', '_')}")
+            module = _module(exp)
             start = time.perf_counter()
-            outcome = module.run(sweeper, quick=quick, engine=engine, matrices=matrices)
+            picked = {"data": data} if data is not None and exp in choices else {}
+            used = data if picked else (choices[exp][0] if exp in choices else None)
+            outcome = module.run(sweeper, quick=quick, engine=engine, matrices=matrices,
+                                 **picked)
             files = [out / f"{exp}.csv", out / f"{exp}.png", out / f"{exp}-claims.md"]
             write_csv(files[0], outcome.rows, outcome.columns)
             write_picture(files[1], outcome.draw)
             seconds = time.perf_counter() - start
             setup = (f"`sam-sim reproduce {exp}{' --quick' if quick else ''}"
-                     f"{' --matrices ' + str(matrices) if matrices and exp == 'fig14' else ''}`"
+                     f"{' --matrices ' + str(matrices) if matrices and exp == 'fig14' else ''}"
+                     f"{' --data ' + used if used else ''}`"
                      f" ({engine} engine)")
             write_text(files[2], claims_markdown(exp, outcome, seconds, setup))
             tally = [sum(c.verdict == v for c in outcome.claims) for v in (PASS, FAIL, SKIP)]

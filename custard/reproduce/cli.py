@@ -14,7 +14,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     reproduce(args.name, Path(args.output), quick=args.quick, engine=args.engine,
               scheduler=args.scheduler, workers=args.workers,
               cache=Path(args.cache) if args.cache else None, use_cache=not args.no_cache,
-              matrices=Path(args.matrices) if args.matrices else None,
+              matrices=Path(args.matrices) if args.matrices else None, data=args.data,
               progress=not args.no_progress)
     return 0
 
@@ -22,7 +22,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 REPRODUCE_EPILOG = """experiments:
   table1   SAM primitive counts of Table 1's expressions (Sec. 6.1)
   table2   Table 2's ablation: which TACO-website algorithms use each primitive (Sec. 6.2)
-  fig11    SDDMM unfused, fused coiteration and fused iterate-locate (Sec. 6.3)
+  fig11    SDDMM unfused, fused coiteration and fused iterate-locate (Sec. 6.3), on the
+           artifact's data (--data artifact, default: vs the original's counts) or the
+           paper's text (--data paper)
   fig12    SpM*SpM in six dataflow orders on Figure 12's data, vs the original (Sec. 6.3)
   fig13    coordinate skipping on x(i)=b(i)*c(i): urandom, runs, blocks (Sec. 6.5)
   fig14    stream token breakdown of X(i,j)=B(i,j) (Sec. 6.4) and the Sec. 3.8 token bound
@@ -68,6 +70,10 @@ def register(subparsers: Any) -> None:
                    help="a small version of each experiment (seconds; for tests and CI)")
     p.add_argument("--matrices", metavar="DIR", help="fig14: the .mtx files to analyse "
                    "(default: the shipped SuiteSparse matrices)")
+    p.add_argument("--data", choices=("artifact", "paper"), help="fig11: the operands of the "
+                   "original artifact's fusion study, whose counts the paper plots (B 250x100, "
+                   "all-ones C and D; default), or of the paper's text (B 250x250, random C "
+                   "and D)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler to run the points "
                    "on (e.g. tcp://host:8786); 'sync' runs them in this process (default: a "
                    "local cluster)")
