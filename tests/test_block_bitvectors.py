@@ -94,6 +94,12 @@ def test_converter_under_original_timing_holds_words_until_the_stop() -> None:
                                {"crd": "9, S0, S1, D"}, timing="original")
     assert out["bv"] == words("0000, 0000, 0010, S0, 0000, 0000, 0000, S1, D")
     assert out["ref"] == "0, 0, 0, S0, 1, 1, 1, S1, D" and out.st[2] == 12
+    # More words than the held buffer starts with (it grows): the same tokens.
+    big = lambda: BitvectorConverter("0", {"size": "260", "width": "2"})  # noqa: E731
+    crd = ", ".join([str(x) for x in range(200, 259)] + ["S0", "D"])
+    out = same_on_both_engines(big, {"crd": crd}, timing="original")
+    assert dict(out) == dict(run_block(big(), {"crd": crd}))
+    assert len(out.tokens["bv"]) == 130 + 2 and out.st[2] == 59 + 1 + 130 + 1 + 1
     # One word per fiber: the original's BV alone, as without the rule.
     one = lambda: BitvectorConverter("0", {"size": "10"})  # noqa: E731
     crd = "0, 2, 6, 8, 9, S0, 1, S1, D"
