@@ -79,6 +79,52 @@ def test_converter_zero_words_and_empty_fibers() -> None:
     assert out["ref"] == "0, 0, 0, S0, 1, 1, 1, S1, D"
 
 
+def test_converter_under_original_timing_holds_words_until_the_stop() -> None:
+    """``--timing original`` (docs/timing-model.md, rule 12): the same tokens, but a fiber's
+    words wait for its stop, as the original's BV (the fiber as one integer, out at its stop)
+    followed by ChunkBV (one word per cycle): coordinates in cycles 0-4, the stop taken in 5,
+    words out in 6-8, the stop in 9, done in 10 (arrivals one later). Without it, a word goes
+    out once a coordinate of a later word arrives."""
+    conv = lambda: BitvectorConverter("0", {"size": "10", "width": "4"})  # noqa: E731
+    out = same_on_both_engines(conv, {"crd": FIG6_CRD}, timing="original")
+    assert out["bv"] == FIG6_BV and out["ref"] == FIG6_REF
+    assert out.times["bv"] == [7, 8, 9, 10, 11] and out.st[2] == 11
+    assert run_block(conv(), {"crd": FIG6_CRD}).times["bv"] == [3, 5, 8, 9, 10]
+    out = same_on_both_engines(lambda: BitvectorConverter("0", {"size": "12", "width": "4"}),
+                               {"crd": "9, S0, S1, D"}, timing="original")
+    assert out["bv"] == words("0000, 0000, 0010, S0, 0000, 0000, 0000, S1, D")
+    assert out["ref"] == "0, 0, 0, S0, 1, 1, 1, S1, D" and out.st[2] == 12
+    # More words than the held buffer starts with (it grows): the same tokens.
+    big = lambda: BitvectorConverter("0", {"size": "260", "width": "2"})  # noqa: E731
+    crd = ", ".join([str(x) for x in range(200, 259)] + ["S0", "D"])
+    out = same_on_both_engines(big, {"crd": crd}, timing="original")
+    assert dict(out) == dict(run_block(big(), {"crd": crd}))
+    assert len(out.tokens["bv"]) == 130 + 2 and out.st[2] == 59 + 1 + 130 + 1 + 1
+    # One word per fiber: the original's BV alone, as without the rule.
+    one = lambda: BitvectorConverter("0", {"size": "10"})  # noqa: E731
+    crd = "0, 2, 6, 8, 9, S0, 1, S1, D"
+    assert run_block(one(), {"crd": crd}, timing="original").times == \
+        run_block(one(), {"crd": crd}).times
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_converter_hold_gives_the_same_tokens(data) -> None:
+    size = data.draw(st.integers(1, 20))
+    width = data.draw(st.integers(1, 8))
+    fibers = data.draw(st.lists(st.sets(st.integers(0, size - 1), max_size=size), min_size=1,
+                                max_size=3))
+    toks = []
+    for k, f in enumerate(fibers):
+        toks += [str(x) for x in sorted(f)] + [f"S{1 if k == len(fibers) - 1 else 0}"]
+    crd = ", ".join(toks + ["D"])
+    conv = lambda: BitvectorConverter("0", {"size": str(size), "width": str(width)})  # noqa
+    held = same_on_both_engines(conv, {"crd": crd}, timing="original")
+    plain = run_block(conv(), {"crd": crd})
+    assert dict(held) == dict(plain)
+    assert held.st[2] == plain.st[2] + (len(fibers) if -(-size // width) > 1 else 0)
+
+
 def test_intersecter_and_unioner() -> None:
     ins = {"bv:in-B": FIG6_BV, "ref:in-B": FIG6_REF,
            "bv:in-C": words("0111, 0110, 0001, S0, D"), "ref:in-C": "0, 3, 5, S0, D"}
@@ -226,6 +272,26 @@ def test_bitvector_dropper_examples() -> None:
         run_block(BitvectorDropper("d"), {"bv:outer": "1, S0, D", "bv:inner": "S1, D"})
 
 
+def test_bitvector_dropper_under_original_timing() -> None:
+    """``--timing original`` (rule 12): the same tokens; a zero inner word costs no firing
+    (the original's bit-tree intersecter emits none) and a held inner stop of level >= 1 goes
+    out in the firing that makes it, beside the outer word (the original's dropper runs its
+    inner and outer stop droppers side by side)."""
+    ins = {"bv:outer": "1, S0, D", "bv:inner": "0, S1, D"}
+    plain = same_on_both_engines(lambda: BitvectorDropper("d"), ins)
+    orig = same_on_both_engines(lambda: BitvectorDropper("d"), ins, timing="original")
+    assert dict(plain) == dict(orig) == {"bv:outer": "0, S0, D", "bv:inner": "S1, D"}
+    # outer word taken in 0; default: zero word 1, stop 2 (outer word out), outer S0 3,
+    # held S1 4, done 5; original: stop 1 (outer word and S1 out), outer S0 2, done 3.
+    assert plain.st[2] == 6 and plain.times["bv:inner"] == [5, 6]
+    assert orig.st[2] == 4 and orig.times["bv:inner"] == [2, 4]
+    ins = {"bv:outer": "3, S0, D", "bv:inner": "5, S0, 0, S1, D"}
+    plain = run_block(BitvectorDropper("d"), ins)
+    orig = same_on_both_engines(lambda: BitvectorDropper("d"), ins, timing="original")
+    assert dict(plain) == dict(orig) == {"bv:outer": "1, S0, D", "bv:inner": "5, S1, D"}
+    assert orig.st[2] == plain.st[2] - 2
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_bitvector_dropper_against_reference(data) -> None:
@@ -247,9 +313,10 @@ def test_bitvector_dropper_against_reference(data) -> None:
         kept.append(row)
     o_in, i_in = _tree_streams(tree)
     o_want, i_want = _tree_streams(kept)
-    out = same_on_both_engines(lambda: BitvectorDropper("d"),
-                               {"bv:outer": o_in, "bv:inner": i_in})
-    assert out["bv:outer"] == o_want and out["bv:inner"] == i_want
+    for timing in ("sam", "original"):
+        out = same_on_both_engines(lambda: BitvectorDropper("d"),
+                                   {"bv:outer": o_in, "bv:inner": i_in}, timing=timing)
+        assert out["bv:outer"] == o_want and out["bv:inner"] == i_want
 
 
 def test_split_with_references_and_chunk_selector() -> None:

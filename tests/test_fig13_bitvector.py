@@ -39,6 +39,9 @@ def test_series_agree_on_both_engines(size: int, density: float, seed: int) -> N
         ref = fn(b, c, engine="reference")
         fast = fn(Tensor.from_dense(b, "d"), Tensor.from_dense(c, "s"), engine="fast")
         assert ref == fast > 0, name
+    for name, fn in F.SERIES.items():  # --timing original (docs/timing-model.md, rule 12)
+        assert fn(b, c, engine="reference", timing="original") == \
+            fn(b, c, engine="fast", timing="original") > 0, name
 
 
 def test_graphs_survive_dot_and_compute_the_product() -> None:
@@ -53,8 +56,10 @@ def test_graphs_survive_dot_and_compute_the_product() -> None:
     trees = simulate(ref, {"b": bt, "c": ct}, engine="reference").outputs
     np.testing.assert_array_equal(trees["bs"].to_dense().reshape(-1)[:200], b)
     g = loads(dumps(F.bittree_graph(200)))
+    assert {"bvlookup", "bvintersect", "bvdrop", "bvwrite"} <= set(g.count())
     out = simulate(g, {"bs": trees["bs"], "cs": trees["cs"]}, engine="reference").outputs["x"]
     np.testing.assert_array_equal(out.to_dense().reshape(-1)[:200], b * c)
+    assert out.format == F.bittree_graph(200).formats["x"]  # a bit-tree, as the original's
 
 
 def test_bad_vectors_refused() -> None:
@@ -131,6 +136,8 @@ def test_csv_columns_report_reformatting_and_conversion() -> None:
     assert 0 < cols["bv"]["conversion_cycles"] <= F.bv(b, c)
     assert cols["bittree"]["conversion_cycles"] == cols["bittree"]["reformat_cycles"] == \
         F.bittree_reformat(b, c)
+    for s, fn in F.SERIES.items():
+        assert cols[s]["original_timing_cycles"] == fn(b, c, timing="original") > 0
 
 
 def test_bittree_claim_shows_the_build() -> None:

@@ -237,18 +237,53 @@ class BitvectorScanner(LevelBlock):
 
 
 # ----------------------------------------------------------------------------- converter
-CONV = State(width=MAX_WIDTH, wpf=1, word=0, j=0, count=0, base=0, last=-1)
-C_WIDTH, C_WPF, C_WORD, C_J, C_COUNT, C_BASE, C_LAST = CONV.slots
+#: ``hold`` (``--timing original``): a fiber's words go out only after its closing stop was
+#: taken, as the original's ``BV`` (the whole fiber as one integer, emitted at its stop) followed
+#: by its ``ChunkBV`` (that integer cut into ``width``-bit words) emit them
+#: (docs/timing-model.md, rule 12). ``phase`` 1 while the held words are emitted, ``stop`` the
+#: level of the stop that closes them (-1: none, the done token came first).
+CONV = State(width=MAX_WIDTH, wpf=1, word=0, j=0, count=0, base=0, last=-1, hold=0, phase=0,
+             stop=-1)
+C_WIDTH, C_WPF, C_WORD, C_J, C_COUNT, C_BASE, C_LAST, C_HOLD, C_PHASE, C_STOP = CONV.slots
 ERR_CRD, ERR_ORDER, ERR_KIND = 1, 2, 3
+#: Memory argument of the held words (``hold`` only).
+HELD_MEM = 0
 
 
 @kernel
-def crdtobv(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
+def crdtobv(w, st, fst, ins, optr, ochan, held, m1, m2, m3, f0, f1):
     """Coordinates into ``wpf`` words of ``width`` bits per fiber (zero words included); each
-    word with the running popcount before it."""
+    word with the running popcount before it. With ``hold`` the words wait in ``held`` until
+    the fiber's stop was taken (one firing to take it), then go out one per firing."""
     cin = ins[0]
     width = st[C_WIDTH]
+    hold = st[C_HOLD] == 1 and st[C_WPF] > 1  # one word per fiber: as without hold
     while st[STATUS] == 0:
+        if st[C_PHASE] == 1:
+            # hold: emit the held words, then the stop that closed them.
+            t_out = reserve_all(w, st, optr, ochan, st[T])
+            if t_out < 0:
+                return blocked(t_out)
+            j = st[C_J]
+            if j < st[C_WPF]:
+                x = held[j] if j < held.shape[0] else 0
+                a = fire(st, st[T], t_out)
+                push(w, optr, ochan, 0, DATA, x, a)
+                push(w, optr, ochan, 1, DATA, st[C_BASE], a)
+                st[C_BASE] += popcount(x)
+                if j < held.shape[0]:
+                    held[j] = 0
+                st[C_J] = j + 1
+                continue
+            if st[C_STOP] >= 0:
+                a = fire(st, st[T], t_out)
+                push(w, optr, ochan, 0, STOP, st[C_STOP], a)
+                push(w, optr, ochan, 1, STOP, st[C_STOP], a)
+            st[C_PHASE] = 0
+            st[C_J] = 0
+            st[C_LAST] = -1
+            st[C_STOP] = -1
+            continue
         t_in = arrive(w, st, cin, st[T])
         if t_in == NOT_YET:
             return RC_IN
@@ -259,6 +294,16 @@ def crdtobv(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 return fail(st, ERR_CRD, w, cin, 0)
             if x <= st[C_LAST]:
                 return fail(st, ERR_ORDER, w, cin, 0)
+            if hold:
+                # Take the coordinate into its held word.
+                if x // width >= held.shape[0]:
+                    return need_memory(st, HELD_MEM)
+                fire(st, t_in, t_in)
+                pop(w, cin, t_in)
+                held[x // width] = held[x // width] | bit(x % width)
+                st[C_COUNT] += 1
+                st[C_LAST] = x
+                continue
             if x // width == st[C_J]:
                 # Take the coordinate into the current word.
                 fire(st, t_in, t_in)
@@ -269,6 +314,17 @@ def crdtobv(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
                 continue
         elif k == EMPTY:
             return fail(st, ERR_KIND, w, cin, 0)
+        if hold and (k == STOP or st[C_LAST] >= 0):
+            # hold: the fiber is complete (its stop taken now; a done token stays queued).
+            st[C_PHASE] = 1
+            st[C_J] = 0
+            if k == STOP:
+                fire(st, t_in, t_in)
+                pop(w, cin, t_in)
+                st[C_STOP] = x
+            else:
+                st[T] = t_in
+            continue
         if k == DATA or (k == STOP and st[C_J] < st[C_WPF]) or (
                 k == DONE and st[C_J] > 0 and st[C_J] < st[C_WPF]):
             # Emit the current word (the head belongs to a later word or closes the fiber).
@@ -343,6 +399,14 @@ class BitvectorConverter(Block):
         size = _int_attr(self, "size", lo=0)
         width = _int_attr(self, "width", default=min(max(size, 1), MAX_WIDTH), hi=MAX_WIDTH)
         return {"width": width, "wpf": -(-size // width)}
+
+    def memories(self, tensors) -> dict[str, np.ndarray]:
+        return {"held": np.zeros(INITIAL_LENGTH, np.int64)}
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``--timing original``: a fiber's words wait for its stop (docs/timing-model.md,
+        rule 12)."""
+        return {"hold": 1} if timing == "original" else {}
 
 
 # ----------------------------------------------------------------------------- chunker
@@ -724,8 +788,16 @@ class BitvectorWriter(LevelWriter):
 
 # ----------------------------------------------------------------------------- dropper
 NEED_OUTER, BITS = 0, 1
-BVDROP = State(ophase=NEED_OUTER, oword=0, obit=0, obits=0, kept=0, zeros=0, words=0, held=-1)
-D_OPHASE, D_OWORD, D_OBIT, D_OBITS, D_KEPT, D_ZEROS, D_WORDS, D_HELD = BVDROP.slots
+#: ``--timing original`` (docs/timing-model.md, rule 12): ``zerofree``, an inner fiber's leading
+#: zero words are taken without a firing (the original's bit-tree intersecter emits no word for
+#: an empty AND, so its dropper never sees one); ``eager``, a held inner stop of level >= 1 (one
+#: no later stop can merge into) goes out in the firing that makes it, beside the outer word
+#: (the original's dropper passes the inner stream through its own stop dropper, beside the
+#: outer one).
+BVDROP = State(ophase=NEED_OUTER, oword=0, obit=0, obits=0, kept=0, zeros=0, words=0, held=-1,
+               zerofree=0, eager=0)
+(D_OPHASE, D_OWORD, D_OBIT, D_OBITS, D_KEPT, D_ZEROS, D_WORDS, D_HELD, D_ZEROFREE,
+ D_EAGER) = BVDROP.slots
 ERR_DROP_ALIGN = 1
 
 
@@ -799,6 +871,8 @@ def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             now = -1
             if k == STOP:
                 now, held = merge_empty(st[D_HELD], hdata(w, ci))
+                if now < 0 and held >= 1 and st[D_EAGER] == 1:
+                    now, held = held, -1
             t_out = reserve_ports(w, st, optr, ochan, 0, 1 if (now >= 0 or k == DONE) else -1,
                                   t_in)
             if t_out < 0:
@@ -826,7 +900,8 @@ def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         if k == DATA:
             x = hdata(w, ci)
             if st[D_KEPT] == 0 and x == 0:
-                fire(st, t_in, t_in)
+                if st[D_ZEROFREE] == 0:
+                    fire(st, t_in, t_in)
                 pop(w, ci, t_in)
                 st[D_ZEROS] += 1
                 st[D_WORDS] += 1
@@ -854,6 +929,8 @@ def bvdrop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
         held = c
         if st[D_KEPT] == 0:
             now, held = merge_empty(st[D_HELD], c)
+        if now < 0 and held >= 1 and st[D_EAGER] == 1:
+            now, held = held, -1
         nxt = next_bit(st[D_OWORD], st[D_OBIT] + 1, MAX_WIDTH)
         t_out = reserve_ports(w, st, optr, ochan, 1 if now >= 0 else 0,
                               0 if (now >= 0 and nxt >= MAX_WIDTH) else -1, t_in)
@@ -892,3 +969,8 @@ class BitvectorDropper(Block):
 
     def outputs(self) -> list[Port]:
         return [Port("bv", "outer", optional=True), Port("bv", "inner", optional=True)]
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``--timing original``: zero inner words cost no firing, a held stop of level >= 1
+        goes out at once (docs/timing-model.md, rule 12)."""
+        return {"zerofree": 1, "eager": 1} if timing == "original" else {}

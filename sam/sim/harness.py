@@ -39,10 +39,12 @@ def run_block(
     arrivals: Mapping[str, Sequence[int]] | None = None,
     engine: str = "reference",
     paths: FastPaths = ALL,
+    timing: str = "sam",
 ) -> BenchResult:
     """Feed whole input streams (all there from cycle 0 unless ``arrivals`` says otherwise)
     to ``block`` and return its output streams as strings (``.tokens`` holds the tokens);
-    ``paths`` names the fast paths the kernel may take (all by default)."""
+    ``paths`` names the fast paths the kernel may take (all by default), ``timing`` the timing
+    model (its state slots, :meth:`Block.timing_params`; latency 1)."""
     tensors = dict(tensors or {})
     in_ports = block.inputs()
     out_ports = block.outputs()
@@ -72,6 +74,8 @@ def run_block(
     optr = np.arange(len(out_ports) + 1, dtype=np.int64)
     ochan = np.arange(n_in, n_ch, dtype=np.int64)
     st, fst, mem = block.initial_state(tensors)
+    for name, value in block.timing_params(timing).items():
+        st[block.state[name]] = value
     st[W.LAT] = 1
     st[W.PATHS_OFF] = paths.off()
     fn = block.kernel.py if engine == "reference" else block.kernel.jit

@@ -119,11 +119,12 @@ def bench(block: Block, inputs: Mapping[str, str], tensors: Mapping[str, Tensor]
 
 
 def same_on_both_engines(block_factory, inputs: Mapping[str, str],
-                         tensors: Mapping[str, Tensor] | None = None) -> BenchResult:
-    """Run a fresh block on both engines; outputs and the block's state (cycle counts
-    included) must agree. Returns the reference run."""
-    ref = run_block(block_factory(), inputs, tensors)
-    fast = run_block(block_factory(), inputs, tensors, engine="fast")
+                         tensors: Mapping[str, Tensor] | None = None, *,
+                         timing: str = "sam") -> BenchResult:
+    """Run a fresh block on both engines (timing model ``timing``); outputs and the block's
+    state (cycle counts included) must agree. Returns the reference run."""
+    ref = run_block(block_factory(), inputs, tensors, timing=timing)
+    fast = run_block(block_factory(), inputs, tensors, engine="fast", timing=timing)
     assert dict(fast) == dict(ref)
     assert np.array_equal(fast.st, ref.st)
     return ref
