@@ -68,3 +68,12 @@ def test_series_check_their_results() -> None:
     for fn in fig13.SERIES.values():
         assert fn(b, c, "reference") > 0
     np.testing.assert_array_equal(b.shape, (2000,))
+
+
+def test_skip_rise_is_compared_with_the_original() -> None:
+    """Our skip share's rise at 200->300 is set against the original's own skip cycles."""
+    from custard.reproduce.fig13 import ORIGINAL_SKIP_RUNS, _original_rises
+
+    assert ORIGINAL_SKIP_RUNS[200] < ORIGINAL_SKIP_RUNS[300]
+    assert "200->300: 50 -> 51 cycles" in _original_rises([(200, 300)])
+    assert _original_rises([(100, 150)]) == ""  # the original falls there
