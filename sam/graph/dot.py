@@ -86,7 +86,9 @@ def _comment_parts(comment: str) -> list[str]:
 
 def parse_formats(comment: str) -> dict[str, Format]:
     """The graph comment ``X=ss01,B=ss10,c=none`` -> tensor formats (a format of more than ten
-    levels is spelled ``d...d:0,1,...,12``, see :meth:`Format.__str__`)."""
+    levels is spelled ``d...d:0,1,...,12``, see :meth:`Format.__str__`). A tensor may be listed
+    once per access with the same format: the original Custard writes ``X=ss01,B=ss01,B=ss01``
+    for ``X(i,j)=B(i,k)*B(j,k)``."""
     formats: dict[str, Format] = {}
     for part in _comment_parts(comment):
         name, sep, spec = part.partition("=")
@@ -95,12 +97,14 @@ def parse_formats(comment: str) -> dict[str, Format]:
             raise GraphError(
                 f"graph comment {comment!r}: {part!r} is not NAME=FORMAT (e.g. B=ss01)"
             )
-        if name in formats:
-            raise GraphError(f"graph comment {comment!r} gives tensor {name} twice")
         try:
-            formats[name] = Format.parse(spec)
+            fmt = Format.parse(spec)
         except FormatError as err:
             raise GraphError(f"graph comment {comment!r}: tensor {name}: {err}") from None
+        if name in formats and formats[name] != fmt:
+            raise GraphError(f"graph comment {comment!r} gives tensor {name} two formats "
+                             f"({formats[name]}, {fmt})")
+        formats[name] = fmt
     return formats
 
 
@@ -213,6 +217,7 @@ def _build(dot: DotGraph) -> Graph:
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
     _original_reducers(graph)
+    _original_scalar_roots(graph, dot)
     _held_inputs(graph, dot)
 
     edges = []
@@ -267,6 +272,22 @@ def _held_inputs(graph: Graph, dot: DotGraph) -> None:
         hook = getattr(graph.blocks[bid], "held_inputs", None)
         if hook is not None:
             hook(ports)
+
+
+def _original_scalar_roots(graph: Graph, dot: DotGraph) -> None:
+    """The original Custard writes the ``arrayvals`` of a scalar operand (``y=A*z``, comment
+    ``A=none``) with no reference input and no ``root`` attribute: in a graph it wrote (no
+    ``expression``, formats in the comment) such a block reads the root reference, as ours
+    writes it with ``root=true`` (docs/fidelity.md)."""
+    if graph.contract.expression is not None or not graph.formats:
+        return
+    fed = {e.dst for e in dot.edges if (e.attrs.get("type") or e.attrs.get("label", "")
+                                        .split("_")[0]) == "ref"}
+    for b in graph.blocks.values():
+        fmt = graph.formats.get(b.attrs.get("tensor", ""))
+        if b.dot_type == "arrayvals" and b.id not in fed and "root" not in b.attrs \
+                and fmt is not None and fmt.order == 0:
+            b.attrs["root"] = "true"
 
 
 def _original_reducers(graph: Graph) -> None:

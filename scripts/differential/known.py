@@ -1,0 +1,73 @@
+"""The original Custard's graphs that are wrong in the original too, each refused here in one
+line: name -> (a part of our refusal, why the original's graph is wrong)."""
+
+from __future__ import annotations
+
+#: taco 6570336a ("remove CrdHold") wires a reduction over two or more variables into an
+#: order-2 accumulator without a value input (its value goes nowhere, two value streams reach
+#: the result's writer).
+NO_VALUE = ("input val is not connected",
+            "the original Custard wires no value into its spaccumulator 2 and two value streams "
+            "into the result's writer: no simulator can run it")
+#: ... or into an order-1 accumulator keyed by the variable the reduce before it summed away.
+SPACC1 = ("coordinate and value streams are not aligned",
+          "its spaccumulator 1 gets the coordinates of the variable the reduce before it summed "
+          "away: the original's SpAcc1 (sam compiler_fix 4ca552c5) fails its own assertion on "
+          "x=B(i,j) ('The inner value (D) must be a non-control token')")
+#: A coordinate dropper over a union (as weiya711/sam's mat_residual, docs/fidelity.md).
+UNION_DROP = ("values were written but the last level",
+              "its crddrop i,j drops the i of the union that have no j: more values than "
+              "coordinates, as weiya711/sam's mat_residual (its gold check fails there)")
+#: Two accesses of one tensor (``B(i,k)*B(j,k)``) merged by name.
+SAME_NAME = ("is connected 2 times",
+             "the original names both accesses of B alike: its intersect k gets two in-B "
+             "streams and one arrayvals B feeds the multiplier one operand")
+#: A dense result level written from an accumulator's coordinates.
+DENSE_OUT = ("do not match the",
+             "a dense result level written from its accumulator's (compressed) j coordinates: "
+             "the original's dense writer keeps only a count and its value writer packs the "
+             "values, so every missing j shifts them (by its code, not run)")
+
+#: An accumulator and an ALU (or two accumulators) both feeding the result's value writer.
+TWO_VALUES = ("input val is connected 2 times",
+              "two value streams reach the result's value writer (an accumulator and the add "
+              "that should take its result; the add has one operand)")
+#: A constant operand (``+5``) has no node.
+CONSTANT = ("input val:in1 is not connected",
+            "the original Custard writes no node for the constant: its add has one operand")
+#: Accumulators of order 0 (the original simulator has orders 1 and 2 only).
+ORDER0 = ("order='0'",
+          "an spaccumulator of order 0: the original simulator has accumulators of order 1 "
+          "and 2 only (SpAcc1, SpAcc2)")
+#: Accumulator coordinate inputs or outputs of variables it does not keep.
+ACC_WIRING = ("spaccumulator",
+              "its accumulators take and give coordinates of variables they do not keep "
+              "(several accumulators write the same levels)")
+
+WRONG_IN_ORIGINAL: dict[str, tuple[str, str]] = {
+    "tensor3_innerprod": NO_VALUE, "x3_innerprod": NO_VALUE, "x_tensor3_sum": NO_VALUE,
+    "x_ttm_contract2": NO_VALUE,
+    "tensor3_mttkrp": SPACC1, "x3_mttkrp_sparse": SPACC1, "x3_mttkrp_dense": SPACC1,
+    "x_mat_sum": SPACC1, "x_mat_innerprod": SPACC1, "x_ttv2": SPACC1,
+    "mat_residual": UNION_DROP, "mat_mattransmul": UNION_DROP, "x_spmv_plus": UNION_DROP,
+    "x_gram": SAME_NAME,
+    "x_matmul_dense_out": DENSE_OUT,
+    "corpus_0001": NO_VALUE, "corpus_0008": NO_VALUE, "corpus_0019": NO_VALUE,
+    "corpus_0020": NO_VALUE, "corpus_0031": NO_VALUE, "corpus_0033": NO_VALUE,
+    "corpus_0036": NO_VALUE,
+    "corpus_0010": SPACC1, "corpus_0018": SPACC1,
+    "corpus_0013": UNION_DROP,
+    "corpus_0002": SAME_NAME,
+    "corpus_0003": TWO_VALUES,
+    "corpus_0012": CONSTANT, "corpus_0035": CONSTANT,
+    "corpus_0029": ORDER0, "corpus_0034": ORDER0,
+    "corpus_0023": ACC_WIRING, "corpus_0030": ACC_WIRING,
+}
+
+#: Graphs of the original that we do not read yet: name -> (part of the refusal, why).
+NOT_YET: dict[str, tuple[str, str]] = {
+    name: ("compressed_nonunique",
+           "the original scans a compressed non-unique (COO, u) level with its compressed "
+           "scanner; our reader refuses the mismatch (not run on the original)")
+    for name in ("corpus_0009", "corpus_0024")
+}
