@@ -19,8 +19,8 @@ from scripts.differential.table import known
 PROVENANCE = load_provenance()
 GRAPHS = {g["name"]: g for g in PROVENANCE["graphs"]}
 #: The fast tier's records: a matmul order, a scalar and a row reduction, an outer product,
-#: the scalar operands read as roots, a corpus line, one of each refusal.
-FAST = ["matmul_ikj", "x_vec_dot", "x_row_sum", "x_outer", "corpus_0038", "corpus_0000",
+#: the scalar operands read as roots, a COO operand, one of each refusal.
+FAST = ["matmul_ikj", "x_vec_dot", "x_row_sum", "x_outer", "corpus_0038", "corpus_0009",
         "x_mat_sum", "x3_innerprod", "x_gram", "x_spmv_plus"]
 
 
@@ -90,6 +90,18 @@ def test_scalar_operands_read_the_root_reference():
     result = simulate(back, {"A": Tensor.scalar(3.0), "z": Tensor.scalar(-2.5)},
                       engine="reference")
     assert float(result.outputs["y"].vals[0]) == -7.5
+
+
+def test_nonunique_levels_are_scanned_as_stored():
+    """``B=uq01`` (COO): the original writes ``format=compressed`` for B's u level and
+    ``singleton`` for its q level; the u scanner scans the non-unique level (deduplicated)."""
+    from sam.graph import dot
+
+    graph = dot.load(RECORDS / "corpus_0009.gv")
+    scans = {b.attrs["mode"]: b.attrs["format"] for b in graph.blocks.values()
+             if b.dot_type == "fiberlookup" and b.attrs["tensor"] == "B"}
+    assert scans == {"0": "compressed_nonunique", "1": "singleton"}
+    assert "format=compressed," in (RECORDS / "corpus_0009.gv").read_text()
 
 
 def test_primitive_counts_of_a_recorded_graph():

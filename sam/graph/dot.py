@@ -218,6 +218,7 @@ def _build(dot: DotGraph) -> Graph:
         graph.add(make_block(nid, attrs.pop("type"), attrs))
     _original_reducers(graph)
     _original_scalar_roots(graph, dot)
+    _original_nonunique_scans(graph)
     _held_inputs(graph, dot)
 
     edges = []
@@ -288,6 +289,28 @@ def _original_scalar_roots(graph: Graph, dot: DotGraph) -> None:
         if b.dot_type == "arrayvals" and b.id not in fed and "root" not in b.attrs \
                 and fmt is not None and fmt.order == 0:
             b.attrs["root"] = "true"
+
+
+#: The original Custard names a scanned level's kind only: its scanner of a non-unique level.
+_UNIQUE_SPELLING = {"compressed_nonunique": "compressed", "singleton_nonunique": "singleton"}
+
+
+def _original_nonunique_scans(graph: Graph) -> None:
+    """The original Custard writes ``format=compressed`` / ``singleton`` for the scanner of a
+    non-unique level (``u`` / ``c`` of a COO format, ``B=uq01``): in a graph it wrote (no
+    ``expression``, formats in the comment) such a scanner scans the level as stored, the
+    comment saying it is non-unique (deduplicated, sam/blocks/scanners.py)."""
+    if graph.contract.expression is not None or not graph.formats:
+        return
+    for b in graph.blocks.values():
+        fmt = graph.formats.get(b.attrs.get("tensor", ""))
+        mode = b.attrs.get("mode", "")
+        if b.dot_type != "fiberlookup" or fmt is None or not mode.isdigit() \
+                or int(mode) >= fmt.order:
+            continue
+        stored = fmt.level_type_of_mode(int(mode)).name
+        if _UNIQUE_SPELLING.get(stored) == b.attrs.get("format"):
+            b.attrs["format"] = stored
 
 
 def _original_reducers(graph: Graph) -> None:

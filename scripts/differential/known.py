@@ -65,9 +65,4 @@ WRONG_IN_ORIGINAL: dict[str, tuple[str, str]] = {
 }
 
 #: Graphs of the original that we do not read yet: name -> (part of the refusal, why).
-NOT_YET: dict[str, tuple[str, str]] = {
-    name: ("compressed_nonunique",
-           "the original scans a compressed non-unique (COO, u) level with its compressed "
-           "scanner; our reader refuses the mismatch (not run on the original)")
-    for name in ("corpus_0009", "corpus_0024")
-}
+NOT_YET: dict[str, tuple[str, str]] = {}
