@@ -21,7 +21,7 @@ GRAPHS = {g["name"]: g for g in PROVENANCE["graphs"]}
 #: The fast tier's records: a matmul order, a scalar and a row reduction, an outer product,
 #: the scalar operands read as roots, a COO operand, one of each refusal.
 FAST = ["matmul_ikj", "x_vec_dot", "x_row_sum", "x_outer", "corpus_0038", "corpus_0009",
-        "x_mat_sum", "x3_innerprod", "x_gram", "x_spmv_plus"]
+        "corpus_0010", "x_mat_sum", "x3_innerprod", "x_gram", "x_spmv_plus"]
 
 
 def test_records_and_provenance():
@@ -102,6 +102,44 @@ def test_nonunique_levels_are_scanned_as_stored():
              if b.dot_type == "fiberlookup" and b.attrs["tensor"] == "B"}
     assert scans == {"0": "compressed_nonunique", "1": "singleton"}
     assert "format=compressed," in (RECORDS / "corpus_0009.gv").read_text()
+
+
+def test_accumulators_read_a_droppers_inner_stream_unchanged():
+    """The original's CrdDrop passes its inner stream unchanged: the accumulator of
+    ``z(i,j)=A(i,j)*y(i,k)*x(k,j)`` (loop order i,k,j) fed j by ``crddrop k,j`` reads the
+    dropper's inner input (a broadcast of the j intersection), aligned with its values; a
+    writer fed by a dropper, and an accumulator's ignored input, keep the dropper."""
+    from sam.graph import dot
+
+    graph = dot.load(RECORDS / "corpus_0010.gv")
+    into = {(e.dst_port.name): graph.blocks[e.src].dot_type for e in graph.edges
+            if e.dst == "3"}
+    assert into == {"crd:j": "broadcast", "crd:k": "crddrop", "val": "mul"}
+    assert [graph.blocks[e.src].dot_type for e in graph.edges if e.dst == "2"] == ["crddrop"]
+    back = dot.loads(dot.dumps(graph))
+    assert {e.dst_port.name: back.blocks[e.src].dot_type for e in back.edges
+            if e.dst == "3"} == into
+
+
+def test_miswired_original_graphs_are_miswired():
+    """The structure behind two of the refusal reasons (scripts/differential/known.py): an
+    order-2 accumulator without a value input and a value writer fed twice; an order-1
+    accumulator keyed by a variable that is not an index of the result."""
+    from sam.graph.dotparse import parse
+    from scripts.differential.known import NO_VALUE, SPACC1
+
+    for name, why in WRONG_IN_ORIGINAL.items():
+        d = parse((RECORDS / f"{name}.gv").read_text())
+        vals = [(e.src, e.dst) for e in d.edges if e.attrs.get("type") == "val"]
+        accs = {i: n.attrs for i, n in d.nodes.items() if n.attrs.get("type") == "spaccumulator"}
+        writer = [i for i, n in d.nodes.items() if n.attrs.get("mode") == "vals"]
+        if why == NO_VALUE:
+            assert any(all(dst != a for _, dst in vals) for a in accs), name
+            assert sum(dst == writer[0] for _, dst in vals) == 2, name
+        if why == SPACC1:
+            result = GRAPHS[name]["line"].split("=")[0]
+            assert any(a["order"] == "1" and f"{a['in0']}" not in result.partition("(")[2]
+                       for a in accs.values()), name
 
 
 def test_primitive_counts_of_a_recorded_graph():

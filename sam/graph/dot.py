@@ -255,8 +255,34 @@ def _build(dot: DotGraph) -> Graph:
         taken.add((dst, dport.name))
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
+    _original_dropper_inner_streams(graph)
     graph.dot_id = dot.name or "SAM"
     return graph
+
+
+def _original_dropper_inner_streams(graph: Graph) -> None:
+    """The original's ``CrdDrop`` drops outer coordinates only: its inner output is its inner
+    input unchanged, empty fibers included (its compressed writer skips them); ours removes the
+    empty inner fibers too (Def. 3.9), which gives a writer the same level. An accumulator of a
+    graph the original Custard wrote (no ``expression``, formats in the comment) pairs a kept
+    coordinate stream with a value stream that keeps the empty fibers: where a dropper's inner
+    output feeds it, it reads the dropper's inner input (through droppers in a row)."""
+    if graph.contract.expression is not None or not graph.formats:
+        return
+    feeds = {(e.dst, e.dst_port.name): e for e in graph.edges}
+    for k, e in enumerate(graph.edges):
+        dst = graph.blocks[e.dst]
+        if dst.dot_type != "spaccumulator" or e.dst_port.name.partition(":")[2] not in dst.kept:
+            continue
+        src, port = e.src, e.src_port
+        while graph.blocks[src].dot_type == "crddrop" and \
+                port.comment == f"inner-{graph.blocks[src].attrs['inner']}":
+            up = feeds.get((src, f"crd:in-{graph.blocks[src].attrs['inner']}"))
+            if up is None:
+                break
+            src, port = up.src, up.src_port
+        if src != e.src:
+            graph.edges[k] = Edge(src, port, e.dst, e.dst_port, e.attrs)
 
 
 def _held_inputs(graph: Graph, dot: DotGraph) -> None:
