@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from scripts.differential.compare import RECORDS
 from scripts.differential.table import main_compare
 
 
@@ -15,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="mode", required=True)
     rec = sub.add_parser("record", help="compile with the original Custard, store its graphs")
     rec.add_argument("--taco", required=True, help="the original's taco binary (build/bin/taco)")
+    rec.add_argument("--out", type=Path, default=RECORDS,
+                     help="folder of the records (default: tests/data/original-custard)")
     cmp_ = sub.add_parser("compare", help="run the recorded graphs here (CI-safe)")
     cmp_.add_argument("--names", nargs="*", help="only these expressions")
     cmp_.add_argument("--group", choices=("suite", "extra", "corpus"), help="only this group")
@@ -27,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "record":
         from scripts.differential.record import record
 
-        prov = record(args.taco)
+        prov = record(args.taco, args.out)
         print(f"{len(prov['graphs'])} graphs recorded, {len(prov['refused'])} lines refused by "
               f"the original (taco {prov['commit'][:8]})")
         return 0

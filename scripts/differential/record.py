@@ -73,8 +73,7 @@ def record(taco: str | Path, out: Path = RECORDS, sample: int = CORPUS_SAMPLE,
                    "sample": sample, "order": "scripts.differential.expressions.corpus_order"},
         "graphs": graphs, "refused": refused,
     }
-    PROVENANCE.write_text(json.dumps(prov, indent=1) + "\n") if out == RECORDS else \
-        (out / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
+    (out / PROVENANCE.name).write_text(json.dumps(prov, indent=1) + "\n")
     return prov
 
 
