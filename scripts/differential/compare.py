@@ -44,6 +44,9 @@ class Outcome:
     counts_original: dict[str, int] = field(default_factory=dict)
     counts_ours: dict[str, int] = field(default_factory=dict)
     cycles: list[tuple[str, int, int]] = field(default_factory=list)
+    #: our Custard compiled the line to a program of graphs (run as ``scripts/corpus.py`` does;
+    #: no primitive counts)
+    program: bool = False
 
     @property
     def counts_equal(self) -> bool:
@@ -133,9 +136,14 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
     outcome.original, outcome.original_why = _status(why), why
     try:
         ours = graph_from_command_line(line)
-        if not hasattr(ours, "blocks"):
-            outcome.ours, outcome.ours_why = "program", "our Custard compiles the line to a " \
-                "program of graphs (a workspace; scripts/corpus.py runs those)"
+        if not hasattr(ours, "blocks"):  # a program of graphs (a workspace): as corpus.py
+            for seed in seeds:
+                run = _corpus().simulate_line(line, seed, fast="fast" in engines)
+                if run.status != "pass":
+                    outcome.ours, outcome.ours_why = run.status, f"{run.status}: {run.detail}"
+                    return outcome
+            outcome.ours, outcome.ours_why = "pass", ""
+            outcome.program = True
             return outcome
         ours = dot.loads(dot.dumps(ours))
         outcome.counts_ours = primitive_counts(ours)

@@ -32,12 +32,12 @@ def summary(outcomes: list[Outcome]) -> list[str]:
         cells = [len(chosen), sum(o.original == "pass" for o in chosen),
                  sum(known(o, WRONG_IN_ORIGINAL) for o in chosen),
                  sum(known(o, NOT_YET) for o in chosen),
-                 sum(o.ours == "pass" for o in chosen), sum(o.ours == "program" for o in chosen),
+                 sum(o.ours == "pass" for o in chosen), sum(o.program for o in chosen),
                  sum(o.counts_equal for o in chosen),
                  f"{sum(within(a, b) for _, a, b in points)} of {len(points)}"]
         rows.append(f"| {group or 'all'} | " + " | ".join(map(str, cells)) + " |")
     out = ["| expressions | compared | original's graph = numpy | original's refused: wrong "
-           "in the original | original's not read yet | ours = numpy | ours: a program | "
+           "in the original | original's not read yet | ours = numpy | ours: a program of graphs | "
            "primitive counts equal | cycles within 5% |", "|---|---|---|---|---|---|---|---|---|",
            *rows, "", "Original's graphs refused here (one line each) because they are wrong "
            "in the original too:", ""]
