@@ -22,13 +22,15 @@ UNION_DROP = ("values were written but the last level",
               "coordinates, as weiya711/sam's mat_residual (its gold check fails there)")
 #: Two accesses of one tensor (``B(i,k)*B(j,k)``) merged by name.
 SAME_NAME = ("is connected 2 times",
-             "the original names both accesses of B alike: its intersect k gets two in-B "
-             "streams and one arrayvals B feeds the multiplier one operand")
+             "the original names both accesses of one tensor alike (B(i,k)*B(j,k)): a merger "
+             "gets two streams of one name (in-B) and one arrayvals serves both accesses, so "
+             "the multiplier lacks an operand")
 #: A dense result level written from an accumulator's coordinates.
 DENSE_OUT = ("do not match the",
-             "a dense result level written from its accumulator's (compressed) j coordinates: "
-             "the original's dense writer keeps only a count and its value writer packs the "
-             "values, so every missing j shifts them (by its code, not run)")
+             "a dense result level written from its accumulator's compressed j coordinates: the "
+             "original's ValsWrScan stores values in arrival order and its dense UncompressWrScan "
+             "no coordinates, so each missing j shifts the values (sam/sim/src/wr_scanner.py; "
+             "not run)")
 
 #: An accumulator and an ALU (or two accumulators) both feeding the result's value writer.
 TWO_VALUES = ("input val is connected 2 times",
