@@ -75,12 +75,12 @@ def failures(outcomes: list[Outcome]) -> list[Outcome]:
             or any(not within(a, b) for _, a, b in o.cycles)]
 
 
-def main_compare(names, group, engines, cycles: bool, matrices: int) -> int:
+def main_compare(names, group, engines, cycles: bool, matrices: int, seeds: int = 2) -> int:
     outcomes = []
     for g in selected(names, group):
         start = time.time()
-        o = compare_one(g["name"], g["group"], g["line"], engines=engines, cycles=cycles,
-                        matrices=matrices)
+        o = compare_one(g["name"], g["group"], g["line"], seeds=tuple(range(seeds)),
+                        engines=engines, cycles=cycles, matrices=matrices)
         cyc = " ".join(f"{p}:{a}/{b}" for p, a, b in o.cycles)
         print(f"{o.name:24s} original {o.original:8s} ours {o.ours:8s} counts "
               f"{'=' if o.counts_equal else '!='} {cyc} ({time.time() - start:.0f} s)",
