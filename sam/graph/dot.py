@@ -256,7 +256,6 @@ def _build(dot: DotGraph) -> Graph:
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
     _original_dropper_inner_streams(graph)
-    _original_accumulators(graph)
     graph.dot_id = dot.name or "SAM"
     return graph
 
@@ -338,38 +337,6 @@ def _original_nonunique_scans(graph: Graph) -> None:
         stored = fmt.level_type_of_mode(int(mode)).name
         if _UNIQUE_SPELLING.get(stored) == b.attrs.get("format"):
             b.attrs["format"] = stored
-
-
-def _original_accumulators(graph: Graph) -> None:
-    """The original's accumulator (``SpAcc1``, the one its graphs without ``crdhold`` are for)
-    writes out its row at every stop of an outer level, an empty row as an empty fiber. Where
-    that matters, as our compiler decides it (``custard/lower.py``): in a graph the original
-    Custard wrote, an accumulator that does not read point streams, has no ``empty`` attribute
-    and whose result level has a parent level written from coordinates no dropper cleaned (a
-    dense level, say) gets ``empty=keep``: every parent coordinate gets its (maybe empty)
-    fiber. Behind a dropper, empty groups are dropped, as in our graphs."""
-    if graph.contract.expression is not None or not graph.formats:
-        return
-    feeds = {e.dst: e.src for e in graph.edges if e.kind == "crd"}  # a writer's one input
-    writers = {(b.attrs.get("tensor"), b.attrs.get("mode")): bid
-               for bid, b in graph.blocks.items() if b.dot_type == "fiberwrite"}
-    for bid, b in graph.blocks.items():
-        if b.dot_type not in ("spaccumulator", "vectorreducer") or "empty" in b.attrs \
-                or getattr(b, "points", False):
-            continue
-        modes = [graph.blocks[e.dst].attrs for e in graph.edges
-                 if e.src == bid and e.kind == "crd"
-                 and graph.blocks[e.dst].dot_type == "fiberwrite"]
-        top = min((a for a in modes if a.get("mode", "").isdigit()),
-                  key=lambda a: int(a["mode"]), default=None)
-        if top is None or int(top["mode"]) == 0:
-            continue
-        parent = writers.get((top.get("tensor"), str(int(top["mode"]) - 1)))
-        src = feeds.get(parent) if parent is not None else None
-        while src is not None and graph.blocks[src].dot_type == "broadcast":
-            src = feeds.get(src)
-        if src is not None and graph.blocks[src].dot_type != "crddrop":
-            b.attrs["empty"] = "keep"
 
 
 def _original_reducers(graph: Graph) -> None:

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     cmp_.add_argument("--names", nargs="*", help="only these expressions")
     cmp_.add_argument("--group", choices=("suite", "extra", "corpus"), help="only this group")
     cmp_.add_argument("--engines", default="reference,fast")
-    cmp_.add_argument("--seeds", type=int, default=2, help="random inputs per graph")
+    cmp_.add_argument("--seeds", type=int, default=4, help="random inputs per graph")
     cmp_.add_argument("--no-cycles", action="store_true",
                       help="skip the cycle comparisons with the original simulator's records")
     cmp_.add_argument("--matrices", type=int, default=3,

@@ -7,7 +7,7 @@ import time
 
 from scripts.differential.compare import Outcome, compare_one, load_provenance
 from scripts.differential.cycles import within
-from scripts.differential.known import NOT_YET, WRONG_IN_ORIGINAL
+from scripts.differential.known import NOT_YET, RIGHT_WHEN, WRONG_IN_ORIGINAL
 
 
 def selected(names=None, group=None) -> list[dict]:
@@ -30,27 +30,33 @@ def summary(outcomes: list[Outcome]) -> list[str]:
             continue
         points = [p for o in chosen for p in o.cycles]
         cells = [len(chosen), sum(o.original == "pass" for o in chosen),
-                 sum(known(o, WRONG_IN_ORIGINAL) for o in chosen),
+                 sum(known(o, WRONG_IN_ORIGINAL) or known(o, RIGHT_WHEN) for o in chosen),
                  sum(known(o, NOT_YET) for o in chosen),
                  sum(o.ours == "pass" for o in chosen), sum(o.program for o in chosen),
                  sum(o.counts_equal for o in chosen),
                  f"{sum(within(a, b) for _, a, b in points)} of {len(points)}"]
         rows.append(f"| {group or 'all'} | " + " | ".join(map(str, cells)) + " |")
     out = ["| expressions | compared | original's graph = numpy | original's refused: wrong "
-           "in the original | original's not read yet | ours = numpy | ours: a program of graphs | "
-           "primitive counts equal | cycles within 5% |", "|---|---|---|---|---|---|---|---|---|",
+           "in the original (on these inputs) | original's not read yet | ours = numpy | "
+           "ours: a program of graphs | primitive counts equal | cycles within 5% |",
+           "|---|---|---|---|---|---|---|---|---|",
            *rows, "", "Original's graphs refused here (one line each) because they are wrong "
            "in the original too:", ""]
     reasons: dict[str, list[str]] = {}
     for o in outcomes:
         for table in (WRONG_IN_ORIGINAL, NOT_YET):
             if known(o, table):
-                reasons.setdefault(table[o.name][1], []).append(o.name)
-    out += [f"* {', '.join(f'`{n}`' for n in names)}: {why}" for why, names in reasons.items()]
+                reasons.setdefault(table[o.name][1], []).append(f"`{o.name}`")
+        if o.name in RIGHT_WHEN:
+            seen = "refused on some of these inputs" if known(o, RIGHT_WHEN) else \
+                "right on all of these inputs"
+            reasons.setdefault(RIGHT_WHEN[o.name][1], []).append(f"`{o.name}` ({seen})")
+    out += [f"* {', '.join(names)}: {why}" for why, names in reasons.items()]
     out += ["", "Other exceptions:", ""]
     for o in outcomes:
         notes = []
-        if o.original != "pass" and not known(o, WRONG_IN_ORIGINAL) and not known(o, NOT_YET):
+        if o.original != "pass" and not any(known(o, t) for t in (WRONG_IN_ORIGINAL, NOT_YET,
+                                                                  RIGHT_WHEN)):
             notes.append(f"original's graph: {o.original_why}")
         if o.ours != "pass":
             notes.append(f"ours: {o.ours_why}")
@@ -69,8 +75,9 @@ def failures(outcomes: list[Outcome]) -> list[Outcome]:
     :mod:`.known` expects (or right but listed there), our graph wrong (a refusal of ours is
     listed, not a failure), cycles off by more than 5%."""
     return [o for o in outcomes
-            if (o.original != "pass" and not known(o, WRONG_IN_ORIGINAL)
-                and not known(o, NOT_YET)) or o.ours in ("wrong", "error")
+            if (o.original != "pass" and not any(known(o, t) for t in (WRONG_IN_ORIGINAL,
+                                                                       NOT_YET, RIGHT_WHEN)))
+            or o.ours in ("wrong", "error")
             or (o.original == "pass" and (o.name in WRONG_IN_ORIGINAL or o.name in NOT_YET))
             or any(not within(a, b) for _, a, b in o.cycles)]
 
