@@ -19,7 +19,8 @@ SPACC1 = ("coordinate and value streams are not aligned",
 #: A coordinate dropper over a union (as weiya711/sam's mat_residual, docs/fidelity.md).
 UNION_DROP = ("values were written but the last level",
               "its crddrop i,j drops the i of the union that have no j: more values than "
-              "coordinates, as weiya711/sam's mat_residual (its gold check fails there)")
+              "coordinates, as in weiya711/sam's mat_residual and mat_mattransmul (the tip's are "
+              "the same graphs), whose gold check fails on the original simulator")
 #: Two accesses of one tensor (``B(i,k)*B(j,k)``) merged by name.
 SAME_NAME = ("is connected 2 times",
              "the original names both accesses of one tensor alike (B(i,k)*B(j,k)): a merger "
