@@ -162,6 +162,23 @@ def test_miswired_original_graphs_are_miswired():
                        for a in accs.values()), name
 
 
+def test_tip_residual_graphs_are_the_ones_verified_wrong():
+    """The tip's ``mat_residual`` / ``mat_mattransmul`` are weiya711/sam's graphs of the same
+    names (same nodes and edges), whose gold check fails on the original simulator
+    (tests/test_original_graphs.py, ``WRONG_IN_ORIGINAL``)."""
+    from sam.graph.dotparse import parse
+
+    def shape(path):
+        d = parse(path.read_text())
+        node = {i: n.attrs.get("comment", "") for i, n in d.nodes.items()}
+        return sorted((node[e.src], node[e.dst], e.attrs.get("type", ""),
+                       e.attrs.get("comment", "")) for e in d.edges)
+
+    for name in ("mat_residual", "mat_mattransmul"):
+        assert shape(RECORDS / f"{name}.gv") == shape(
+            RECORDS.parent / "original-graphs" / f"{name}.gv"), name
+
+
 def test_primitive_counts_of_a_recorded_graph():
     from sam.graph import dot
 
