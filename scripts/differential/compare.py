@@ -31,8 +31,9 @@ NOT_PRIMITIVES = {"broadcast"}
 @dataclass
 class Outcome:
     """What the harness found for one expression. ``original`` / ``ours``: ``pass``, ``wrong``
-    (differs from numpy), ``refused`` (a one-line error; ``why``), ``error`` (an exception
-    that is not one line: a bug). ``counts``: the two graphs' primitive counts."""
+    (differs from numpy), ``refused`` (a one-line toolkit error; ``why``), or for a program of
+    graphs a status of ``scripts/corpus.py``; any other exception propagates (a bug).
+    ``counts``: the two graphs' primitive counts."""
 
     name: str
     group: str
@@ -137,13 +138,13 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
     try:
         ours = graph_from_command_line(line)
         if not hasattr(ours, "blocks"):  # a program of graphs (a workspace): as corpus.py
+            outcome.program = True
             for seed in seeds:
                 run = _corpus().simulate_line(line, seed, fast="fast" in engines)
                 if run.status != "pass":
                     outcome.ours, outcome.ours_why = run.status, f"{run.status}: {run.detail}"
                     return outcome
             outcome.ours, outcome.ours_why = "pass", ""
-            outcome.program = True
             return outcome
         ours = dot.loads(dot.dumps(ours))
         outcome.counts_ours = primitive_counts(ours)
