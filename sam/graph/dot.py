@@ -86,7 +86,9 @@ def _comment_parts(comment: str) -> list[str]:
 
 def parse_formats(comment: str) -> dict[str, Format]:
     """The graph comment ``X=ss01,B=ss10,c=none`` -> tensor formats (a format of more than ten
-    levels is spelled ``d...d:0,1,...,12``, see :meth:`Format.__str__`)."""
+    levels is spelled ``d...d:0,1,...,12``, see :meth:`Format.__str__`). A tensor may be listed
+    once per access with the same format: the original Custard writes ``X=ss01,B=ss01,B=ss01``
+    for ``X(i,j)=B(i,k)*B(j,k)``."""
     formats: dict[str, Format] = {}
     for part in _comment_parts(comment):
         name, sep, spec = part.partition("=")
@@ -95,12 +97,14 @@ def parse_formats(comment: str) -> dict[str, Format]:
             raise GraphError(
                 f"graph comment {comment!r}: {part!r} is not NAME=FORMAT (e.g. B=ss01)"
             )
-        if name in formats:
-            raise GraphError(f"graph comment {comment!r} gives tensor {name} twice")
         try:
-            formats[name] = Format.parse(spec)
+            fmt = Format.parse(spec)
         except FormatError as err:
             raise GraphError(f"graph comment {comment!r}: tensor {name}: {err}") from None
+        if name in formats and formats[name] != fmt:
+            raise GraphError(f"graph comment {comment!r} gives tensor {name} two formats "
+                             f"({formats[name]}, {fmt})")
+        formats[name] = fmt
     return formats
 
 
@@ -213,6 +217,8 @@ def _build(dot: DotGraph) -> Graph:
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
     _original_reducers(graph)
+    _original_scalar_roots(graph, dot)
+    _original_nonunique_scans(graph)
     _held_inputs(graph, dot)
 
     edges = []
@@ -249,8 +255,34 @@ def _build(dot: DotGraph) -> Graph:
         taken.add((dst, dport.name))
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
+    _original_dropper_inner_streams(graph)
     graph.dot_id = dot.name or "SAM"
     return graph
+
+
+def _original_dropper_inner_streams(graph: Graph) -> None:
+    """The original's ``CrdDrop`` drops outer coordinates only: its inner output is its inner
+    input unchanged, empty fibers included (its compressed writer skips them); ours removes the
+    empty inner fibers too (Def. 3.9), which gives a writer the same level. An accumulator of a
+    graph the original Custard wrote (no ``expression``, formats in the comment) pairs a kept
+    coordinate stream with a value stream that keeps the empty fibers: where a dropper's inner
+    output feeds it, it reads the dropper's inner input (through droppers in a row)."""
+    if graph.contract.expression is not None or not graph.formats:
+        return
+    feeds = {(e.dst, e.dst_port.name): e for e in graph.edges}
+    for k, e in enumerate(graph.edges):
+        dst = graph.blocks[e.dst]
+        if dst.dot_type != "spaccumulator" or e.dst_port.name.partition(":")[2] not in dst.kept:
+            continue
+        src, port = e.src, e.src_port
+        while graph.blocks[src].dot_type == "crddrop" and \
+                port.comment == f"inner-{graph.blocks[src].attrs['inner']}":
+            up = feeds.get((src, f"crd:in-{graph.blocks[src].attrs['inner']}"))
+            if up is None:
+                break
+            src, port = up.src, up.src_port
+        if src != e.src:
+            graph.edges[k] = Edge(src, port, e.dst, e.dst_port, e.attrs)
 
 
 def _held_inputs(graph: Graph, dot: DotGraph) -> None:
@@ -267,6 +299,44 @@ def _held_inputs(graph: Graph, dot: DotGraph) -> None:
         hook = getattr(graph.blocks[bid], "held_inputs", None)
         if hook is not None:
             hook(ports)
+
+
+def _original_scalar_roots(graph: Graph, dot: DotGraph) -> None:
+    """The original Custard writes the ``arrayvals`` of a scalar operand (``y=A*z``, comment
+    ``A=none``) with no reference input and no ``root`` attribute: in a graph it wrote (no
+    ``expression``, formats in the comment) such a block reads the root reference, as ours
+    writes it with ``root=true`` (docs/fidelity.md)."""
+    if graph.contract.expression is not None or not graph.formats:
+        return
+    fed = {e.dst for e in dot.edges if (e.attrs.get("type") or e.attrs.get("label", "")
+                                        .split("_")[0]) == "ref"}
+    for b in graph.blocks.values():
+        fmt = graph.formats.get(b.attrs.get("tensor", ""))
+        if b.dot_type == "arrayvals" and b.id not in fed and "root" not in b.attrs \
+                and fmt is not None and fmt.order == 0:
+            b.attrs["root"] = "true"
+
+
+#: The original Custard names a scanned level's kind only: its scanner of a non-unique level.
+_UNIQUE_SPELLING = {"compressed_nonunique": "compressed", "singleton_nonunique": "singleton"}
+
+
+def _original_nonunique_scans(graph: Graph) -> None:
+    """The original Custard writes ``format=compressed`` / ``singleton`` for the scanner of a
+    non-unique level (``u`` / ``c`` of a COO format, ``B=uq01``): in a graph it wrote (no
+    ``expression``, formats in the comment) such a scanner scans the level as stored, the
+    comment saying it is non-unique (deduplicated, sam/blocks/scanners.py)."""
+    if graph.contract.expression is not None or not graph.formats:
+        return
+    for b in graph.blocks.values():
+        fmt = graph.formats.get(b.attrs.get("tensor", ""))
+        mode = b.attrs.get("mode", "")
+        if b.dot_type != "fiberlookup" or fmt is None or not mode.isdigit() \
+                or int(mode) >= fmt.order:
+            continue
+        stored = fmt.level_type_of_mode(int(mode)).name
+        if _UNIQUE_SPELLING.get(stored) == b.attrs.get("format"):
+            b.attrs["format"] = stored
 
 
 def _original_reducers(graph: Graph) -> None:

@@ -1,0 +1,86 @@
+"""Cycles of the original Custard's graphs under ``--timing original`` against the original
+simulator's recorded counts: Figure 12 (SpM*SpM in six orders, docs/fidelity.md) and the
+final-apps runs of ``tests/data/original-final-apps.json`` (the smallest matrices first)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from scripts.differential.expressions import ROOT
+
+#: Figure 12's counts of the original simulator (tests/test_fidelity.py, issue 13).
+FIG12 = {"ijk": 662_574, "jik": 662_574, "ikj": 25_235, "jki": 24_910, "kij": 30_833,
+         "kji": 30_898}
+#: Harness name -> the original's final-apps kernel (tests/helpers/final_apps.py).
+FINAL_APPS = {"mat_elemadd": "mat_elemadd", "mat_elemadd3": "mat_elemadd3",
+              "mat_vecmul_ji": "mat_vecmul", "mat_residual": "mat_residual",
+              "mat_mattransmul": "mat_mattransmul", "matmul_kij": "matmul_kij",
+              "matmul_ikj": "matmul_ikj", "mat_sddmm": "mat_sddmm"}
+TOLERANCE = 0.05
+
+
+def has_cycles(name: str) -> bool:
+    return name in FINAL_APPS or name.removeprefix("matmul_") in FIG12
+
+
+def _matrix(shape: tuple[int, int], sparsity: float, seed: int) -> np.ndarray:
+    """The original's ``MatrixGenerator`` matrix (as tests/test_fidelity.py builds it)."""
+    rng = random.Random(seed)
+    arr = np.random.RandomState(seed).randint(0, 255, size=shape, dtype=np.int64)
+    flat = arr.reshape(-1)
+    for k in range(flat.size):
+        if rng.random() < sparsity:
+            flat[k] = 0
+    return arr.astype(np.float64)
+
+
+def _final_apps():
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from helpers import final_apps
+
+    return final_apps
+
+
+def original_cycles(name: str, path: Path, matrices: int = 3) -> list[tuple[str, int, int]]:
+    """(point, original's cycles, ours) for the graph at ``path`` under ``timing="original"``
+    on the fast engine, each result checked against numpy (AssertionError otherwise)."""
+    from formats.tensor import Tensor
+    from sam.check import compare, expected
+    from sam.graph import dot
+    from sam.graph.validate import output_tensors
+    from sam.sim.engine import simulate
+
+    graph = dot.loads(dot.dumps(dot.load(path)))
+    (out,) = output_tensors(graph)
+    points = []
+    order = name.removeprefix("matmul_")
+    if order in FIG12:
+        b, c = _matrix((250, 100), 0.95, 0), _matrix((100, 250), 0.95, 1)
+        tensors = {"B": Tensor.from_dense(b, graph.formats["B"]),
+                   "C": Tensor.from_dense(c, graph.formats["C"])}
+        result = simulate(graph, tensors, engine="fast", timing="original")
+        assert np.allclose(result.outputs[out].to_dense(), b @ c), (name, "Figure 12")
+        points.append(("Figure 12", FIG12[order], result.cycles))
+    if name in FINAL_APPS:
+        fa = _final_apps()
+        kernel = FINAL_APPS[name]
+        expr = fa.KERNELS[kernel][2]
+        runs = sorted((r for r in fa.record()["runs"] if r["kernel"] == kernel),
+                      key=lambda r: r["cycles"])[:matrices]
+        for run in runs:
+            tensors = fa.operands(kernel, run["matrix"], run.get("vectors", {}), graph.formats)
+            result = simulate(graph, tensors, engine="fast", timing="original")
+            assert compare(result.outputs[out], expected(expr, tensors)).passed, \
+                (name, run["matrix"])
+            points.append((run["matrix"], run["cycles"], result.cycles))
+    return points
+
+
+def within(original: int, ours: int, tolerance: float = TOLERANCE) -> bool:
+    return abs(ours - original) <= tolerance * original

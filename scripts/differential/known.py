@@ -1,0 +1,77 @@
+"""The original Custard's graphs that are wrong in the original too, each refused here in one
+line: name -> (a part of our refusal, why the original's graph is wrong)."""
+
+from __future__ import annotations
+
+#: taco 6570336a ("remove CrdHold") wires a reduction over two or more variables into an
+#: order-2 accumulator without a value input (its value goes nowhere, two value streams reach
+#: the result's writer).
+NO_VALUE = ("input val is not connected",
+            "the original Custard wires no value into its spaccumulator 2 and two value streams "
+            "into the result's writer: no simulator can run it")
+#: ... or into an order-1 accumulator keyed by a reduced variable (its ``in0`` is not an index
+#: of the result), whose coordinates do not line up with the values it gets.
+SPACC1 = ("coordinate and value streams are not aligned",
+          "its spaccumulator 1 is keyed by a reduced variable (in0 is not an index of the "
+          "result), whose coordinates do not line up with its values: the original's SpAcc1 "
+          "(sam compiler_fix 4ca552c5) fails its own assertion on x=B(i,j) ('The inner value "
+          "(D) must be a non-control token')")
+#: A coordinate dropper over a union (as weiya711/sam's mat_residual, docs/fidelity.md).
+UNION_DROP = ("values were written but the last level",
+              "its crddrop i,j drops the i of the union that have no j: more values than "
+              "coordinates, as in weiya711/sam's mat_residual and mat_mattransmul (the tip's are "
+              "the same graphs), whose gold check fails on the original simulator")
+#: Two accesses of one tensor (``B(i,k)*B(j,k)``) merged by name.
+SAME_NAME = ("is connected 2 times",
+             "the original names both accesses of one tensor alike (B(i,k)*B(j,k)): a merger "
+             "gets two streams of one name (in-B) and one arrayvals serves both accesses, so "
+             "the multiplier lacks an operand")
+#: An accumulator and an ALU (or two accumulators) both feeding the result's value writer.
+TWO_VALUES = ("input val is connected 2 times",
+              "two value streams reach the result's value writer (an accumulator and the add "
+              "that should take its result; the add has one operand)")
+#: A constant operand (``+5``) has no node.
+CONSTANT = ("input val:in1 is not connected",
+            "the original Custard writes no node for the constant: its add has one operand")
+#: Accumulators of order 0 (the original simulator has orders 1 and 2 only).
+ORDER0 = ("order='0'",
+          "an spaccumulator of order 0: the original simulator has accumulators of order 1 "
+          "and 2 only (SpAcc1, SpAcc2)")
+#: Accumulator coordinate inputs or outputs of variables it does not keep.
+ACC_WIRING = ("spaccumulator",
+              "its accumulators take and give coordinates of variables they do not keep "
+              "(several accumulators write the same levels)")
+
+WRONG_IN_ORIGINAL: dict[str, tuple[str, str]] = {
+    "tensor3_innerprod": NO_VALUE, "x3_innerprod": NO_VALUE, "x_tensor3_sum": NO_VALUE,
+    "x_ttm_contract2": NO_VALUE,
+    "tensor3_mttkrp": SPACC1, "x3_mttkrp_sparse": SPACC1, "x3_mttkrp_dense": SPACC1,
+    "x_mat_sum": SPACC1, "x_mat_innerprod": SPACC1, "x_ttv2": SPACC1,
+    "mat_residual": UNION_DROP, "mat_mattransmul": UNION_DROP, "x_spmv_plus": UNION_DROP,
+    "x_gram": SAME_NAME,
+    "corpus_0001": NO_VALUE, "corpus_0008": NO_VALUE, "corpus_0019": NO_VALUE,
+    "corpus_0020": NO_VALUE, "corpus_0031": NO_VALUE, "corpus_0033": NO_VALUE,
+    "corpus_0036": NO_VALUE,
+    "corpus_0018": SPACC1,
+    "corpus_0013": UNION_DROP,
+    "corpus_0002": SAME_NAME,
+    "corpus_0003": TWO_VALUES,
+    "corpus_0012": CONSTANT, "corpus_0035": CONSTANT,
+    "corpus_0029": ORDER0, "corpus_0034": ORDER0,
+    "corpus_0023": ACC_WIRING, "corpus_0030": ACC_WIRING,
+}
+
+#: Graphs of the original that we do not read yet: name -> (part of the refusal, why).
+NOT_YET: dict[str, tuple[str, str]] = {}
+
+#: Original graphs right here only on some inputs, refused in one line on the others, and
+#: wrong on the original simulator on those too: name -> (part of the refusal, why).
+ROW_KEPT = ("do not match the",
+            "right when every coordinate kept above its accumulator (by a dropper, or on a "
+            "dense level) has a nonempty row, else refused in one line (the writer gets fewer "
+            "fibers than coordinates): an empty row is no fiber for the original's writers "
+            "either (its CompressWrScan skips a stop after a stop, its dense writer and "
+            "ValsWrScan pack the values; sam/sim/src/wr_scanner.py), so its rows shift")
+RIGHT_WHEN: dict[str, tuple[str, str]] = {
+    name: ROW_KEPT for name in ("x_matmul_dense_out", "corpus_0022", "corpus_0026")
+}
