@@ -19,8 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--taco", required=True, help="the original's taco binary (build/bin/taco)")
     rec.add_argument("--out", type=Path, default=RECORDS,
                      help="folder of the records (default: tests/data/original-custard)")
+    rec.add_argument("--note", default=None,
+                     help="a note on the commit for provenance.json (default: known commits')")
     cmp_ = sub.add_parser("compare", help="run the recorded graphs here (CI-safe)")
     cmp_.add_argument("--names", nargs="*", help="only these expressions")
+    cmp_.add_argument("--records", type=Path, default=RECORDS,
+                      help="folder of the record set (default: tests/data/original-custard, "
+                           "the tip's; tests/data/original-custard-edc4195a, before CrdHold's "
+                           "removal)")
     cmp_.add_argument("--group", choices=("suite", "extra", "corpus"), help="only this group")
     cmp_.add_argument("--engines", default="reference,fast")
     cmp_.add_argument("--seeds", type=int, default=4, help="random inputs per graph")
@@ -32,12 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "record":
         from scripts.differential.record import record
 
-        prov = record(args.taco, args.out)
+        prov = record(args.taco, args.out, note=args.note)
         print(f"{len(prov['graphs'])} graphs recorded, {len(prov['refused'])} lines refused by "
               f"the original (taco {prov['commit'][:8]})")
         return 0
     return main_compare(args.names, args.group, tuple(args.engines.split(",")),
-                        not args.no_cycles, args.matrices, args.seeds)
+                        not args.no_cycles, args.matrices, args.seeds, args.records)
 
 
 if __name__ == "__main__":

@@ -19,10 +19,13 @@ import json
 import random
 import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from scripts.differential.expressions import ROOT, split_line
 
 RECORDS = ROOT / "tests" / "data" / "original-custard"
+#: The records of taco edc4195a, the last commit before the CrdHold removal.
+RECORDS_PRE = ROOT / "tests" / "data" / "original-custard-edc4195a"
 PROVENANCE = RECORDS / "provenance.json"
 #: Blocks that are wiring, not primitives (our writer's fan-out points).
 NOT_PRIMITIVES = {"broadcast"}
@@ -60,8 +63,9 @@ class Outcome:
                          if self.counts_original.get(k, 0) != self.counts_ours.get(k, 0))
 
 
-def load_provenance() -> dict:
-    return json.loads(PROVENANCE.read_text())
+def load_provenance(records: Path = RECORDS) -> dict:
+    """``provenance.json`` of the record set in ``records`` (default: the tip's)."""
+    return json.loads((records / PROVENANCE.name).read_text())
 
 
 def primitive_counts(graph) -> dict[str, int]:
@@ -117,8 +121,9 @@ def _status(why: str) -> str:
 
 def compare_one(name: str, group: str, line: str, seeds=(0, 1),
                 engines=("reference", "fast"), cycles: bool = False,
-                matrices: int = 3) -> Outcome:
-    """The harness on one recorded expression (see module docstring)."""
+                matrices: int = 3, records: Path = RECORDS) -> Outcome:
+    """The harness on one recorded expression of the record set ``records`` (see module
+    docstring)."""
     from custard.cli import graph_from_command_line
     from formats.errors import ToolkitError
     from sam.graph import dot
@@ -126,8 +131,8 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
     expression = split_line(line)[0]
     outcome = Outcome(name, group, line)
     try:
-        graph = dot.loads(dot.dumps(dot.load(RECORDS / f"{name}.gv")))
-        outcome.counts_original = primitive_counts(dot.load(RECORDS / f"{name}.gv"))
+        graph = dot.loads(dot.dumps(dot.load(records / f"{name}.gv")))
+        outcome.counts_original = primitive_counts(dot.load(records / f"{name}.gv"))
         why = ""
         for seed in seeds:
             why = why or run_checked(graph, expression, _inputs(expression, graph, seed, line),
@@ -159,5 +164,5 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
         from scripts.differential.cycles import has_cycles, original_cycles
 
         if has_cycles(name):
-            outcome.cycles = original_cycles(name, RECORDS / f"{name}.gv", matrices)
+            outcome.cycles = original_cycles(name, records / f"{name}.gv", matrices)
     return outcome

@@ -1,7 +1,10 @@
 """The original Custard's graphs that are wrong in the original too, each refused here in one
-line: name -> (a part of our refusal, why the original's graph is wrong)."""
+line: name -> (a part of our refusal, why the original's graph is wrong), per record set (taco
+commit, :data:`KNOWN`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 #: taco 6570336a ("remove CrdHold") wires a reduction over two or more variables into an
 #: order-2 accumulator without a value input (its value goes nowhere, two value streams reach
@@ -75,3 +78,31 @@ ROW_KEPT = ("do not match the",
 RIGHT_WHEN: dict[str, tuple[str, str]] = {
     name: ROW_KEPT for name in ("x_matmul_dense_out", "corpus_0022", "corpus_0026")
 }
+
+# --- taco edc4195a, the last commit before the CrdHold removal (crdhold + SparseAccumulator1/2,
+# the conventions of weiya711/sam's own graphs): filled from the compare on its records.
+WRONG_PRE: dict[str, tuple[str, str]] = {}
+NOT_YET_PRE: dict[str, tuple[str, str]] = {}
+RIGHT_WHEN_PRE: dict[str, tuple[str, str]] = {}
+
+
+@dataclass(frozen=True)
+class Known:
+    """The refusal tables of one record set: ``wrong`` (wrong in the original too),
+    ``not_yet`` (not read here yet), ``right_when`` (right on some inputs only)."""
+
+    wrong: dict[str, tuple[str, str]]
+    not_yet: dict[str, tuple[str, str]]
+    right_when: dict[str, tuple[str, str]]
+
+
+#: taco commit (8 hex digits, as in the records' provenance.json) -> its tables.
+KNOWN: dict[str, Known] = {
+    "6570336a": Known(WRONG_IN_ORIGINAL, NOT_YET, RIGHT_WHEN),
+    "edc4195a": Known(WRONG_PRE, NOT_YET_PRE, RIGHT_WHEN_PRE),
+}
+
+
+def for_commit(commit: str) -> Known:
+    """The tables of the record set compiled by taco ``commit`` (empty for an unknown one)."""
+    return KNOWN.get(commit[:8], Known({}, {}, {}))

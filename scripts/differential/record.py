@@ -23,6 +23,15 @@ from scripts.differential.original import original_graph
 
 TACO_REPOSITORY = "github.com/weiya711/taco"
 TACO_BRANCH = "sam"
+#: Notes on the commits recorded (provenance.json's ``note``).
+NOTES = {
+    "6570336a": "the tip of branch sam: 'Add in changes to compiler to remove CrdHold'",
+    "edc4195a": "'Update taco readme to be custard readme' (2023-05-05), the last commit before "
+                "the CrdHold removal (6570336a): graphs with crdhold and order-1/2 "
+                "spaccumulators, the conventions of weiya711/sam's own graphs; only "
+                "src/sam/sam_graph.cpp, src/sam/sam_printer.* and tools/taco.cpp differ from "
+                "the tip",
+}
 
 
 def _commit(taco: Path) -> str:
@@ -36,7 +45,7 @@ def _commit(taco: Path) -> str:
 
 
 def record(taco: str | Path, out: Path = RECORDS, sample: int = CORPUS_SAMPLE,
-           seed: int = CORPUS_SEED, say=print) -> dict:
+           seed: int = CORPUS_SEED, say=print, note: str | None = None) -> dict:
     """Compile the suite, the extra kernels and the first ``sample`` corpus lines (in the
     seeded order) that the original compiles; write the graphs and the provenance."""
     taco = Path(taco)
@@ -63,16 +72,20 @@ def record(taco: str | Path, out: Path = RECORDS, sample: int = CORPUS_SAMPLE,
         if kept >= sample:
             break
         kept += one(Expression(f"corpus_{k:04d}", "corpus", line))
+    commit = _commit(taco)
     prov = {
         "what": "SAM graphs written by the original Custard (-print-sam-graph) for the "
                 "differential harness (scripts/differential, issue 33)",
-        "repository": TACO_REPOSITORY, "branch": TACO_BRANCH, "commit": _commit(taco),
+        "repository": TACO_REPOSITORY, "branch": TACO_BRANCH, "commit": commit,
+        "note": note if note is not None else NOTES.get(commit[:8], ""),
         "build": "CMake Release of that commit, outside this repository",
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "corpus": {"log": "tests/data/taco-website/success.log", "seed": seed,
                    "sample": sample, "order": "scripts.differential.expressions.corpus_order"},
         "graphs": graphs, "refused": refused,
     }
+    if out != RECORDS:
+        prov["what"] += f"; the harness reads them with compare --records {out.name}"
     (out / PROVENANCE.name).write_text(json.dumps(prov, indent=1) + "\n")
     return prov
 
