@@ -161,8 +161,13 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
         why = "refused: " + " ".join(str(err).split())[:300]
     outcome.ours, outcome.ours_why = _status(why), why
     if cycles and outcome.original == "pass":
-        from scripts.differential.cycles import has_cycles, original_cycles
+        from scripts.differential.cycles import (
+            has_cycles,
+            original_cycles,
+            simulated_cycles,
+        )
 
         if has_cycles(name):
             outcome.cycles = original_cycles(name, records / f"{name}.gv", matrices)
+        outcome.cycles += simulated_cycles(records, name)
     return outcome

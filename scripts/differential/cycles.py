@@ -1,6 +1,9 @@
 """Cycles of the original Custard's graphs under ``--timing original`` against the original
-simulator's recorded counts: Figure 12 (SpM*SpM in six orders, docs/fidelity.md) and the
-final-apps runs of ``tests/data/original-final-apps.json`` (the smallest matrices first)."""
+simulator's recorded counts: Figure 12 (SpM*SpM in six orders, docs/fidelity.md), the
+final-apps runs of ``tests/data/original-final-apps.json`` (the smallest matrices first) and,
+for a record set with a ``simulated.json`` (taco edc4195a), the original simulator's runs of
+that set's own graphs through its code generator on the harness's random inputs
+(:func:`simulated_cycles`)."""
 
 from __future__ import annotations
 
@@ -23,8 +26,62 @@ FINAL_APPS = {"mat_elemadd": "mat_elemadd", "mat_elemadd3": "mat_elemadd3",
 TOLERANCE = 0.05
 
 
-def has_cycles(name: str) -> bool:
-    return name in FINAL_APPS or name.removeprefix("matmul_") in FIG12
+def has_cycles(name: str, records: Path | None = None) -> bool:
+    return name in FINAL_APPS or name.removeprefix("matmul_") in FIG12 or bool(
+        records is not None and simulated_runs(records, name))
+
+
+def simulated_runs(records: Path, name: str | None = None) -> list[dict]:
+    """The original simulator's recorded runs of ``records``' graphs (``simulated.json``; none
+    when the set has no such file), of graph ``name`` or all."""
+    import json
+
+    path = records / "simulated.json"
+    if not path.exists():
+        return []
+    runs = json.loads(path.read_text())["runs"]
+    return [r for r in runs if name is None or r["name"] == name]
+
+
+def run_inputs(run: dict, formats) -> dict:
+    """A recorded run's input tensors (nonzeros, shape; stored in the graph's formats)."""
+    from formats.tensor import Tensor
+
+    out = {}
+    for t, v in run["inputs"].items():
+        if not v["shape"]:
+            out[t] = Tensor.scalar(v["vals"][0] if v["vals"] else 0.0)
+            continue
+        dense = np.zeros(v["shape"])
+        for c, x in zip(v["coords"], v["vals"], strict=True):
+            dense[tuple(c)] = x
+        out[t] = Tensor.from_dense(dense, formats[t])
+    return out
+
+
+def simulated_cycles(records: Path, name: str) -> list[tuple[str, int, int]]:
+    """(point, original's cycles, ours) for each recorded run of the original simulator with
+    cycles, our simulator on the same graph and inputs under ``timing="original"`` (fast
+    engine), each result checked against numpy (AssertionError otherwise)."""
+    from sam.check import compare, expected
+    from sam.graph import dot
+    from sam.graph.implicit import index_sizes
+    from sam.graph.validate import output_tensors
+    from sam.sim.engine import simulate
+    from scripts.differential.expressions import split_line
+
+    graph = dot.loads(dot.dumps(dot.load(records / f"{name}.gv")))
+    (out,) = output_tensors(graph)
+    points = []
+    for run in simulated_runs(records, name):
+        if "original_cycles" not in run:
+            continue
+        tensors = run_inputs(run, graph.formats)
+        gold = expected(split_line(run["line"])[0], tensors, index_sizes(graph), graph.formats)
+        result = simulate(graph, tensors, engine="fast", timing="original")
+        assert compare(result.outputs[out], gold).passed, (name, run["seed"])
+        points.append((f"seed {run['seed']}", run["original_cycles"], result.cycles))
+    return points
 
 
 def _matrix(shape: tuple[int, int], sparsity: float, seed: int) -> np.ndarray:

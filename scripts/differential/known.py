@@ -81,7 +81,45 @@ RIGHT_WHEN: dict[str, tuple[str, str]] = {
 
 # --- taco edc4195a, the last commit before the CrdHold removal (crdhold + SparseAccumulator1/2,
 # the conventions of weiya711/sam's own graphs): filled from the compare on its records.
-WRONG_PRE: dict[str, tuple[str, str]] = {}
+#: A reduce between the multiplier and an accumulator: it sums each innermost fiber, though
+#: the innermost variable is kept (Gustavson's j) or accumulated by the accumulator itself.
+_REDUCE_WHY = ("a reduce sums each innermost fiber before the spaccumulator, though that "
+               "variable is kept by the result or by the accumulator (weiya711/sam's own "
+               "graphs of these kernels have no such reduce)")
+REDUCE_ACC = ("coordinate and value streams are not aligned", _REDUCE_WHY)
+#: ... seen first at the crdhold of the outer variable (a dense result, a dropper above).
+REDUCE_ACC_HOLD = ("stop tokens do not match the repeat signals",
+                   _REDUCE_WHY + "; here the crdhold above it is fed misaligned streams first")
+#: An order-1 accumulator feeding an order-2 one its values only.
+ACC_CHAIN = ("is not connected",
+             "an spaccumulator 1 feeds an spaccumulator 2 its values only (no coordinate "
+             "input: the result's coordinates are lost), behind a chain of reduces")
+#: An accumulator fed the sum of a product and another operand (added once per point).
+ADD_INTO_ACC = ("misaligned fibers",
+                "the accumulator is fed B(i,j)+C(i,k)*D(k,j) per point (B added once per k) and "
+                "a union merges B's j with the accumulator's point stream (different levels)")
+#: Order-2 accumulators given a third kept variable, or accumulators of order 4 and 5.
+ACC_ORDER = ("does not match any output of node",
+             "an spaccumulator 2 wired for three or more kept variables (an out-i edge it has "
+             "no output for): the original's SparseAccumulator2 keeps two")
+ACC_ORDER5 = ("lacks attribute in3",
+              "spaccumulators of order 4 and 5: the original simulator has accumulators of "
+              "order 1 and 2 only")
+WRONG_PRE: dict[str, tuple[str, str]] = {
+    **{n: REDUCE_ACC for n in ("matmul_kij", "matmul_kji", "matmul_ikj", "matmul_jki",
+                               "mat_vecmul_ji", "vec_spacc_simple", "mat_spacc_simple",
+                               "corpus_0007", "corpus_0022", "corpus_0026")},
+    **{n: REDUCE_ACC_HOLD for n in ("x_matmul_dense_out", "corpus_0005", "corpus_0010",
+                                    "corpus_0021")},
+    **{n: ACC_CHAIN for n in ("x_ttm_contract2", "corpus_0008", "corpus_0020", "corpus_0023",
+                              "corpus_0031", "corpus_0033", "corpus_0036")},
+    **{n: UNION_DROP for n in ("mat_residual", "mat_mattransmul", "x_spmv_plus",
+                               "corpus_0013")},
+    **{n: SAME_NAME for n in ("x_gram", "corpus_0002", "corpus_0034")},
+    **{n: CONSTANT for n in ("corpus_0012", "corpus_0035")},
+    "corpus_0003": ADD_INTO_ACC, "corpus_0000": ACC_ORDER, "corpus_0024": ACC_ORDER,
+    "corpus_0030": ACC_ORDER5,
+}
 NOT_YET_PRE: dict[str, tuple[str, str]] = {}
 RIGHT_WHEN_PRE: dict[str, tuple[str, str]] = {}
 
