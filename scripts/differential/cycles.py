@@ -59,10 +59,13 @@ def run_inputs(run: dict, formats) -> dict:
     return out
 
 
-def simulated_cycles(records: Path, name: str) -> list[tuple[str, int, int]]:
-    """(point, original's cycles, ours) for each recorded run of the original simulator with
-    cycles, our simulator on the same graph and inputs under ``timing="original"`` (fast
-    engine), each result checked against numpy (AssertionError otherwise)."""
+def simulated_cycles(records: Path, name: str,
+                     verdicts: tuple[str, ...] = ("pass",)) -> list[tuple[str, int, int]]:
+    """(point, original's cycles, ours) for each recorded run of the original simulator whose
+    verdict is in ``verdicts`` (by default only runs whose result is right: a wrong one counts
+    the cycles of another computation), our simulator on the same graph and inputs under
+    ``timing="original"`` (fast engine), each result checked against numpy (AssertionError
+    otherwise)."""
     from sam.check import compare, expected
     from sam.graph import dot
     from sam.graph.implicit import index_sizes
@@ -74,7 +77,7 @@ def simulated_cycles(records: Path, name: str) -> list[tuple[str, int, int]]:
     (out,) = output_tensors(graph)
     points = []
     for run in simulated_runs(records, name):
-        if "original_cycles" not in run:
+        if "original_cycles" not in run or run["verdict"] not in verdicts:
             continue
         tensors = run_inputs(run, graph.formats)
         gold = expected(split_line(run["line"])[0], tensors, index_sizes(graph), graph.formats)

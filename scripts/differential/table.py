@@ -105,7 +105,10 @@ def main_compare(names, group, engines, cycles: bool, matrices: int, seeds: int 
     print("\n".join(summary(outcomes, k)))
     bad = failures(outcomes, k)
     for o in bad:
-        print(f"FAIL {o.name}: {o.original_why or o.ours_why or 'runs, but listed in known.py'}")
+        off = "; ".join(f"cycles {p}: {a:,} / {b:,} ({(b - a) / a:+.2%})"
+                        for p, a, b in o.cycles if not within(a, b))
+        why = o.original_why or o.ours_why or off or "runs, but listed in known.py"
+        print(f"FAIL {o.name}: {why}")
     return 1 if bad else 0
 
 
