@@ -73,12 +73,14 @@ def simulated_cycles(records: Path, name: str,
     from sam.sim.engine import simulate
     from scripts.differential.expressions import split_line
 
+    runs = [r for r in simulated_runs(records, name)
+            if "original_cycles" in r and r["verdict"] in verdicts]
+    if not runs:
+        return []
     graph = dot.loads(dot.dumps(dot.load(records / f"{name}.gv")))
     (out,) = output_tensors(graph)
     points = []
-    for run in simulated_runs(records, name):
-        if "original_cycles" not in run or run["verdict"] not in verdicts:
-            continue
+    for run in runs:
         tensors = run_inputs(run, graph.formats)
         gold = expected(split_line(run["line"])[0], tensors, index_sizes(graph), graph.formats)
         result = simulate(graph, tensors, engine="fast", timing="original")
