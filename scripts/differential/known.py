@@ -4,7 +4,7 @@ commit, :data:`KNOWN`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: taco 6570336a ("remove CrdHold") wires a reduction over two or more variables into an
 #: order-2 accumulator without a value input (its value goes nowhere, two value streams reach
@@ -132,12 +132,25 @@ class Known:
     wrong: dict[str, tuple[str, str]]
     not_yet: dict[str, tuple[str, str]]
     right_when: dict[str, tuple[str, str]]
+    #: graphs whose cycles may differ from the original simulator's by more than 5% but at
+    #: most :data:`CYCLES_SLACK` cycles (small runs): name -> why
+    cycles_off: dict[str, str] = field(default_factory=dict)
+
+
+#: cycles a listed graph (``Known.cycles_off``) may differ by on a run where 5% is less
+CYCLES_SLACK = 2
+#: edc4195a's graphs with a constant difference that exceeds 5% only on the smallest runs
+CYCLES_OFF_PRE = {
+    "mat_elemmul": "one cycle more than the original on every run (26/27, 16/17, 145/146: "
+                   "a constant; which block adds it was not investigated), which is 6.25% on "
+                   "the 16-cycle run only",
+}
 
 
 #: taco commit (8 hex digits, as in the records' provenance.json) -> its tables.
 KNOWN: dict[str, Known] = {
     "6570336a": Known(WRONG_IN_ORIGINAL, NOT_YET, RIGHT_WHEN),
-    "edc4195a": Known(WRONG_PRE, NOT_YET_PRE, RIGHT_WHEN_PRE),
+    "edc4195a": Known(WRONG_PRE, NOT_YET_PRE, RIGHT_WHEN_PRE, CYCLES_OFF_PRE),
 }
 
 
