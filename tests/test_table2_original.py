@@ -13,6 +13,7 @@ from custard.reproduce.artifact_rules import artifact_key
 from custard.reproduce.table2 import ROWS, chunk_point, logged_commands
 from custard.reproduce.table2_original import (
     REASONS,
+    ROW_FLAGS,
     difference_reason,
     failure,
     line_key,
@@ -21,6 +22,7 @@ from custard.reproduce.table2_original import (
 )
 
 FLAGS = [flag for _, flag, _ in ROWS]
+assert tuple(FLAGS) == ROW_FLAGS  # the record's row numbers
 
 
 def _distinct() -> list[str]:

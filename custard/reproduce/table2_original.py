@@ -31,10 +31,13 @@ def load_record(path: Path = RECORD) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def _flags(code: str) -> frozenset[str]:
-    from custard.reproduce.table2 import ROWS
+#: The flags of Table 2's rows 1-12 (``table2.ROWS`` order), as the record's codes number them.
+ROW_FLAGS = ("scan_c", "scan", "repeat", "union", "inter2", "inter", "add", "mul", "reduce",
+             "crddrop", "write_c", "write")
 
-    by_number = {str(k): flag for k, (_, flag, _) in enumerate(ROWS, 1)}
+
+def _flags(code: str) -> frozenset[str]:
+    by_number = {str(k): flag for k, flag in enumerate(ROW_FLAGS, 1)}
     return frozenset(by_number[c] for c in code.split() if c in by_number)
 
 
