@@ -22,7 +22,10 @@ from custard.reproduce.table2_original import (
 )
 
 FLAGS = [flag for _, flag, _ in ROWS]
-assert tuple(FLAGS) == ROW_FLAGS  # the record's row numbers
+
+
+def test_the_records_row_numbers_are_table2s_rows() -> None:
+    assert tuple(FLAGS) == ROW_FLAGS
 
 
 def _distinct() -> list[str]:

@@ -5,7 +5,9 @@ line with our Custard and looking at the primitives of the graph it gives.
 
 The paper's columns: *All* counts every logged algorithm (23,794 after the artifact drops junk
 lines), *Unique* the distinct (expression, formats) pairs up to renaming tensors and index
-variables (3,839). Rows and what "uses" means on one of our graphs:
+variables (3,839, by the artifact's key: :func:`~custard.reproduce.artifact_rules.artifact_key`).
+Beside ours, the same rows counted on the original Custard's own graphs of the same lines (a
+record: :mod:`custard.reproduce.table2_original`). Rows and what "uses" means on one graph:
 
 =====================================  ====================================================
 Comp. Level Scanner                    a scanner of a compressed level (or its non-unique or
