@@ -29,6 +29,7 @@ row    lost when (format of an operand's mode: its level letter, ``d`` when it h
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 
 from custard.reproduce.dropper_reasons import (
@@ -120,3 +121,107 @@ def artifact_rows(command: str) -> set[str] | None:
     if out_vars:
         rows.add("write")
     return rows
+
+
+# ------------------------------------------------------------------ distinct algorithms
+def _outer_parens_dropped(text: str) -> str:
+    """The artifact's reading of a right-hand side before it splits it into accesses: a ``(``
+    closed by the next ``)`` with no ``(`` between (an access's) stays, every other parenthesis
+    goes (``(B(i)+C(i))*D(i)`` -> ``B(i)+C(i)*D(i)``)."""
+    opens: list[int] = []
+    closes: list[int] = []
+    fresh = True  # no ")" since the last "("
+    for k, ch in enumerate(text):
+        if ch == "(":
+            opens.append(k)
+            fresh = True
+        elif ch == ")" and fresh:
+            opens.pop()
+            fresh = False
+        elif ch == ")":
+            fresh = False
+            closes.append(k)
+    drop = set(opens) | set(closes)
+    return "".join(ch for k, ch in enumerate(text) if k not in drop)
+
+
+def _artifact_formats(words: list[str], lhs: str, rhs: str) -> dict[str, str]:
+    """Which tensors the artifact's key gives a format (``ds`` levels + ``01`` mode order), by
+    name: the result's from the first option, only when the result is not a scalar; then each
+    ``-f`` naming a right-hand tensor, where a right-hand tensor is what precedes ``(`` in each
+    piece of the right-hand side split at ``* + - /`` (after :func:`_outer_parens_dropped`).
+    A result that is a scalar gives no tensor a format."""
+    def variables(access: str) -> str:
+        return access.split("(")[1][:-1] if "(" in access else ""
+
+    pieces = re.split(r"\*|\+|-|/", _outer_parens_dropped(rhs))
+    names = [piece.split("(")[0] for piece in pieces]
+    result = lhs.split("(")[0] if "(" in lhs and ")" in lhs else lhs
+    # a result also read on the right is the artifact's entry of its first right-hand access
+    result_vars = (variables(pieces[names.index(result)]) if result in names
+                   else variables(lhs) if "(" in lhs and ")" in lhs else "")
+    out: dict[str, str] = {}
+    if not result_vars or len(words) < 2:
+        return out
+
+    def levels_and_order(word: str) -> str:
+        parts = word.split(":")
+        return "_" + parts[1] + "_" + "".join(parts[2].split(","))
+
+    out[result] = levels_and_order(words[1])
+    for word in words[2:]:
+        if "-f=" in word and word.split(":")[0][3:] in names:
+            out[word.split(":")[0][3:]] = levels_and_order(word)
+    return out
+
+
+class _Renamer(ast.NodeTransformer):
+    """Tensors ``a0, a1, ...`` (with their key format) and index variables ``i0, i1, ...`` in
+    order of first appearance: in an access its variables first, then its tensor; the
+    right-hand side before the result. One name space for tensors and variables."""
+
+    def __init__(self, formats: dict[str, str]) -> None:
+        self.formats = formats
+        self.names: dict[str, str] = {}
+        self.tensors = self.variables = 0
+        self.in_access = False
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.in_access = True
+        node.args = [self.visit(arg) for arg in node.args]
+        self.in_access = False
+        name = node.func.id  # type: ignore[attr-defined]
+        if name not in self.names:
+            self.names[name] = f"a{self.tensors}{self.formats.get(name, '')}"
+            self.tensors += 1
+        node.func.id = self.names[name]  # type: ignore[attr-defined]
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id not in self.names:
+            if self.in_access:
+                self.names[node.id], self.variables = f"i{self.variables}", self.variables + 1
+            else:
+                self.names[node.id], self.tensors = f"a{self.tensors}", self.tensors + 1
+        node.id = self.names[node.id]
+        return node
+
+
+def artifact_key(command: str, with_formats: bool = True) -> str:
+    """The paper artifact's key for distinct algorithms (SAM paper Sec. 6.2: 3,839 distinct
+    (expression, formats) pairs, 1,745 distinct expressions): the command split at spaces, its
+    first word the quoted expression; both sides parsed as Python (so redundant parentheses and
+    spacing vanish) and renamed by :class:`_Renamer`; with formats, a tensor's name carries its
+    levels and mode order as :func:`_artifact_formats` assigns them. A line the artifact could
+    not read keys as itself."""
+    words = command.split(" ")
+    try:
+        lhs, rhs = words[0].split("=")
+        lhs, rhs = lhs[1:], rhs[:-1]  # the quotes
+        formats = _artifact_formats(words, lhs, rhs) if with_formats else {}
+        renamer = _Renamer(formats)
+        right = ast.dump(renamer.visit(ast.parse(rhs)))
+        left = ast.dump(renamer.visit(ast.parse(lhs)))
+    except (ValueError, IndexError, SyntaxError, AttributeError, TypeError):
+        return "unread: " + command
+    return left + " = " + right
