@@ -260,7 +260,7 @@ def test_matmul_inner_sizes_disagree():
     ("X=xx01", ["tensor X", "xx01"]),
     ("X=ss012", ["tensor X"]),
     ("X=ss00", ["tensor X", "permutation"]),
-    ("X=ss01,X=s0", ["tensor X twice"]),
+    ("X=ss01,X=s0", ["tensor X two formats"]),
 ])
 def test_bad_graph_comment(comment, fragments):
     raises(fragments, parse_formats, comment)

@@ -331,7 +331,8 @@ def _original_nonunique_scans(graph: Graph) -> None:
     for b in graph.blocks.values():
         fmt = graph.formats.get(b.attrs.get("tensor", ""))
         mode = b.attrs.get("mode", "")
-        if b.dot_type != "fiberlookup" or fmt is None or not mode.isdigit() \
+        if b.dot_type != "fiberlookup" or fmt is None or not (mode.isascii() and mode.isdigit()
+                                                              and len(mode) <= 4) \
                 or int(mode) >= fmt.order:
             continue
         stored = fmt.level_type_of_mode(int(mode)).name
