@@ -3,16 +3,17 @@
 (:func:`sam.memory_model.extensor`: LLB tiles 2048x2048, PE tiles 128x128), for nnz in {5k, 10k,
 25k, 50k} and dimension 1024..15720 in steps of 1336.
 
-B is ``scipy.sparse.random(dim, dim, nnz / dim**2, random_state=0)`` as the original's script
-makes it; C is B with its columns shifted by one (``j -> (j + 1) mod dim``), transposed. The PE
-tile tuples ``(i0, k0, j0)`` whose B and C tiles are both nonempty are sequenced LLB tile by LLB
-tile (what the tile-sequencing graph of :mod:`custard.tiling` yields). The PE runs them as one
-pipeline, as the original's does (its blocks each take the next tile when done with their own,
-so tiles overlap in the pipeline instead of filling and draining it one by one): one SAM
-simulation of Gustavson over the stream of tuples, ``X(t,i,j) = B(t,i,k) * C(t,k,j)`` with the
-tuple ``t`` as an outer dense level, C's rows located at B's coordinates (ExTensor's coordinate
-skipping, :data:`PE_SCHEDULE`). Its cycles are shared among the steps in proportion to the
-entries of each step's tiles (the split only decides which loads overlap which compute).
+B is the original's matrix: its script seeds numpy once and draws every matrix of the sweep in turn
+with ``scipy.sparse.random(dim, dim, nnz / dim**2)`` (:data:`SEQUENCE`); C is B with its columns
+shifted by one (``j -> (j + 1) mod dim``), transposed. The PE tile tuples ``(i0, k0, j0)`` whose B
+and C tiles are both nonempty are sequenced LLB tile by LLB tile (what the tile-sequencing graph of
+:mod:`custard.tiling` yields). The PE runs them as one pipeline, as the original's does (its blocks
+each take the next tile when done with their own, so tiles overlap in the pipeline instead of
+filling and draining it one by one): one SAM simulation of Gustavson over the stream of tuples,
+``X(t,i,j) = B(t,i,k) * C(t,k,j)`` with the tuple ``t`` as an outer dense level, C's rows located at
+B's coordinates (ExTensor's coordinate skipping, :data:`PE_SCHEDULE`). Its cycles are shared among
+the steps in proportion to the entries of each step's tiles (the split only decides which loads
+overlap which compute).
 
 The tuples' loads and computations go through the memory model's timeline
 (:mod:`sam.memory_model`, :mod:`sam.memory_timeline`): DRAM -> LLB and LLB -> PE buffer are
@@ -186,13 +187,13 @@ def matrices(dim: int, nnz: int, exact: bool = True
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """COO rows/cols of B and C (see module docstring). At a point of the paper's sweep
     (:data:`SEQUENCE`) B's nonzeros are where the original's generator puts them, one
-    ``RandomState(0)`` drawing every matrix in turn (``tests/test_fig15.py::
-    test_matrices_as_the_original``, against digests of its files). Another point within the
-    paper's dimensions is ``scipy.sparse.random(dim, dim, nnz / dim**2, random_state=0)``.
-    Beyond them (``dim >`` :data:`MAX_PAPER_DIM`), where the draw would need ``dim**2`` memory,
-    and when not ``exact`` (``--quick``: milliseconds instead of a permutation of ``dim**2``),
-    the positions are ``numpy.random.default_rng(0).choice(dim**2, nnz, replace=False)``: the
-    same distribution (uniform without replacement), not the original's matrices."""
+    ``RandomState(0)`` drawing every matrix in turn (``tests/test_fig15_original.py``, against
+    digests of its files). Another point within the paper's dimensions is
+    ``scipy.sparse.random(dim, dim, nnz / dim**2, random_state=0)``. Beyond them (``dim >``
+    :data:`MAX_PAPER_DIM`), where the draw would need ``dim**2`` memory, and when not ``exact``
+    (``--quick``: milliseconds instead of a permutation of ``dim**2``), the positions are
+    ``numpy.random.default_rng(0).choice(dim**2, nnz, replace=False)``: the same distribution
+    (uniform without replacement), not the original's matrices."""
     if not 0 < nnz <= dim * dim:
         raise ToolkitError(f"fig15: {nnz} nonzeros do not fit a {dim} x {dim} matrix")
     if (not exact or dim > MAX_PAPER_DIM) and nnz <= MAX_NNZ:
@@ -229,7 +230,7 @@ ORIGINAL_PE = "coiterate(C)"
 ORIGINAL: dict[tuple[int, int], int] = {
     (5000, 1024): 1_814_538, (5000, 2360): 1_383_573, (5000, 3696): 1_157_015,
     (5000, 5032): 1_110_872, (5000, 6368): 1_114_652, (5000, 7704): 1_101_890,
-    (5000, 9040): 1_071_612,
+    (5000, 9040): 1_071_612, (10000, 1024): 4_258_684, (10000, 2360): 4_646_990,
 }
 
 
@@ -439,24 +440,25 @@ def versus(with_pe: dict[tuple[int, int], int], ours: dict[tuple[int, int], int]
     if not with_pe:
         return ""
     keys = sorted(with_pe)
-    theirs = [ORIGINAL[k] for k in keys]
-    steps = [b < a for a, b in zip(theirs, theirs[1:], strict=False)]
-    shape = ("falls at every step" if all(steps) else "rises at every step"
-             if not any(steps) else "rises and falls")
 
     def span(vals: list[float]) -> str:
-        return f"{100 * min(vals):+.1f}% to {100 * max(vals):+.1f}%"
+        return f"{100 * min(vals):+.2f}% to {100 * max(vals):+.2f}%"
 
-    where = f"nnz={keys[0][0]} dim {keys[0][1]}" + (
-        f" to nnz={keys[-1][0]} dim {keys[-1][1]}" if len(keys) > 1 else "")
+    curves = []
+    for n in sorted({n for n, _ in keys}):
+        ds = [d for m, d in keys if m == n]
+        cyc = [ORIGINAL[(n, d)] for d in ds]
+        shape = ("" if len(cyc) < 2 else f", highest at dim {ds[int(np.argmax(cyc))]}, "
+                 f"lowest at dim {ds[int(np.argmin(cyc))]}")
+        where = f"dim {ds[0]}" if len(ds) == 1 else f"dims {ds[0]}-{ds[-1]}"
+        curves.append(f"nnz={n} {where}: {' -> '.join(f'{c:,}' for c in cyc)}{shape}")
     mine = span([ours[k] / ORIGINAL[k] - 1 for k in keys])
     pe = span([with_pe[k] / ORIGINAL[k] - 1 for k in keys])
     handoff = span([(with_pe[k] + ORIGINAL_HANDOFF * tuples[k]) / ORIGINAL[k] - 1 for k in keys])
-    return (f"its tiled pipeline ({len(keys)} points, {where}) {shape}, "
-            f"{' -> '.join(f'{c:,}' for c in theirs)} cycles; ours ({PE_SCHEDULE}) {mine} of "
-            f"it; with its PE ({ORIGINAL_PE}) {pe}; with its PE and its tile handoff "
-            f"({ORIGINAL_HANDOFF} cycles per PE tuple) {handoff} (docs/timing-model.md, "
-            "\"Figure 15's PE\")")
+    return (f"its tiled pipeline's cycles at {len(keys)} points ({'; '.join(curves)}); ours "
+            f"({PE_SCHEDULE}) {mine} of them; with its PE ({ORIGINAL_PE}) {pe}; with its PE "
+            f"and its tile handoff ({ORIGINAL_HANDOFF} cycles per PE tuple) {handoff} "
+            "(docs/timing-model.md, \"Figure 15's PE\")")
 
 
 def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
@@ -475,7 +477,8 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
     start = time.perf_counter()
     results = sweeper.run(point, points + theirs, "fig15")
     wall = time.perf_counter() - start
-    by = {(p["nnz"], p["dim"]): r for p, r in zip(points, results, strict=True)}
+    by = {(p["nnz"], p["dim"]): r
+          for p, r in zip(points, results[:len(points)], strict=True)}
     with_pe = {(p["nnz"], p["dim"]): r["skip+nbuf"]
                for p, r in zip(theirs, results[len(points):], strict=True)}
     rows = [{"series": f"nnz={n} {v}", "x": d, "cycles": by[(n, d)].get(v), "nnz": n,
@@ -557,6 +560,12 @@ def run(sweeper: Sweeper, *, quick: bool, engine: str, **_: Any) -> Outcome:
             ds = [d for d in dims if by[(n, d)].get("no skip") is not None]
             ax.plot(ds, [by[(n, d)]["no skip"] for d in ds], ls="--", color=line.get_color(),
                     alpha=0.6)
+        if with_pe:
+            ks = sorted(with_pe)
+            ax.plot([d for _, d in ks], [ORIGINAL[k] for k in ks], "kx", ls="none",
+                    label="original's pipeline (its PE)")
+            ax.plot([d for _, d in ks], [with_pe[k] for k in ks], "k+", ls="none",
+                    label="ours with its PE")
         ax.set_xlabel("matrix dimension")
         ax.set_ylabel("cycles")
         ax.set_yscale("log")
