@@ -113,3 +113,17 @@ def test_cycles_with_the_originals_pe(drawn: None) -> None:
     located = fig15.point({"nnz": first["nnz"], "dim": first["dim"], "engine": "fast",
                            "max_dense": 0})["skip+nbuf"]
     assert located < 0.1 * first["cycles"]
+
+
+def test_no_nbuffering_against_the_original(drawn: None) -> None:
+    """Without n-buffering (the original run without ``--nbuffer``), ours with its PE and its
+    handoff is within 0.4% of the original at dims 1024 and 3696 and 9.2% below it at 2360,
+    where the original's unbuffered run costs 160k cycles more than its buffered one (51k at
+    3696; not explained): asserted as within 10%, the documented spread."""
+    assert RECORD["variants"]
+    for v in RECORD["variants"]:
+        assert v["variant"] == "no nbuf"
+        r = fig15.point({"nnz": v["nnz"], "dim": v["dim"], "engine": "fast",
+                         "pe": fig15.ORIGINAL_PE, "max_dense": 0})
+        ours = r["no nbuf"] + fig15.ORIGINAL_HANDOFF * r["tuples"]
+        assert abs(ours / v["cycles"] - 1) <= 0.10, (v["dim"], ours, v["cycles"])

@@ -181,6 +181,7 @@ TABLE: dict[str, list[str]] = {
         "test_fig15.py::test_point_variants_and_tuples",
         "test_fig15_original.py::test_cycles_with_the_originals_pe",
         "test_fig15_original.py::test_matrices_and_tiles_are_the_originals",
+        "test_fig15_original.py::test_no_nbuffering_against_the_original",
         "test_formats_io.py::test_shipped_mtx_equals_scipy[pushpull]",
         "test_formats_io.py::test_shipped_tns_points[splatt-med]",
         "test_formats_roundtrip.py::test_dense_round_trip_in_every_format[4]",
