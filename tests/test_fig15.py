@@ -13,8 +13,12 @@ from sam.sim.engine import simulate
 
 
 @pytest.mark.parametrize(("dim", "nnz"), [(300, 900), (211, 5000), (1024, 100)])
-def test_matrices_as_the_original(dim: int, nnz: int) -> None:
+def test_matrices_off_the_sweep_as_scipy_random(dim: int, nnz: int) -> None:
+    """Off the original's sweep (``fig15.SEQUENCE``, whose matrices one generator draws in
+    turn: tests/test_fig15_original.py), B is ``scipy.sparse.random(..., random_state=0)``."""
     import scipy.sparse as sp
+
+    assert (nnz, dim) not in fig15.SEQUENCE
 
     br, bc, cr, cc = fig15.matrices(dim, nnz)
     ref = sp.random(dim, dim, density=nnz / dim**2, random_state=0, format="coo")

@@ -91,22 +91,39 @@ def test_fig15_quick_needs_no_matrix_cache(tmp_path: Path, monkeypatch: pytest.M
 def test_fig15_matrix_cache_drawn_once_with_a_notice(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The original's matrices are drawn in its order from one generator, once: each point's
+    positions and the generator's state after it are kept, so a later point resumes there."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     fig15._positions.cache_clear()
-    fig15.prepare([211, 300, 20_000], [900, 5000], progress=False)
+    fig15.prepare([1024], [5000, 777], progress=False)  # 777: not a point of the sweep
     err = capsys.readouterr().err
-    assert err == (f"fig15: drawing the original's matrices for 2 dimension(s) once (up to a "
-                   f"few minutes; kept in {tmp_path / 'sam-fig15'})\n")
+    assert err == ("fig15: drawing the original's matrices once: 1 missing, up to 1 draw(s) "
+                   f"of its generator (up to a few minutes; kept in {tmp_path / 'sam-fig15'})\n")
     assert sorted(p.name for p in (tmp_path / "sam-fig15").iterdir()) == [
-        "positions-211-50000.npy", "positions-300-50000.npy"]
-    want = np.random.RandomState(0).permutation(300 * 300)[:50_000]
-    assert np.array_equal(np.load(fig15.positions_file(300)), want)
-    fig15.prepare([211, 300], [900], progress=False)  # kept: nothing to draw
+        "chain-5000-1024-state.npy", "chain-5000-1024.npy"]
+    rs = np.random.RandomState(0)
+    want = rs.permutation(1024 * 1024)[:5000]
+    assert np.array_equal(np.load(fig15.positions_file(5000, 1024)), want)
+    want2 = rs.permutation(2360 * 2360)[:5000]  # the next draw of the same generator
+    fig15.prepare([1024], [5000], progress=False)  # kept: nothing to draw
     assert capsys.readouterr().err == ""
-    fig15.positions_file(300).write_bytes(b"not an npy file")  # damaged: drawn again
-    np.save(fig15.positions_file(211), np.arange(5))  # wrong shape: drawn again
+    fig15.prepare([2360], [5000], progress=False)  # resumes from the kept state
+    assert "1 missing, up to 2 draw(s)" in capsys.readouterr().err
+    assert np.array_equal(np.load(fig15.positions_file(5000, 2360)), want2)
+    # a kept state is where the next draw starts: a foreign one shows it
+    _, key, at, _, _ = np.random.RandomState(1).get_state()
+    np.save(fig15.state_file(5000, 1024), np.append(key.astype(np.int64), at))
+    fig15.positions_file(5000, 2360).unlink()
     fig15._positions.cache_clear()
-    fig15.prepare([211, 300], [900], progress=False)
-    assert "for 2 dimension(s)" in capsys.readouterr().err
-    assert np.array_equal(np.load(fig15.positions_file(300)), want)
+    fig15.prepare([2360], [5000], progress=False)
+    capsys.readouterr()
+    assert np.array_equal(np.load(fig15.positions_file(5000, 2360)),
+                          np.random.RandomState(1).permutation(2360 * 2360)[:5000])
+    fig15.positions_file(5000, 2360).write_bytes(b"not an npy file")  # damaged: drawn again
+    np.save(fig15.positions_file(5000, 1024), np.arange(5))  # wrong shape: drawn again
+    fig15._positions.cache_clear()
+    fig15.prepare([1024, 2360], [5000], progress=False)
+    assert "2 missing, up to 2 draw(s)" in capsys.readouterr().err
+    assert np.array_equal(np.load(fig15.positions_file(5000, 2360)), want2)
+    assert np.array_equal(fig15.matrices(1024, 5000)[0], want % 1024)
     fig15._positions.cache_clear()
