@@ -7,17 +7,16 @@ that set's own graphs through its code generator on the harness's random inputs
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from custard.reproduce import fig12
 from scripts.differential.expressions import ROOT
 
 #: Figure 12's counts of the original simulator (tests/test_fidelity.py, issue 13).
-FIG12 = {"ijk": 662_574, "jik": 662_574, "ikj": 25_235, "jki": 24_910, "kij": 30_833,
-         "kji": 30_898}
+FIG12 = fig12.ORIGINAL
 #: Harness name -> the original's final-apps kernel (tests/helpers/final_apps.py).
 FINAL_APPS = {"mat_elemadd": "mat_elemadd", "mat_elemadd3": "mat_elemadd3",
               "mat_vecmul_ji": "mat_vecmul", "mat_residual": "mat_residual",
@@ -89,17 +88,6 @@ def simulated_cycles(records: Path, name: str,
     return points
 
 
-def _matrix(shape: tuple[int, int], sparsity: float, seed: int) -> np.ndarray:
-    """The original's ``MatrixGenerator`` matrix (as tests/test_fidelity.py builds it)."""
-    rng = random.Random(seed)
-    arr = np.random.RandomState(seed).randint(0, 255, size=shape, dtype=np.int64)
-    flat = arr.reshape(-1)
-    for k in range(flat.size):
-        if rng.random() < sparsity:
-            flat[k] = 0
-    return arr.astype(np.float64)
-
-
 def _final_apps():
     tests = str(ROOT / "tests")
     if tests not in sys.path:
@@ -112,7 +100,6 @@ def _final_apps():
 def original_cycles(name: str, path: Path, matrices: int = 3) -> list[tuple[str, int, int]]:
     """(point, original's cycles, ours) for the graph at ``path`` under ``timing="original"``
     on the fast engine, each result checked against numpy (AssertionError otherwise)."""
-    from formats.tensor import Tensor
     from sam.check import compare, expected
     from sam.graph import dot
     from sam.graph.validate import output_tensors
@@ -123,9 +110,11 @@ def original_cycles(name: str, path: Path, matrices: int = 3) -> list[tuple[str,
     points = []
     order = name.removeprefix("matmul_")
     if order in FIG12:
-        b, c = _matrix((250, 100), 0.95, 0), _matrix((100, 250), 0.95, 1)
-        tensors = {"B": Tensor.from_dense(b, graph.formats["B"]),
-                   "C": Tensor.from_dense(c, graph.formats["C"])}
+        from formats.synthetic import figure12_matrices
+
+        bt, ct = figure12_matrices(graph.formats["B"], graph.formats["C"])
+        b, c = bt.to_dense(), ct.to_dense()
+        tensors = {"B": bt, "C": ct}
         result = simulate(graph, tensors, engine="fast", timing="original")
         assert np.allclose(result.outputs[out].to_dense(), b @ c), (name, "Figure 12")
         points.append(("Figure 12", FIG12[order], result.cycles))
