@@ -113,6 +113,15 @@ def run_checked(graph, expression: str, tensors, engines=("reference", "fast")) 
     return ""
 
 
+def _run_seeds(graph, expression: str, line: str, seeds, engines) -> str:
+    """:func:`run_checked` on the random inputs of each seed; the first failure, or ''."""
+    for seed in seeds:
+        why = run_checked(graph, expression, _inputs(expression, graph, seed, line), engines)
+        if why:
+            return why
+    return ""
+
+
 def _status(why: str) -> str:
     if not why:
         return "pass"
@@ -133,10 +142,7 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
     try:
         graph = dot.loads(dot.dumps(dot.load(records / f"{name}.gv")))
         outcome.counts_original = primitive_counts(dot.load(records / f"{name}.gv"))
-        why = ""
-        for seed in seeds:
-            why = why or run_checked(graph, expression, _inputs(expression, graph, seed, line),
-                                     engines)
+        why = _run_seeds(graph, expression, line, seeds, engines)
     except ToolkitError as err:
         why = "refused: " + " ".join(str(err).split())[:300]
     outcome.original, outcome.original_why = _status(why), why
@@ -153,10 +159,7 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
             return outcome
         ours = dot.loads(dot.dumps(ours))
         outcome.counts_ours = primitive_counts(ours)
-        why = ""
-        for seed in seeds:
-            why = why or run_checked(ours, expression, _inputs(expression, ours, seed, line),
-                                     engines)
+        why = _run_seeds(ours, expression, line, seeds, engines)
     except ToolkitError as err:
         why = "refused: " + " ".join(str(err).split())[:300]
     outcome.ours, outcome.ours_why = _status(why), why
