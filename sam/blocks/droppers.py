@@ -10,7 +10,11 @@ Removing an inner fiber can merge stop tokens: ``a, S0, S1`` whose second fiber 
 the next fiber is not empty (or the stream ends).
 
 Timing: one firing per cycle; the outer coordinate is taken in one cycle and emitted in the
-cycle its first inner coordinate passes.
+cycle its first inner coordinate passes. Under ``--timing original`` (docs/timing-model.md, rule
+12) the outer coordinate is taken with its first inner token and the stop that ends an
+effectual inner fiber is taken without a firing (it goes out with the next fiber's first
+coordinate, or before the done token), as the original's ``CrdDrop`` takes one inner token a
+cycle, the outer coordinate beside it.
 """
 
 from __future__ import annotations
@@ -30,13 +34,27 @@ from sam.runtime.kernel import (
     reserve_all,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
-from sam.runtime.wires import LAT, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.wires import (
+    IDLE,
+    LAT,
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    T,
+    hdata,
+    hkind,
+    hval,
+    pop,
+    push,
+    pushv,
+)
 
 NEED_OUTER, IN_FIBER = 0, 1
 #: Phase; the outer coordinate held; whether it was emitted; the held inner stop level (-1:
 #: none); whether the current outer fiber has a coordinate yet.
-DROP = State(phase=NEED_OUTER, hold=0, emitted=0, held=-1, outer_has=0)
-PHASE, HOLD, EMITTED, HELD, OUTER_HAS = DROP.slots
+#: ``orig`` (``--timing original``): the outer coordinate and a held stop cost no firing.
+DROP = State(phase=NEED_OUTER, hold=0, emitted=0, held=-1, outer_has=0, orig=0)
+PHASE, HOLD, EMITTED, HELD, OUTER_HAS, ORIG = DROP.slots
 ERR_ALIGN, ERR_TOKEN = 1, 2
 #: The outer coordinates and the inner coordinates (or values) below them, in and out.
 DROP_IN = Ports.inputs(outer=Port("crd"), inner=Port("crd"))
@@ -193,13 +211,21 @@ def drop_burst(w, st, optr, ochan, co, ci):
     return fired
 
 
+@jitable(inline=True)
+def wait_until(st, t):
+    """Move the clock to cycle ``t`` without a firing, the cycles until then idle."""
+    if t > st[T]:
+        st[IDLE] += t - st[T]
+        st[T] = t
+
+
 @kernel
 def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Coordinate dropper: outer coordinates and the inner coordinates below them."""
     co = ins[OUTER_IN]
     ci = ins[INNER_IN]
     while st[STATUS] == 0:
-        if drop_burst(w, st, optr, ochan, co, ci) > 0:
+        if st[ORIG] == 0 and drop_burst(w, st, optr, ochan, co, ci) > 0:
             continue
         t = st[T]
         if st[PHASE] == IN_FIBER:
@@ -233,6 +259,12 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             if k != STOP:
                 return fail(st, ERR_TOKEN, w, ci, INNER_IN)
             c = hdata(w, ci)
+            if st[EMITTED] == 1 and st[ORIG] == 1:
+                wait_until(st, t_in)  # taken free; it goes out with the next firing
+                st[HELD] = c
+                pop(w, ci, t_in)
+                st[PHASE] = NEED_OUTER
+                continue
             if st[EMITTED] == 1:
                 fire(st, t_in, t_in)
                 st[HELD] = c
@@ -256,7 +288,10 @@ def drop(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             return RC_IN
         k = hkind(w, co)
         if k == DATA:
-            fire(st, t_in, t_in)
+            if st[ORIG] == 1:
+                wait_until(st, t_in)  # taken with the first inner token's firing
+            else:
+                fire(st, t_in, t_in)
             st[HOLD] = hdata(w, co)
             st[EMITTED] = 0
             st[OUTER_HAS] = 1
@@ -418,3 +453,8 @@ class CoordinateDropper(Block):
 
     def label(self) -> str:
         return f"crddrop {self.outer},{self.inner}"
+
+    def timing_params(self, timing: str) -> dict[str, int]:
+        """``--timing original``: the outer coordinate and a fiber's closing stop are taken
+        without a firing (docs/timing-model.md, rule 12)."""
+        return {"orig": 1} if timing == "original" and not self.on_values else {}
