@@ -140,3 +140,34 @@ def test_small_run_cycle_exceptions_are_listed_and_bounded():
     assert not cycles_accepted("mat_elemmul", 16, 17 + CYCLES_SLACK, listed)
     assert not cycles_accepted("mat_elemmul", 16, 17, KNOWN)
     assert cycles_accepted("mat_elemadd", 1000, 1049, KNOWN)
+
+
+def test_dropper_bound_elementwise_product_against_the_original():
+    """B.*B with every coordinate effectual (the coordinate dropper the bottleneck): under
+    ``--timing original`` within one cycle of the original simulator's blocks (record
+    tests/data/original-study/dropper.json; 96 / 272 / 503 cycles before the dropper's rule 12
+    timing), and right against numpy."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    from formats.io import load_tensor
+    from formats.tensor import Tensor
+    from sam.graph import dot
+    from sam.sim.engine import simulate
+
+    record = json.loads((Path(__file__).parent / "data" / "original-study"
+                         / "dropper.json").read_text())
+    graph = dot.loads(dot.dumps(dot.load(RECORDS_PRE / "mat_elemmul.gv")))
+    for name, cycles in record["cycles"].items():
+        coords, _ = load_tensor(name).to_coo()
+        points = sorted({(int(i), int(j)) for i, j in coords})
+        dense = np.zeros(load_tensor(name).shape)
+        for k, (i, j) in enumerate(points):
+            dense[i, j] = k % 3 + 1
+        b = Tensor.from_dense(dense, graph.formats["B"])
+        c = Tensor.from_dense(dense, graph.formats["C"])
+        result = simulate(graph, {"B": b, "C": c}, engine="fast", timing="original")
+        assert np.array_equal(result.outputs["X"].to_dense(), dense * dense), name
+        assert abs(result.cycles - cycles) <= 1, (name, result.cycles, cycles)
