@@ -462,3 +462,26 @@ def test_ctrl_c_during_reproduce(tmp_path: Path) -> None:
     res = _run([*cmd[:-1], "--scheduler", "sync", "--no-progress"], _env(ROOT))
     assert res.returncode == 0, res.stderr
     assert f", {kept} from the cache" in res.stdout
+
+
+def test_interrupted_sync_report_is_dropped() -> None:
+    """Tornado's report of distributed's ``sync`` cancel callback failing on an early Ctrl-C
+    (a NameError in distributed.utils, logged with a traceback) is dropped once a sweep quiets
+    Dask's logs; other tornado errors still pass."""
+    import logging
+
+    from custard.sweeps import cluster
+
+    quiet = cluster.QuietLogs()
+    try:
+        logger = logging.getLogger("tornado.application")
+
+        def record(msg: str) -> logging.LogRecord:
+            return logger.makeRecord("tornado.application", logging.ERROR, __file__, 1, msg,
+                                     (), None)
+
+        assert not logger.filter(record("Exception in callback functools.partial(<function "
+                                        "sync.<locals>.cancel at 0x7f>)"))
+        assert logger.filter(record("Exception in callback something else"))
+    finally:
+        quiet.restore()

@@ -248,12 +248,29 @@ def close(thing: Any, timeout: float = 5.0) -> None:
         pass
 
 
+class _InterruptedSyncFilter(logging.Filter):
+    """Drops tornado's report of distributed's ``sync.<locals>.cancel`` failing: on Ctrl-C before
+    ``sync`` has its future, that callback raises a NameError (a race in distributed's
+    ``utils.sync``), which tornado logs with a traceback; the interrupt itself is handled."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "sync.<locals>.cancel" not in record.getMessage()
+
+
+_INTERRUPTED_SYNC = _InterruptedSyncFilter()
+
+
 class QuietLogs:
     """Dask's own log lines (reconnection attempts, closed comms) off while a sweep uses Dask: a
-    lost cluster is one line of ours. :meth:`restore` turns them back on."""
+    lost cluster is one line of ours. :meth:`restore` turns them back on. Tornado's report of
+    distributed's interrupted ``sync`` stays off (:class:`_InterruptedSyncFilter`)."""
 
     def __init__(self) -> None:
         import distributed  # noqa: F401 - its loggers exist once it is imported
+
+        tornado_app = logging.getLogger("tornado.application")
+        if _INTERRUPTED_SYNC not in tornado_app.filters:
+            tornado_app.addFilter(_INTERRUPTED_SYNC)
 
         loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
                    if name == "distributed" or name.startswith("distributed.")]
