@@ -32,10 +32,10 @@ from sam.runtime.kernel import (
     kernel,
     reserve,
     reserve_all,
+    wait_until,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import (
-    IDLE,
     LAT,
     RC_DONE,
     RC_IN,
@@ -209,14 +209,6 @@ def drop_burst(w, st, optr, ochan, co, ci):
         st[HELD] = held
         st[OUTER_HAS] = outer_has
     return fired
-
-
-@jitable(inline=True)
-def wait_until(st, t):
-    """Move the clock to cycle ``t`` without a firing, the cycles until then idle."""
-    if t > st[T]:
-        st[IDLE] += t - st[T]
-        st[T] = t
 
 
 @kernel

@@ -69,11 +69,11 @@ from sam.runtime.kernel import (
     kernel,
     need_memory,
     reserve_all,
+    wait_until,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import (
     BUSY,
-    IDLE,
     LAT,
     PATH_RUNS,
     RC_DONE,
@@ -355,19 +355,10 @@ def _push_stops(w, optr, ochan, n, top, a):
 
 
 @jitable
-def _take_free(st, t_in):
-    """``--timing original``: take a token without a firing (the original's accumulator never
-    sees outer coordinates or stop tokens: a CrdHold and stop droppers run beside it)."""
-    if t_in > st[T]:
-        st[IDLE] += t_in - st[T]
-        st[T] = t_in
-
-
-@jitable
 def _take(st, t_in, free):
     """Take a gathered token: a firing, or none under ``--timing original`` when ``free``."""
     if free:
-        _take_free(st, t_in)
+        wait_until(st, t_in)  # the original's CrdHold and stop droppers run beside it
     else:
         fire(st, t_in, t_in)
 

@@ -48,11 +48,11 @@ from sam.runtime.kernel import (
     fire,
     kernel,
     reserve_all,
+    wait_until,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import (
     DONE_T,
-    IDLE,
     LAT,
     RC_DONE,
     RC_IN,
@@ -196,9 +196,7 @@ def skips_known(w, st, sk, t_in, t):
     fire."""
     if sk < 0 or st[WIDTH] > 1:
         return True
-    if t_in > st[T]:
-        st[IDLE] += t_in - st[T]
-        st[T] = t_in
+    wait_until(st, t_in)
     ok, st[SFIB] = drop_stale(w, st, sk, t, st[FIB], st[SFIB])
     return ok
 

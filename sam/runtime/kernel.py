@@ -267,6 +267,15 @@ def blocked(code):
     return RC_BUF if code == -1 else RC_FIFO
 
 
+@jitable(inline=True)
+def wait_until(st, t):
+    """Move the block's clock to cycle ``t`` without a firing, the cycles until then idle (a
+    token taken free, e.g. under ``--timing original``)."""
+    if t > st[T]:
+        st[IDLE] += t - st[T]
+        st[T] = t
+
+
 @jitable
 def fire(st, t_in, t_out):
     """Account one firing: idle until the inputs came, stalled until the outputs had room.
