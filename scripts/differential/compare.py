@@ -140,8 +140,9 @@ def compare_one(name: str, group: str, line: str, seeds=(0, 1),
     expression = split_line(line)[0]
     outcome = Outcome(name, group, line)
     try:
-        graph = dot.loads(dot.dumps(dot.load(records / f"{name}.gv")))
-        outcome.counts_original = primitive_counts(dot.load(records / f"{name}.gv"))
+        read = dot.load(records / f"{name}.gv")
+        outcome.counts_original = primitive_counts(read)
+        graph = dot.loads(dot.dumps(read))
         why = _run_seeds(graph, expression, line, seeds, engines)
     except ToolkitError as err:
         why = "refused: " + " ".join(str(err).split())[:300]
