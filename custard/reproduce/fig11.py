@@ -49,6 +49,11 @@ FUSED_WITHIN_LARGE_K = 0.05
 WITHIN_ORIGINAL = 0.05
 
 
+def _check_data(data: str) -> None:
+    if data not in DATA:
+        raise ReproduceError(f"--data {data}: choose one of {', '.join(DATA)}")
+
+
 def operands(shape: tuple[int, int], k: int, sparsity: float, data: str = "artifact"
              ) -> dict[str, Any]:
     """B (``shape``, each element zero with probability ``sparsity``: the original's generator,
@@ -57,8 +62,7 @@ def operands(shape: tuple[int, int], k: int, sparsity: float, data: str = "artif
     from formats.synthetic import original_random
     from formats.tensor import Tensor
 
-    if data not in DATA:
-        raise ReproduceError(f"--data {data}: choose one of {', '.join(DATA)}")
+    _check_data(data)
     i, j = shape
     b = original_random((i, j), sparsity, 0, "ss", name="B")
     if data == "artifact":
@@ -123,8 +127,7 @@ def point(p: Point) -> dict[str, Any]:
 
 def run(sweeper: Sweeper, *, quick: bool, engine: str, data: str = DATA[0],
         **_: Any) -> Outcome:
-    if data not in DATA:
-        raise ReproduceError(f"--data {data}: choose one of {', '.join(DATA)}")
+    _check_data(data)
     cfg = (QUICK if quick else FULL)[data]
     base = {"shape": list(cfg["shape"]), "sparsity": cfg["sparsity"], "data": data,
             "engine": engine}
