@@ -216,9 +216,11 @@ def _build(dot: DotGraph) -> Graph:
             raise GraphError(f"node {nid} (line {node.line}) has no type attribute; add "
                              "type=\"fiberlookup\" etc.")
         graph.add(make_block(nid, attrs.pop("type"), attrs))
-    _original_reducers(graph)
-    _original_scalar_roots(graph, dot)
-    _original_nonunique_scans(graph)
+    by_original = _written_by_original(graph)
+    if by_original:
+        _original_reducers(graph)
+        _original_scalar_roots(graph, dot)
+        _original_nonunique_scans(graph)
     _held_inputs(graph, dot)
 
     edges = []
@@ -255,9 +257,17 @@ def _build(dot: DotGraph) -> Graph:
         taken.add((dst, dport.name))
         extra = {k: v for k, v in attrs.items() if k not in _COSMETIC and k not in _STRUCTURAL}
         graph.edges.append(Edge(src, sport, dst, dport, extra))
-    _original_dropper_inner_streams(graph)
+    if by_original:
+        _original_dropper_inner_streams(graph)
     graph.dot_id = dot.name or "SAM"
     return graph
+
+
+def _written_by_original(graph: Graph) -> bool:
+    """A graph the original Custard wrote: no ``expression`` attribute (our compiler always
+    writes one) and the tensor formats in the comment (the original always writes them). Only
+    such graphs get the original's conventions (the ``_original_*`` passes below)."""
+    return graph.contract.expression is None and bool(graph.formats)
 
 
 def _original_dropper_inner_streams(graph: Graph) -> None:
@@ -267,8 +277,6 @@ def _original_dropper_inner_streams(graph: Graph) -> None:
     graph the original Custard wrote (no ``expression``, formats in the comment) pairs a kept
     coordinate stream with a value stream that keeps the empty fibers: where a dropper's inner
     output feeds it, it reads the dropper's inner input (through droppers in a row)."""
-    if graph.contract.expression is not None or not graph.formats:
-        return
     feeds = {(e.dst, e.dst_port.name): e for e in graph.edges}
     for k, e in enumerate(graph.edges):
         dst = graph.blocks[e.dst]
@@ -306,8 +314,6 @@ def _original_scalar_roots(graph: Graph, dot: DotGraph) -> None:
     ``A=none``) with no reference input and no ``root`` attribute: in a graph it wrote (no
     ``expression``, formats in the comment) such a block reads the root reference, as ours
     writes it with ``root=true`` (docs/fidelity.md)."""
-    if graph.contract.expression is not None or not graph.formats:
-        return
     fed = {e.dst for e in dot.edges if (e.attrs.get("type") or e.attrs.get("label", "")
                                         .split("_")[0]) == "ref"}
     for b in graph.blocks.values():
@@ -326,8 +332,6 @@ def _original_nonunique_scans(graph: Graph) -> None:
     non-unique level (``u`` / ``c`` of a COO format, ``B=uq01``): in a graph it wrote (no
     ``expression``, formats in the comment) such a scanner scans the level as stored, the
     comment saying it is non-unique (deduplicated, sam/blocks/scanners.py)."""
-    if graph.contract.expression is not None or not graph.formats:
-        return
     for b in graph.blocks.values():
         fmt = graph.formats.get(b.attrs.get("tensor", ""))
         mode = b.attrs.get("mode", "")
@@ -350,9 +354,7 @@ def _original_reducers(graph: Graph) -> None:
     Otherwise its reducers without an ``empty`` attribute get ``empty=zero`` (written back
     explicitly). Its ``add``/``sub``/``mul`` ALUs get ``align=original`` (the original's
     adder and multiplier combine a value facing a stop token with 0). Graphs with an
-    expression or no formats keep the defaults."""
-    if graph.contract.expression is not None or not graph.formats:
-        return
+    expression or no formats keep the defaults (:func:`_written_by_original`)."""
     blocks = graph.blocks.values()
     written = {b.attrs.get("index") for b in blocks if b.dot_type == "fiberwrite"}
     for b in blocks:
