@@ -56,6 +56,7 @@ from sam.runtime.kernel import (
     need_memory,
     reserve,
     reserve_all,
+    wait_until,
 )
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
 from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, pop, push
@@ -323,7 +324,7 @@ def crdtobv(w, st, fst, ins, optr, ochan, held, m1, m2, m3, f0, f1):
                 pop(w, cin, t_in)
                 st[C_STOP] = x
             else:
-                st[T] = t_in
+                wait_until(st, t_in)  # idle until the done token came
             continue
         if k == DATA or (k == STOP and st[C_J] < st[C_WPF]) or (
                 k == DONE and st[C_J] > 0 and st[C_J] < st[C_WPF]):
