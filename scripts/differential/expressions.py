@@ -69,12 +69,10 @@ def split_line(line: str) -> list[str]:
 
 
 def suite() -> list[Expression]:
-    out = []
-    for row in SUITE.read_text().splitlines():
-        if row.strip():
-            name, line = row.split("\t")
-            out.append(Expression(name, "suite", line))
-    return out
+    """The kernel suite, read as ``scripts/compile_suite.py`` reads it."""
+    from scripts.compile_suite import read_suite
+
+    return [Expression(name, "suite", line) for name, line in read_suite(SUITE)]
 
 
 def extra() -> list[Expression]:
