@@ -36,9 +36,11 @@ ROW_FLAGS = ("scan_c", "scan", "repeat", "union", "inter2", "inter", "add", "mul
              "crddrop", "write_c", "write")
 
 
+_BY_NUMBER = {str(k): flag for k, flag in enumerate(ROW_FLAGS, 1)}
+
+
 def _flags(code: str) -> frozenset[str]:
-    by_number = {str(k): flag for k, flag in enumerate(ROW_FLAGS, 1)}
-    return frozenset(by_number[c] for c in code.split() if c in by_number)
+    return frozenset(_BY_NUMBER[c] for c in code.split() if c in _BY_NUMBER)
 
 
 def original_flags(line: str, record: dict[str, Any] | None = None) -> frozenset[str] | None:
