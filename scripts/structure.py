@@ -29,7 +29,7 @@ TOWER: tuple[tuple[str, ...], ...] = (
     ("notation", "runtime", "memory_model"),     # index notation; tokens, rings, kernels
     ("blocks",),                                 # the primitives (Sec. 3, 4)
     ("graph",),                                  # graphs of blocks, DOT, compounds, registry
-    ("sim", "bind", "tmu_ops"),                  # the engine; binding tensors to graphs
+    ("sim", "bind", "tmu_ops", "dae"),           # the engine; binding; the DAE machine
     ("program", "check"),                        # programs of phases; checking results
     ("report", "plot"),                          # what a run reports and draws
     ("tmu_cli",),
