@@ -27,6 +27,7 @@ from custard.ember import dlc, slc, slcvec
 from custard.ember.bind import bind
 from custard.ember.errors import EmberError
 from custard.ember.interp import Env, Interpreter, arg_names, find_function
+from sam.dae.trace import AccessTrace
 
 _BIN = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/",
         "arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
@@ -421,3 +422,11 @@ def tmu_trace(low: TmuLowering, engine: str = "reference") -> dict[str, list[Any
     tr = queue_trace(low.config, low.tensors, engine=engine)
     data = [list(v[0]) if isinstance(v, tuple) else v for v in tr.data]
     return {"control": [str(c) for c in tr.ctrl], "data": data}
+
+
+def access_trace(low: TmuLowering, *, engine: str = "fast", **kw: Any) -> AccessTrace:
+    """The lowered TMU's :class:`~sam.dae.trace.AccessTrace` (loads, queue pushes, section
+    costs; ``kw``: ``value_bytes``, ``index_bytes`` of :func:`sam.dae.record.record`)."""
+    from sam.dae.record import record
+
+    return record(low.config, low.tensors, low.program, engine=engine, **kw)
