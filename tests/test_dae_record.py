@@ -84,10 +84,10 @@ def well_formed(tr: AccessTrace) -> None:
     assert (tr.push_section[tr.push_queue == CTRL][:-1] >= 0).all()
 
 
-def same_as_queue_trace(tr: AccessTrace, cfg: TmuConfig, tensors, value_bytes: int = 4
-                        ) -> None:
+def same_as_queue_trace(tr: AccessTrace, cfg: TmuConfig, tensors, element: int = 4) -> None:
     """The recorded control tokens (by section name, done last) are the TMU's; so are the data
-    entries' number and which are vectors; a vector takes its lanes' value bytes."""
+    entries' number and which are vectors; a vector takes its lanes' bytes (``element`` each:
+    the value bytes of a table)."""
     q = queue_trace(cfg, tensors)
     ctrl = tr.push_section[tr.push_queue == CTRL]
     names = [tr.sections[k].name if k >= 0 else "done" for k in ctrl]
@@ -96,7 +96,7 @@ def same_as_queue_trace(tr: AccessTrace, cfg: TmuConfig, tensors, value_bytes: i
     assert len(nbytes) == len(q.data)
     for got, entry in zip(nbytes.tolist(), q.data, strict=True):
         if isinstance(entry, tuple):
-            assert got == len(entry[0]) * value_bytes
+            assert got == len(entry[0]) * element
         else:
             assert got in (4, 8)
     well_formed(tr)
@@ -261,6 +261,39 @@ def test_ember_lowerings_push_what_the_tmu_pushes(op):
             assert sizes.get(name, 4) == 4, (op, level, name)
         if level == 3:
             assert_same(tr, access_trace(low, engine="fast"))
+
+
+def test_lockstep_and_broadcast_layers():
+    """A lockstep layer's ended TU loads nothing (masked); a broadcast layer's lanes read one
+    element: one load per step."""
+    from sam.blocks.tmu_config import Alu, DenseTU, Layer, Mem, Operand, RangeTU, Token
+
+    _, tensors, _ = fig10_sls()
+    lock = TmuConfig(
+        [Layer("single", [DenseTU("b", 0, 2)]),
+         Layer("lockstep", [DenseTU("x", 0, 3), RangeTU("y", "zero", "b1")])],
+        [Alu("zero", "b", "*", "b", 0), Alu("b1", "b", "+", "b", 1),
+         Mem("vx", "x", array="B.vals", index="x"), Mem("vy", "y", array="A.1.crd", index="y")],
+        [Operand("vx", "x", "ite"), Operand("vy", "y", "ite", vector=True)],
+        [Token("go", "x", "ite"), Token("row", "b", "end")])
+    program = "go: a = pop; c = pop; d = a * c; out[0, 0] += d | row: z = 1"
+    tr = record(lock, tensors, program, engine="reference")
+    same_as_queue_trace(tr, lock, tensors, element=8)  # vy: the index array A.1.crd
+    assert_same(tr, record(lock, tensors, program, engine="fast"))
+    # b=0: x loads 0, 1, 2 with y loads 0 (only y=0 is on); b=1: x 0..2, y 0, 1
+    assert tr.load_array.tolist() == [0, 1, 0, 0, 0, 1, 0, 1, 0]
+    assert tr.load_first.tolist() == [0, 0, 1, 2, 0, 0, 1, 1, 2]
+    assert tr.sections == [SectionCost("go", pops_scalar=1, pops_vector=1, alu_vector=1,
+                                       rmw_vector=1),
+                           SectionCost("row", alu_scalar=1)]
+    bcast = TmuConfig([Layer("single", [DenseTU("b", 0, 2)]),
+                       Layer("bcast", [DenseTU("e", 0, 2)], lanes=3)],
+                      [Alu("be", "e", "+", "b", "e"), Mem("v", "e", array="B.vals", index="be")],
+                      [Operand("v", "e", "ite", vector=True)], [Token(7, "e", "ite")])
+    tr = record(bcast, tensors, "7: v = pop; out[0, 0] += v", engine="reference")
+    same_as_queue_trace(tr, bcast, tensors)
+    assert tr.load_first.tolist() == [0, 1, 1, 2] and tr.load_count.tolist() == [1] * 4
+    assert tr.push_bytes.tolist() == [12, 8] * 4 + [8]
 
 
 # ---------------------------------------------------------------------- engines
