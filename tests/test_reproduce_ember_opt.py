@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -141,6 +143,42 @@ def test_a_cores_two_tables_run_as_one_sls_over_the_stacked_tables() -> None:
     assert np.allclose(reference("sls", both),
                        np.vstack([reference("sls", p) for p in parts]))
     assert both["ptrs"][-1] == len(both["idxs"]) == 2 * cfg.segments * cfg.lookups
+
+
+def test_measure_times_one_trace_per_core_and_each_ablation_machine(monkeypatch) -> None:
+    """measure() against stand-ins of the DAE model's API (sam.dae.machine, sam.dae.simulate,
+    custard.ember.to_tmu.access_trace): what it passes them and how it reads their results."""
+    from custard.ember import to_tmu
+
+    seen: list[np.ndarray] = []
+
+    class Machine:
+        def __init__(self, cores: int) -> None:
+            self.cores = cores
+
+        def ablation(self, step: str) -> Machine:
+            return Machine(8 if step == "cores" else 1)
+
+    def access_trace(low: Any, *, engine: str = "fast") -> Any:
+        seen.append(low.tensors["idxs"].to_dense())
+        return ("trace", engine)
+
+    def simulate(traces: list[Any], machine: Machine, engine: str = "fast") -> Any:
+        assert len(traces) == machine.cores and traces[0] == ("trace", engine)
+        return types.SimpleNamespace(cycles=1000 * len(traces) + 7 * machine.cores)
+
+    monkeypatch.setitem(sys.modules, "sam.dae.machine", types.SimpleNamespace(
+        ABLATION=ABLATION, paper_machine=lambda: Machine(8)))
+    monkeypatch.setitem(sys.modules, "sam.dae.simulate", types.SimpleNamespace(simulate=simulate))
+    monkeypatch.setattr(to_tmu, "access_trace", access_trace, raising=False)
+    p = ember_opt.sls_points(True, "reference")[3]  # RM1 L0 emb-opt3, with the ablation
+    r = ember_opt.measure(p)
+    assert r["correct"] and r["cycles"] == 8056
+    assert r["ablation"] == {"access": 1007, "core": 1007, "caches": 1007, "queues": 1007,
+                             "cores": 8056}
+    assert len(seen) == 8 and len({a.tobytes() for a in seen}) == 8  # each core its inputs
+    q = {**p, "ablation": False}
+    assert "ablation" not in ember_opt.measure(q)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sam.dae.machine") is None,
