@@ -213,6 +213,8 @@ TABLE: dict[str, list[str]] = {
         "test_reproduce.py::test_quick_writes_csv_png_and_claims",
         "test_reproduce_cli.py::test_fig15_matrix_cache_drawn_once_with_a_notice",
         "test_reproduce_cli.py::test_fig15_quick_needs_no_matrix_cache",
+        "test_reproduce_ember_opt.py::"
+        "test_one_real_quick_point_is_correct_and_times_every_ablation_step",
         "test_sccloop.py::test_compiled_loop_on_west0479[False-2]",
         "test_sccloop.py::test_compiled_loop_on_west0479[True-2]",
         "test_split_suite.py::test_real_matrix_split_at_every_level[online-reference]",
