@@ -343,13 +343,6 @@ class _ProgramBuilder:
             self.regs[op.results[0]] = r
         elif name == "vector.broadcast":
             self.regs[op.results[0]] = self.val(op.operands[0])
-        elif name == "arith.select":
-            # O1's reduction guard select(mask, v, 0): the TMU's lane masks are v's, so v
-            cond = op.operands[0].owner
-            if not isinstance(cond, slcvec.MaskOp):
-                raise EmberError("TMU lowering: arith.select in a callback other than a lane "
-                                 "mask's")
-            self.regs[op.results[0]] = self.val(op.operands[1])
         elif name == "vector.reduction":
             kind = op.properties.get("kind")
             if "add" not in str(kind):
