@@ -129,6 +129,8 @@ def run_tmu_command(args: argparse.Namespace) -> int:
     _check_options(args)
     A = _index_matrix(args.index)
     rows = A.shape[1] * (args.blk if args.op == "gather" else 1)  # of the table B
+    if args.op == "kg":  # B holds the entities: heads (A's rows) and tails (its columns)
+        rows = max(A.shape)
     _check_tables(args, rows + A.shape[0])
     rng = np.random.default_rng(args.seed)
     B = np.round(rng.uniform(-1, 1, (rows, args.dim)), 6)

@@ -251,14 +251,14 @@ def build_op(op: str, A: Tensor, B: Tensor, X: Tensor | None = None, *, lanes: i
         if X is None:
             raise GraphError("kg needs the relation table X (relations x dim)")
         rels = np.asarray(A.vals, dtype=float)
-        if A.shape[0] > B.shape[0] or A.shape[1] != B.shape[0] or X.shape[1] != cols or (
+        if max(A.shape) > B.shape[0] or X.shape[1] != cols or (
                 rels.size and (np.any(rels != np.round(rels)) or rels.min() < 0
                                or rels.max() >= X.shape[0])):
             raise GraphError(f"kg: A's entries are triples (head = row, tail = column, "
                              f"relation = value): A is {A.shape[0]}x{A.shape[1]}, B (entities) "
                              f"{B.shape[0]}x{B.shape[1]}, X (relations) {X.shape[0]}x"
-                             f"{X.shape[1]}; need A rows <= B rows = A columns, equal widths "
-                             "and integer values in [0, X rows)")
+                             f"{X.shape[1]}; need A's rows and columns <= B rows, equal "
+                             "widths and integer values in [0, X rows)")
         tensors["X"] = X
         graph = tmu_graph(kg_config(lanes), out="Z", shape=(max(len(A.vals), 1), 1),
                           program=KG_PROGRAM, formats=FORMATS, **costs)
@@ -330,7 +330,7 @@ def transe_l1(heads: np.ndarray, rels: np.ndarray, tails: np.ndarray, entities: 
 def reference(op: str, A: sp.csr_matrix, B: np.ndarray, X: np.ndarray | None = None,
               blk: int = 1) -> np.ndarray:
     """Operation ``op`` of :func:`build_op`'s inputs computed with numpy (the gold result)."""
-    A = sp.csr_matrix(A)
+    A = sp.csr_matrix(A, copy=True)  # sorting its indices must not reorder the caller's
     A.sort_indices()
     if op == "sls":
         return segment_sum(A.indptr, A.indices, None, B)

@@ -192,12 +192,15 @@ def random_inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: f
     A.data = np.round(rng.uniform(-2, 2, A.nnz), 3)
     B = np.round(rng.uniform(-3, 3, (cols * (blk if op == "gather" else 1), dim)), 3)
     X = np.round(rng.uniform(-3, 3, (rows, dim)), 3)
+    if op == "kg":  # triples: head = row, tail = column, relation = value (a row of X)
+        A.data = rng.integers(0, rows, A.nnz).astype(float)
+        B = np.round(rng.uniform(-3, 3, (max(rows, cols), dim)), 3)
     return A, B, X
 
 
 def run_op(op: str, A, B, X, engine: str, blk: int = 1, lanes: int = 1, fifo=None):
     graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
-                              Tensor.from_dense(X, "dd") if op == "mp" else None,
+                              Tensor.from_dense(X, "dd") if op in ("mp", "kg") else None,
                               lanes=lanes, blk=blk)
     return simulate(graph, tensors, engine=engine, fifo_depth=fifo)
 
@@ -223,6 +226,8 @@ def test_table1_on_west0479(op):
     rng = np.random.default_rng(479)
     B = rng.uniform(-1, 1, (479, 32))
     X = rng.uniform(-1, 1, (479, 32))
+    if op == "kg":
+        A.data = rng.integers(0, 479, A.nnz).astype(float)
     res = run_op(op, A, B, X, "fast", lanes=8 if op != "mp" else 1)
     np.testing.assert_allclose(res.outputs["Z"].to_dense(), reference(op, A, B, X),
                                rtol=1e-9, atol=1e-9)
@@ -251,7 +256,7 @@ def test_engines_agree_on_cycles(engine):
 # ---------------------------------------------------------------------- DOT, errors
 def test_dot_round_trip_runs_the_same():
     tensors = fig10()
-    graph, t = build_op("kg", tensors["A"], tensors["B"])
+    graph, t = build_op("spmm", tensors["A"], tensors["B"])
     text = dumps(graph)
     assert 'type="tmu"' in text and 'type="execute"' in text
     back = loads(text)

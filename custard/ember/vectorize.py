@@ -112,7 +112,7 @@ class _LoopVectorizer:
             return b.vector
 
         self.kinds = kind
-        zero: set[SSAValue] = set()  # vectors whose masked lanes are 0 (loaded ones, and
+        zeroed: set[SSAValue] = set()  # vectors whose masked lanes are 0 (loaded ones, and
         # what add/sub/neg/abs/max/min of them, or mul by anything, gives)
         for op in cb.body.block.ops:
             if isinstance(op, slc.FromStreamOp):
@@ -127,7 +127,7 @@ class _LoopVectorizer:
                     f = slc.FromStreamOp(smap[s], self.vtype(op.value.type))
                     block.add_op(f)
                     kind[op.value] = "vec"
-                    zero.add(op.value)
+                    zeroed.add(op.value)
                 else:
                     f = slc.FromStreamOp(smap.get(s, s), op.value.type)
                     block.add_op(f)
@@ -145,7 +145,7 @@ class _LoopVectorizer:
                         zero = tl.splat(0.0, self.vtype(op.res.type))
                         new = vector.MaskedLoadOp(op.memref, mapped, mask, zero)
                         kind[op.res] = "vec"
-                        zero.add(op.res)
+                        zeroed.add(op.res)
                         vmap[op.res] = new.result
                     else:
                         new = vector.MaskedStoreOp(op.memref, mapped, mask, vec(op.value))
@@ -153,7 +153,7 @@ class _LoopVectorizer:
                     continue
             elif isinstance(op, arith.AddfOp) and self._accumulates(op):
                 # a horizontal add: out[..] += x over the lanes. Masked lanes are 0 in loaded
-                # vectors and x keeps them 0 (``zero``), so they add 0; the mask is rebuilt
+                # vectors and x keeps them 0 (``zeroed``), so they add 0; the mask is rebuilt
                 # as for a store, which O2's buffer loop needs
                 acc, x = (op.lhs, op.rhs) if kind.get(op.rhs) == "vec" else (op.rhs, op.lhs)
                 if mask is None:
@@ -165,7 +165,7 @@ class _LoopVectorizer:
                     else:  # first, as where O2's buffer loop reads its vectors
                         block.insert_ops_before([f, m], block.first_op)
                     mask = m.result
-                if x not in zero:
+                if x not in zeroed:
                     raise _Illegal
                 red = vector.ReductionOp.build(
                     operands=[vmap[x], []], result_types=[x.type],
@@ -179,11 +179,11 @@ class _LoopVectorizer:
                 new = type(op)(a, b)
                 block.add_op(new)
                 vmap[op.results[0]], kind[op.results[0]] = new.results[0], "vec"
-                x, y = (v in zero for v in op.operands)
+                x, y = (v in zeroed for v in op.operands)
                 if (x or y) if isinstance(op, arith.MulfOp) else \
                         x and not kind.get(op.operands[1]) if isinstance(op, arith.DivfOp) \
                         else x and y:
-                    zero.add(op.results[0])
+                    zeroed.add(op.results[0])
                 continue
             elif op.name in _FLOAT_UN and kind.get(op.operands[0]):
                 a = vec(op.operands[0])
@@ -192,8 +192,8 @@ class _LoopVectorizer:
                                       attributes=dict(op.attributes))
                 block.add_op(new)
                 vmap[op.results[0]], kind[op.results[0]] = new.results[0], "vec"
-                if op.operands[0] in zero:
-                    zero.add(op.results[0])
+                if op.operands[0] in zeroed:
+                    zeroed.add(op.results[0])
                 continue
             if any(kind.get(v) for o in op.walk() for v in o.operands):
                 raise _Illegal
