@@ -337,6 +337,45 @@ def test_execute_errors_at_run_time_name_the_problem():
     assert "outside the output's shape" in str(err.value)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_core_arrays_workspace_and_input_reads(engine, lanes):
+    """``array W[N]`` (zeros), ``input B`` (read-only), scalar and vector loads (``W[k..]``: a
+    lane past the array is off and 0) and stores into the workspace: Figure 10 accumulated in
+    a workspace row by row, then each row of the output is the workspace plus B's row b."""
+    tensors = fig10()
+    vec = ".." if lanes > 1 else ""
+    program = (f"array w[4] | input B | ite: b = pop; e = pop; v = pop; w[e] += v; "
+               f"q = w[e{vec}]; y = B[b, e{vec}]; z = q + y; out[b, e] = z")
+    graph = tmu_graph(sls_config("dae", lanes), out="Z", shape=(2, 4), program=program,
+                      formats={"A": "ds", "B": "dd"})
+    res = simulate(graph, tensors, engine=engine)
+    w0 = TABLE[0] + TABLE[2]
+    assert res.outputs["Z"].to_dense().tolist() == [list(w0 + TABLE[0]),
+                                                     list(w0 + TABLE[5] + TABLE[1])]
+
+
+def test_core_array_errors_are_one_line():
+    cfg = sls_config()
+    for program, message in [
+        ("ite: b = pop; x = w[b]", "w is not a declared array"),
+        ("input B | ite: b = pop; B[b, 0] = b", "input B is read-only"),
+        ("array w[2] | ite: b = pop; w[b, 0] = b", "w takes 1 index(es)"),
+        ("array w | ite: b = pop", "is not 'array NAME[SIZE]'"),
+        ("array w[2] | ite: b = pop; w[b..] = b", "drop '..'"),
+    ]:
+        with pytest.raises(GraphError) as err:
+            tmu_graph(cfg, out="Z", shape=(2, 4), program=program, formats={"A": "ds"})
+        assert message in str(err.value) and "\n" not in str(err.value)
+    tensors = fig10()
+    for engine in ENGINES:
+        small = tmu_graph(cfg, out="Z", shape=(2, 4), program="array w[2] | ite: b = pop; "
+                          "e = pop; v = pop; w[e] += v", formats={"A": "ds", "B": "dd"})
+        with pytest.raises(Exception) as err:
+            simulate(small, tensors, engine=engine)
+        assert "a core array index is outside the array's shape" in str(err.value)
+
+
 # ---------------------------------------------------------------------- layers, timing, tools
 @pytest.mark.parametrize("engine", ENGINES)
 def test_lockstep_and_broadcast_layers(engine):
