@@ -179,9 +179,6 @@ class Interpreter:
     def op_arith__maximumf(self, op, env):
         return self._bin(op, env, np.maximum)
 
-    def op_arith__select(self, op, env):
-        return [np.where(env[op.operands[0]], env[op.operands[1]], env[op.operands[2]])]
-
     def op_arith__negf(self, op, env):
         return [-env[op.operands[0]]]
 

@@ -428,8 +428,7 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
     written = {o.operands[1] if isinstance(o, memref.StoreOp) else o.operands[0]
                for region in loop.cases for o in region.block.walk()
                if isinstance(o, memref.StoreOp | vector.MaskedStoreOp)} - {out}
-    pb = _ProgramBuilder({**env, **{v: args[k] for k, v in enumerate(fn.body.block.args)
-                                    if v in written}}, out, names, written)
+    pb = _ProgramBuilder(env, out, names, written)  # env holds the bound arguments too
     tokens = {}
     for op in cfg_op.regions[0].block.ops:
         if isinstance(op, dlc.RegisterCallbackOp):
