@@ -32,7 +32,8 @@ def add_tmu_command(sub: Any) -> None:
         "rows); the tables B (and X for mp) are random with --dim columns. See docs/tmu.md.")
     p.add_argument("--op", required=True, choices=OPS,
                    help="sls (EmbeddingBag), spmm (weighted), gather (sparse attention), mp "
-                   "(message passing: SDDMM+SpMM), kg (knowledge graph: (max,+) semiring SLS)")
+                   "(message passing, Table 1), kg (knowledge graph: TransE L1 norm per entry of "
+                   "A)")
     p.add_argument("-A", "--index", default="west0479", metavar="SPEC",
                    help="the index matrix: a shipped matrix name, a .mtx/.npz file or "
                    "random:DENSITY[:SEED]:ROWSxCOLS (default west0479)")
@@ -115,21 +116,33 @@ def run_tmu_command(args: argparse.Namespace) -> int:
     from sam.graph.dot import dumps
     from sam.program import Program
     from sam.report import build_report, format_text
-    from sam.tmu_ops import build_op, gather_config, mp_config, reference, sam_graph, sls_config
+    from sam.tmu_ops import (
+        build_op,
+        gather_config,
+        kg_config,
+        mp_config,
+        reference,
+        sam_graph,
+        sls_config,
+    )
 
     _check_options(args)
     A = _index_matrix(args.index)
     rows = A.shape[1] * (args.blk if args.op == "gather" else 1)  # of the table B
+    if args.op == "kg":  # B holds the entities: heads (A's rows) and tails (its columns)
+        rows = max(A.shape)
     _check_tables(args, rows + A.shape[0])
     rng = np.random.default_rng(args.seed)
     B = np.round(rng.uniform(-1, 1, (rows, args.dim)), 6)
     X = np.round(rng.uniform(-1, 1, (A.shape[0], args.dim)), 6)
+    if args.op == "kg":  # the triples: head = row, tail = column, relation = value (X's row)
+        A.data = rng.integers(0, A.shape[0], A.nnz).astype(float)
     At = Tensor.from_scipy(A, "ds")
     Bt, Xt = Tensor.from_dense(B, "dd"), Tensor.from_dense(X, "dd")
     if args.mode == "sam":
         graph, tensors = sam_graph((A.shape[0], args.dim)), {"A": At, "B": Bt}
     else:
-        graph, tensors = build_op(args.op, At, Bt, Xt if args.op == "mp" else None,
+        graph, tensors = build_op(args.op, At, Bt, Xt if args.op in ("mp", "kg") else None,
                                   lanes=args.lanes, blk=args.blk, token_cost=args.token_cost,
                                   pop_cost=args.pop_cost)
     if args.dot:
@@ -138,9 +151,8 @@ def run_tmu_command(args: argparse.Namespace) -> int:
         return 0
     if args.queues and args.mode == "dae":
         cfg = {"gather": lambda: gather_config(args.blk, args.lanes),
-               "mp": lambda: mp_config(args.dim)}.get(
-            args.op, lambda: sls_config("dae", args.lanes, weighted=args.op == "spmm",
-                                        semiring=args.op == "kg"))()
+               "mp": lambda: mp_config(args.dim), "kg": lambda: kg_config(args.lanes)}.get(
+            args.op, lambda: sls_config("dae", args.lanes, weighted=args.op == "spmm"))()
         trace = queue_trace(cfg, tensors, engine=args.engine)
         print("ctrl:", ", ".join(map(str, trace.ctrl[: args.queues])),
               "..." if len(trace.ctrl) > args.queues else "")

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from custard.ember.errors import EmberError
 from custard.ember.ops import random_inputs, reference, scf_text
 from custard.ember.pipeline import compile_module, run_module
 from custard.ember.to_tmu import lower_to_tmu, simulate_tmu, tmu_trace
@@ -109,9 +108,3 @@ def test_sls_on_a_shipped_matrix():
     for level in (0, 3):
         out, _ = simulate_tmu(lower_to_tmu(compiled("sls", level, 8).dlc, ins), "fast")
         np.testing.assert_allclose(out, want, atol=1e-9)
-
-
-def test_mp_workspace_is_a_one_line_refusal():
-    ins = random_inputs("mp", np.random.default_rng(1))
-    with pytest.raises(EmberError, match="TMU lowering: a callback stores into memory other"):
-        lower_to_tmu(compiled("mp", 0, 2).dlc, ins)

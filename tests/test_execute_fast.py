@@ -35,12 +35,16 @@ def three_ways(graph, tensors, fifo):
     return off
 
 
-def matrices(seed: int, rows: int, cols: int, dim: int, density: float, blk: int = 1):
+def matrices(seed: int, rows: int, cols: int, dim: int, density: float, blk: int = 1,
+             op: str = "spmm"):
     rng = np.random.default_rng(seed)
     A = sp.random(rows, cols, density=density, format="csr", random_state=rng)
     A.data = np.round(rng.uniform(-2, 2, A.nnz), 3)
     B = np.round(rng.uniform(-3, 3, (cols * blk, dim)), 3)
     X = np.round(rng.uniform(-3, 3, (rows, dim)), 3)
+    if op == "kg":  # triples: head = row, tail = column, relation = value (a row of X)
+        A.data = rng.integers(0, rows, A.nnz).astype(float)
+        B = np.round(rng.uniform(-3, 3, (max(rows, cols), dim)), 3)
     return A, B, X
 
 
@@ -51,9 +55,9 @@ def matrices(seed: int, rows: int, cols: int, dim: int, density: float, blk: int
 def test_table1_operations_same_with_and_without_the_scalar_loop(op, seed, rows, cols, dim,
                                                                   density, lanes, fifo):
     lanes = 1 if op == "mp" else lanes
-    A, B, X = matrices(seed, rows, cols, dim, density, 2 if op == "gather" else 1)
+    A, B, X = matrices(seed, rows, cols, dim, density, 2 if op == "gather" else 1, op)
     graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
-                              Tensor.from_dense(X, "dd") if op == "mp" else None,
+                              Tensor.from_dense(X, "dd") if op in ("mp", "kg") else None,
                               lanes=lanes, blk=2)
     off = three_ways(graph, tensors, fifo)
     np.testing.assert_allclose(off.outputs["Z"].to_dense(), reference(op, A, B, X, blk=2),

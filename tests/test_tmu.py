@@ -192,12 +192,15 @@ def random_inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: f
     A.data = np.round(rng.uniform(-2, 2, A.nnz), 3)
     B = np.round(rng.uniform(-3, 3, (cols * (blk if op == "gather" else 1), dim)), 3)
     X = np.round(rng.uniform(-3, 3, (rows, dim)), 3)
+    if op == "kg":  # triples: head = row, tail = column, relation = value (a row of X)
+        A.data = rng.integers(0, rows, A.nnz).astype(float)
+        B = np.round(rng.uniform(-3, 3, (max(rows, cols), dim)), 3)
     return A, B, X
 
 
 def run_op(op: str, A, B, X, engine: str, blk: int = 1, lanes: int = 1, fifo=None):
     graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
-                              Tensor.from_dense(X, "dd") if op == "mp" else None,
+                              Tensor.from_dense(X, "dd") if op in ("mp", "kg") else None,
                               lanes=lanes, blk=blk)
     return simulate(graph, tensors, engine=engine, fifo_depth=fifo)
 
@@ -223,6 +226,8 @@ def test_table1_on_west0479(op):
     rng = np.random.default_rng(479)
     B = rng.uniform(-1, 1, (479, 32))
     X = rng.uniform(-1, 1, (479, 32))
+    if op == "kg":
+        A.data = rng.integers(0, 479, A.nnz).astype(float)
     res = run_op(op, A, B, X, "fast", lanes=8 if op != "mp" else 1)
     np.testing.assert_allclose(res.outputs["Z"].to_dense(), reference(op, A, B, X),
                                rtol=1e-9, atol=1e-9)
@@ -251,7 +256,7 @@ def test_engines_agree_on_cycles(engine):
 # ---------------------------------------------------------------------- DOT, errors
 def test_dot_round_trip_runs_the_same():
     tensors = fig10()
-    graph, t = build_op("kg", tensors["A"], tensors["B"])
+    graph, t = build_op("spmm", tensors["A"], tensors["B"])
     text = dumps(graph)
     assert 'type="tmu"' in text and 'type="execute"' in text
     back = loads(text)
@@ -330,6 +335,45 @@ def test_execute_errors_at_run_time_name_the_problem():
     with pytest.raises(Exception) as err:
         simulate(small, tensors, engine="reference")
     assert "outside the output's shape" in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_core_arrays_workspace_and_input_reads(engine, lanes):
+    """``array W[N]`` (zeros), ``input B`` (read-only), scalar and vector loads (``W[k..]``: a
+    lane past the array is off and 0) and stores into the workspace: Figure 10 accumulated in
+    a workspace row by row, then each row of the output is the workspace plus B's row b."""
+    tensors = fig10()
+    vec = ".." if lanes > 1 else ""
+    program = (f"array w[4] | input B | ite: b = pop; e = pop; v = pop; w[e] += v; "
+               f"q = w[e{vec}]; y = B[b, e{vec}]; z = q + y; out[b, e] = z")
+    graph = tmu_graph(sls_config("dae", lanes), out="Z", shape=(2, 4), program=program,
+                      formats={"A": "ds", "B": "dd"})
+    res = simulate(graph, tensors, engine=engine)
+    w0 = TABLE[0] + TABLE[2]
+    assert res.outputs["Z"].to_dense().tolist() == [list(w0 + TABLE[0]),
+                                                     list(w0 + TABLE[5] + TABLE[1])]
+
+
+def test_core_array_errors_are_one_line():
+    cfg = sls_config()
+    for program, message in [
+        ("ite: b = pop; x = w[b]", "w is not a declared array"),
+        ("input B | ite: b = pop; B[b, 0] = b", "input B is read-only"),
+        ("array w[2] | ite: b = pop; w[b, 0] = b", "w takes 1 index(es)"),
+        ("array w | ite: b = pop", "is not 'array NAME[SIZE]'"),
+        ("array w[2] | ite: b = pop; w[b..] = b", "drop '..'"),
+    ]:
+        with pytest.raises(GraphError) as err:
+            tmu_graph(cfg, out="Z", shape=(2, 4), program=program, formats={"A": "ds"})
+        assert message in str(err.value) and "\n" not in str(err.value)
+    tensors = fig10()
+    for engine in ENGINES:
+        small = tmu_graph(cfg, out="Z", shape=(2, 4), program="array w[2] | ite: b = pop; "
+                          "e = pop; v = pop; w[e] += v", formats={"A": "ds", "B": "dd"})
+        with pytest.raises(Exception) as err:
+            simulate(small, tensors, engine=engine)
+        assert "a core array index is outside the array's shape" in str(err.value)
 
 
 # ---------------------------------------------------------------------- layers, timing, tools

@@ -29,12 +29,15 @@ def inputs(op: str, seed: int, rows: int, cols: int, dim: int, density: float, b
     A.data = np.round(rng.uniform(-2, 2, A.nnz), 3)
     B = np.round(rng.uniform(-3, 3, (cols * (blk if op == "gather" else 1), dim)), 3)
     X = np.round(rng.uniform(-3, 3, (rows, dim)), 3)
+    if op == "kg":  # triples: head = row, tail = column, relation = value (a row of X)
+        A.data = rng.integers(0, rows, A.nnz).astype(float)
+        B = np.round(rng.uniform(-3, 3, (max(rows, cols), dim)), 3)
     return A, B, X
 
 
 def run(op, A, B, X, engine, blk, lanes, fifo, burst):
     graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
-                              Tensor.from_dense(X, "dd") if op == "mp" else None,
+                              Tensor.from_dense(X, "dd") if op in ("mp", "kg") else None,
                               lanes=lanes, blk=blk)
     return simulate(graph, tensors, engine=engine, fifo_depth=fifo,
                     paths=FastPaths(tmu_burst=burst))

@@ -1,13 +1,15 @@
 """The embedding operations of the Ember paper's Table 1 as scf code (what torch-mlir or MPACT
-would give Ember), their numpy references and random inputs, so nobody writes MLIR by hand.
+would give Ember), random inputs, and their numpy references, which are the definitions of
+``sam.tmu_ops`` (one source of truth; the sam side's TMU graphs compute the same), so nobody
+writes MLIR by hand.
 
 =========  =====================================================================  ============
 ``sls``    EmbeddingBag / SparseLengthsSum (DLRM): ``out[b,:] += T[idxs[p],:]``     1 lookup
 ``spmm``   GNN SpMM: ``out[i,:] += vals[p] * T[idxs[p],:]``                          1 lookup
 ``spattn`` BigBird block gather: ``out[p*B+t,:] = K[idxs[p]*B+t,:]``                  copy only
 ``mp``     message passing: ``tmp += w * X[v]*X[u]`` over neighbours, then
-           ``out[v,:] += tmp * X[v]`` in a workspace loop (left on the core)          2 lookups
-``kg``     knowledge graph (TransE): ``out[s,:] = |E[h]+R[r]-E[t]|`` per sample         3 lookups
+           ``out[v,:] += tmp * X[v]`` in a workspace loop (on the core)               2 lookups
+``kg``     knowledge graph (TransE): ``out[s,0] = ||E[h]+R[r]-E[t]||_1`` per sample     3 lookups
 =========  =====================================================================  ============
 """
 
@@ -155,7 +157,9 @@ module {{
         %d = arith.subf %a, %et : f64
         %n2 = arith.negf %d : f64
         %ad = arith.maximumf %d, %n2 : f64
-        memref.store %ad, %out[%s, %e] : memref<?x?xf64>
+        %acc = memref.load %out[%s, %c0] : memref<?x?xf64>
+        %sum = arith.addf %acc, %ad : f64
+        memref.store %sum, %out[%s, %c0] : memref<?x?xf64>
       }}
     }}
     func.return %out : memref<?x?xf64>
@@ -198,30 +202,27 @@ def random_inputs(op: str, rng: np.random.Generator, segments: int = 3, rows: in
         return {"heads": rng.integers(0, rows, segments), "rels": rng.integers(0, 3, segments),
                 "tails": rng.integers(0, rows, segments), "table": table,
                 "relations": rng.uniform(-1, 1, size=(3, emb)).round(3),
-                "out": np.zeros((segments, emb))}
+                "out": np.zeros((segments, 1))}
     raise EmberError(f"unknown embedding operation '{op}' (one of {', '.join(OPS)})")
 
 
 def reference(op: str, inputs: dict[str, Any], block: int = 2) -> np.ndarray:
-    """numpy's result of a Table 1 operation on ``inputs``."""
+    """numpy's result of a Table 1 operation on ``inputs`` (``sam.tmu_ops``' definitions)."""
+    from sam.tmu_ops import block_gather, message_passing, segment_sum, transe_l1
+
     t = np.asarray(inputs["table"], dtype=float)
     if op == "kg":
-        e, r = t, np.asarray(inputs["relations"], dtype=float)
-        return np.abs(e[inputs["heads"]] + r[inputs["rels"]] - e[inputs["tails"]])
+        return transe_l1(inputs["heads"], inputs["rels"], inputs["tails"], t,
+                         inputs["relations"])
     ptrs, idxs = np.asarray(inputs["ptrs"]), np.asarray(inputs["idxs"])
-    nseg = ptrs.size - 1
     if op == "spattn":
         out = np.array(inputs["out"], dtype=float)
-        for p, k in enumerate(idxs):
-            out[p * block:(p + 1) * block] = t[k * block:(k + 1) * block]
+        out[:idxs.size * block] = block_gather(idxs, t, block)
         return out
-    out = np.zeros((nseg, t.shape[1]))
-    w = np.asarray(inputs.get("vals", np.ones(idxs.size)), dtype=float)
-    for b in range(nseg):
-        sl = slice(ptrs[b], ptrs[b + 1])
-        if op in ("sls", "spmm"):
-            out[b] = (w[sl, None] * t[idxs[sl]]).sum(axis=0)
-        else:  # mp
-            tmp = (w[sl, None] * t[b][None, :] * t[idxs[sl]]).sum(axis=0)
-            out[b] = tmp * t[b]
-    return out
+    if op == "sls":
+        return segment_sum(ptrs, idxs, None, t)
+    if op == "spmm":
+        return segment_sum(ptrs, idxs, inputs["vals"], t)
+    if op == "mp":
+        return message_passing(ptrs, idxs, inputs["vals"], t, t)
+    raise EmberError(f"unknown embedding operation '{op}' (one of {', '.join(OPS)})")

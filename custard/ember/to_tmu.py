@@ -214,14 +214,23 @@ class _ConfigBuilder:
 
 
 class _ProgramBuilder:
-    """Translates compute-loop cases to the execute block's program language."""
+    """Translates compute-loop cases to the execute block's program language.
 
-    def __init__(self, env: Env, out: SSAValue) -> None:
+    Memory other than the output is core-side memory (Ember paper Sec. 6.2: workspace loops run
+    on the core): a memref a callback stores into is a workspace (``array W[N]``, zeros), one it
+    only reads an input tensor the core loads from (``input T``)."""
+
+    def __init__(self, env: Env, out: SSAValue, names: dict[SSAValue, str] | None = None,
+                 written: set[SSAValue] | None = None) -> None:
         self.env = env
         self.out = out
+        self.names = names or {}
+        self.written = written or set()
         self.count = 0
         self.lines: list[str] = []
         self.regs: dict[SSAValue, str] = {}
+        #: core arrays the program uses: memref -> its declaration
+        self.arrays: dict[SSAValue, str] = {}
 
     def fresh(self) -> str:
         self.count += 1
@@ -243,6 +252,10 @@ class _ProgramBuilder:
             if isinstance(a, FloatAttr):
                 return repr(float(a.value.data))
         raise EmberError("TMU lowering: a callback value has no register")
+
+    def declarations(self) -> list[str]:
+        """The program's core-array declarations, in first use order."""
+        return list(self.arrays.values())
 
     def case(self, block: Block) -> str:
         self.lines = []
@@ -276,6 +289,26 @@ class _ProgramBuilder:
     def _block(self, block: Block, fused: dict[int, str]) -> None:
         for op in block.ops:
             self._op(op, fused)
+
+    def _array(self, base: SSAValue, store: bool) -> str:
+        """The name of core array ``base`` (declared at its first use)."""
+        name = self.names.get(base)
+        if name is None:
+            raise EmberError("TMU lowering: a callback uses memory that is not a function "
+                             "argument")
+        if base not in self.arrays:
+            if base in self.written:
+                x = self.env.get(base)
+                arr = np.asarray(x if x is not None else [], dtype=float)
+                if arr.ndim not in (1, 2) or np.any(arr != 0):
+                    raise EmberError(f"TMU lowering: workspace {name} must be a 1-d or 2-d "
+                                     "memref starting as zeros (the core allocates it)")
+                self.arrays[base] = f"array {name}[{', '.join(map(str, arr.shape))}]"
+            else:
+                self.arrays[base] = f"input {name}"
+        if store and base not in self.written:
+            raise EmberError(f"TMU lowering: {name} is stored into but not a workspace")
+        return name
 
     def _op(self, op: Operation, fused: dict[int, str]) -> None:
         name = op.name
@@ -311,23 +344,38 @@ class _ProgramBuilder:
             self.regs[op.results[0]] = r
         elif name == "vector.broadcast":
             self.regs[op.results[0]] = self.val(op.operands[0])
+        elif name == "vector.reduction":
+            kind = op.properties.get("kind")
+            if "add" not in str(kind):
+                raise EmberError(f"TMU lowering: vector.reduction {kind} has no execute "
+                                 "statement (add only)")
+            r = self.fresh()
+            self.lines.append(f"{r} = sum({self.val(op.operands[0])})")
+            self.regs[op.results[0]] = r
         elif isinstance(op, memref.StoreOp | vector.MaskedStoreOp):
             base = op.operands[1] if isinstance(op, memref.StoreOp) else op.operands[0]
-            if base is not self.out:
-                raise EmberError("TMU lowering: a callback stores into memory other than the "
-                                 "returned output (the execute block writes one output)")
+            where = "out" if base is self.out else self._array(base, store=True)
             idx = ", ".join(self.val(i) for i in _indices(op))
             val = op.operands[0] if isinstance(op, memref.StoreOp) else op.operands[-1]
             tag = fused.get(id(op))
             if tag:
                 upd, k = tag.split("|")
                 other = val.owner.operands[1 - int(k)]
-                self.lines.append(f"out[{idx}] {upd} {self.val(other)}")
+                self.lines.append(f"{where}[{idx}] {upd} {self.val(other)}")
             else:
-                self.lines.append(f"out[{idx}] = {self.val(val)}")
+                self.lines.append(f"{where}[{idx}] = {self.val(val)}")
         elif isinstance(op, memref.LoadOp | vector.MaskedLoadOp):
-            raise EmberError("TMU lowering: a callback reads memory (the execute block's "
-                             "program has no loads; MP's workspace loop stays unsupported)")
+            base = op.operands[0]
+            if base is self.out:
+                raise EmberError("TMU lowering: a callback reads the output other than in a "
+                                 "load-op-store of the same element")
+            arr = self._array(base, store=False)
+            idx = [self.val(i) for i in _indices(op)]
+            if isinstance(op, vector.MaskedLoadOp):  # lanes outside the array are off
+                idx[-1] += ".."
+            r = self.fresh()
+            self.lines.append(f"{r} = {arr}[{', '.join(idx)}]")
+            self.regs[op.results[0]] = r
         elif isinstance(op, scf.ForOp):
             lb, ub, step = (int(self._static(v)) for v in (op.lb, op.ub, op.step))
             iv = op.body.block.args[0]
@@ -378,7 +426,10 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
         raise EmberError("TMU lowering: core variables must start at 0 (execute registers do)")
     cb = _ConfigBuilder(env, names)
     config = cb.build(cfg_op)
-    pb = _ProgramBuilder(env, out)
+    written = {o.operands[1] if isinstance(o, memref.StoreOp) else o.operands[0]
+               for region in loop.cases for o in region.block.walk()
+               if isinstance(o, memref.StoreOp | vector.MaskedStoreOp)} - {out}
+    pb = _ProgramBuilder(env, out, names, written)  # env holds the bound arguments too
     tokens = {}
     for op in cfg_op.regions[0].block.ops:
         if isinstance(op, dlc.RegisterCallbackOp):
@@ -390,13 +441,14 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
         # token id the TMU never pushes (one past its tokens) sets the core variables to 0
         unused = len(set(tokens.values()))
         sections.insert(0, f"{unused}: " + "; ".join(f"var{k} = 0" for k in range(n_vars)))
-    program = " | ".join(sections)
+    program = " | ".join(pb.declarations() + sections)
     out_arr = np.asarray(args[fn.body.block.args.index(out)], dtype=float)
     if out_arr.ndim != 2:
         raise EmberError("TMU lowering: the output must be a 2-d memref")
     tensors: dict[str, Any] = {}
     formats: dict[str, str] = {}
-    for v in cb.arrays:
+    core_inputs = {v for v, decl in pb.arrays.items() if decl.startswith("input ")}
+    for v in cb.arrays | core_inputs:
         arr = np.asarray(args[fn.body.block.args.index(v)], dtype=float)
         fmt = "d" * arr.ndim
         tensors[names[v]] = Tensor.from_dense(arr, fmt)

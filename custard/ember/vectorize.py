@@ -3,7 +3,10 @@
 A loop marked ``slcvec.vectorize_for`` becomes ``slcvec.for<V>`` when it is legal: static
 bounds (the core must rebuild the boundary mask), unit step, no loop-carried values, the
 induction variable used only as the last index of memory streams, and callbacks whose code is
-elementwise in it (float arithmetic, loads and stores indexed by it in the last dimension).
+elementwise in it (float arithmetic, loads and stores indexed by it in the last dimension), or
+that reduce over it (``out[s, 0] += x``, ``x`` elementwise: KG's norm; ``vector.reduction
+<add>``, a horizontal add, legal when ``x`` keeps masked lanes 0: built from loaded vectors by
+add, sub, neg, abs, max, min, or mul by anything).
 Streams indexed by the induction variable become ``slcvec.mem_stream`` with the loop's mask;
 in callbacks, the induction variable is read as its first lane (``e``), its boundary mask is
 rebuilt on the core with ``slcvec.mask e lb ub 1``, loads and stores become
@@ -108,6 +111,9 @@ class _LoopVectorizer:
             block.add_op(b)
             return b.vector
 
+        self.kinds = kind
+        zeroed: set[SSAValue] = set()  # vectors whose masked lanes are 0 (loaded ones, and
+        # what add/sub/neg/abs/max/min of them, or mul by anything, gives)
         for op in cb.body.block.ops:
             if isinstance(op, slc.FromStreamOp):
                 s = op.stream
@@ -121,6 +127,7 @@ class _LoopVectorizer:
                     f = slc.FromStreamOp(smap[s], self.vtype(op.value.type))
                     block.add_op(f)
                     kind[op.value] = "vec"
+                    zeroed.add(op.value)
                 else:
                     f = slc.FromStreamOp(smap.get(s, s), op.value.type)
                     block.add_op(f)
@@ -138,16 +145,45 @@ class _LoopVectorizer:
                         zero = tl.splat(0.0, self.vtype(op.res.type))
                         new = vector.MaskedLoadOp(op.memref, mapped, mask, zero)
                         kind[op.res] = "vec"
+                        zeroed.add(op.res)
                         vmap[op.res] = new.result
                     else:
                         new = vector.MaskedStoreOp(op.memref, mapped, mask, vec(op.value))
                     block.add_op(new)
                     continue
+            elif isinstance(op, arith.AddfOp) and self._accumulates(op):
+                # a horizontal add: out[..] += x over the lanes. Masked lanes are 0 in loaded
+                # vectors and x keeps them 0 (``zeroed``), so they add 0; the mask is rebuilt
+                # as for a store, which O2's buffer loop needs
+                acc, x = (op.lhs, op.rhs) if kind.get(op.rhs) == "vec" else (op.rhs, op.lhs)
+                if mask is None:
+                    f = slc.FromStreamOp(smap[self.iv], IndexType())
+                    m = slcvec.MaskOp.build(operands=[f.value, self.lb, self.ub, tl.index(1)],
+                                            result_types=[self.vtype(i1)])
+                    if block.first_op is None:
+                        block.add_ops([f, m])
+                    else:  # first, as where O2's buffer loop reads its vectors
+                        block.insert_ops_before([f, m], block.first_op)
+                    mask = m.result
+                if x not in zeroed:
+                    raise _Illegal
+                red = vector.ReductionOp.build(
+                    operands=[vmap[x], []], result_types=[x.type],
+                    properties={"kind": vector.CombiningKindAttr(vector.CombiningKindFlag.ADD)})
+                new = arith.AddfOp(vmap.get(acc, acc), red.dest)
+                block.add_ops([red, new])
+                vmap[op.result] = new.result
+                continue
             elif isinstance(op, _FLOAT_BIN) and any(kind.get(v) for v in op.operands):
                 a, b = (vec(v) for v in op.operands)
                 new = type(op)(a, b)
                 block.add_op(new)
                 vmap[op.results[0]], kind[op.results[0]] = new.results[0], "vec"
+                x, y = (v in zeroed for v in op.operands)
+                if (x or y) if isinstance(op, arith.MulfOp) else \
+                        x and not kind.get(op.operands[1]) if isinstance(op, arith.DivfOp) \
+                        else x and y:
+                    zeroed.add(op.results[0])
                 continue
             elif op.name in _FLOAT_UN and kind.get(op.operands[0]):
                 a = vec(op.operands[0])
@@ -156,11 +192,31 @@ class _LoopVectorizer:
                                       attributes=dict(op.attributes))
                 block.add_op(new)
                 vmap[op.results[0]], kind[op.results[0]] = new.results[0], "vec"
+                if op.operands[0] in zeroed:
+                    zeroed.add(op.results[0])
                 continue
             if any(kind.get(v) for o in op.walk() for v in o.operands):
                 raise _Illegal
             block.add_op(op.clone(value_mapper=vmap))
         return slc.CallbackOp.build(result_types=[[]], regions=[Region(block)])
+
+
+    def _accumulates(self, op: arith.AddfOp) -> bool:
+        """Whether ``op`` adds a vector to a scalar it loads and stores back at an index free
+        of the induction variable (``out[s, 0] += x``: a reduction over the lanes)."""
+        kind = self.kinds
+        pair = [(op.lhs, op.rhs), (op.rhs, op.lhs)]
+        for acc, x in pair:
+            ld = acc.owner
+            if kind.get(x) != "vec" or kind.get(acc) or not isinstance(ld, memref.LoadOp):
+                continue
+            uses = [u.operation for u in op.result.uses]
+            if len(uses) == 1 and isinstance(uses[0], memref.StoreOp) and \
+                    uses[0].value is op.result and uses[0].memref is ld.memref and \
+                    list(uses[0].indices) == list(ld.indices) and \
+                    not any(kind.get(i) for i in ld.indices):
+                return True
+        return False
 
 
 def vectorize(mod: ModuleOp, vlen: int) -> ModuleOp:

@@ -11,11 +11,18 @@ Callback programs (docs/tmu.md): sections ``ID: statement; ...`` separated by ``
 ``x = a``, and ``out[i, j] += x`` (also ``=``, ``max=``, ``min=``). Registers keep their values
 across tokens and hold a scalar or a vector of ``lanes`` values with a mask; an operation with a
 vector operand is a vector (scalars broadcast, masks ANDed); lane ``l`` of a vector goes to
-``out[i, j + l]`` where its mask is on.
+``out[i, j + l]`` where its mask is on; ``sum(a)`` adds the lanes that are on (a horizontal add).
+
+Core-side memory (Ember paper Sec. 6.2: workspace loops run on the core): a part ``array W[N]``
+(or ``array W[R, C]``) declares a workspace of zeros; ``input T`` lets the program read the bound
+dense tensor ``T`` (read-only). ``x = W[k]`` / ``x = T[i, j]`` load a scalar, ``x = W[k..]`` /
+``x = T[i, j..]`` a vector of ``lanes`` elements from there (a lane outside the array is off and
+0), ``W[k] += x`` (also ``=``, ``max=``, ``min=``) stores into a workspace like ``out``.
 
 Timing: taking a control token costs ``token_cost`` cycles (default 1) from the cycle it arrived,
 each ``pop`` ``pop_cost`` cycles (default 1) from the cycle its entry (all its lane tokens)
-arrived; other statements are free. The done token is taken with the data queue's done token.
+arrived; other statements (core-side loads and stores included) are free. The done token is taken
+with the data queue's done token.
 """
 
 from __future__ import annotations
@@ -54,9 +61,13 @@ from sam.runtime.wires import (
     pop,
 )
 
-POP, ADD, SUB, MUL, DIV, MAX, MIN, SUM, MOV, OUT_ADD, OUT_SET, OUT_MAX, OUT_MIN = range(13)
+(POP, ADD, SUB, MUL, DIV, MAX, MIN, SUM, MOV, OUT_ADD, OUT_SET, OUT_MAX, OUT_MIN, LOAD, VLOAD,
+ ST_ADD, ST_SET, ST_MAX, ST_MIN) = range(19)
 BINARY = {"+": ADD, "-": SUB, "*": MUL, "/": DIV}
 OUT_OPS = {"+=": OUT_ADD, "=": OUT_SET, "max=": OUT_MAX, "min=": OUT_MIN}
+ST_OPS = {"+=": ST_ADD, "=": ST_SET, "max=": ST_MAX, "min=": ST_MIN}
+#: A core array's record in ``arrs``: first element in ``regs``, rows, columns.
+AREC = 3
 IREC = 5
 NEED_TOKEN, RUN = 0, 1
 EXEC = State(phase=NEED_TOKEN, pc=0, end=0, tok=0, lanes=1, token_cost=1, pop_cost=1, rows=0,
@@ -64,7 +75,7 @@ EXEC = State(phase=NEED_TOKEN, pc=0, end=0, tok=0, lanes=1, token_cost=1, pop_co
 # cur_*: occupancy cursors of the ctrl and data inputs, (token index, cycle) (occupancy_at)
 (PHASE, PC, END, TOK, LANES, TOKEN_COST, POP_COST, ROWS, COLS, NREGS,
  CUR_C, CUR_C_T, CUR_D, CUR_D_T) = EXEC.slots
-ERR_TOKEN, ERR_LEFT, ERR_EMPTY, ERR_OUT = 1, 2, 3, 4
+ERR_TOKEN, ERR_LEFT, ERR_EMPTY, ERR_OUT, ERR_MEM = 1, 2, 3, 4, 5
 # work layout: per register scalar flag (1 scalar), masks [R*W], then stats.
 
 
@@ -120,6 +131,14 @@ def update(out, q, op, x):
             out[q] = x
     elif x < out[q]:
         out[q] = x
+
+
+@jitable(inline=True)
+def cell(arrs, k, r, col):
+    """The position in ``regs`` of element ``[r, col]`` of core array ``k``, or -1 outside it."""
+    if r < 0 or r >= arrs[k * AREC + 1] or col < 0 or col >= arrs[k * AREC + 2]:
+        return -1
+    return arrs[k * AREC] + r * arrs[k * AREC + 2] + col
 
 
 @jitable
@@ -188,13 +207,14 @@ def spent(t, idle, busy, first, t_in, cost):
 
 
 @jitable(inline=True)
-def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
+def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, stat):
     """Run control tokens and callback statements in one loop, the block's clock, cursors and
     queue heads in local variables: the interpreter's steps for data tokens and scalar operands
     (a token's section, ``x = pop`` of a scalar entry, ``x = a OP b``, ``sum``, ``out[..] OP=``
-    of a scalar), with the same cycles, values and statistics. Anything else (a missing, vector
-    or done token, a vector operand, an error, a bounded queue, an earlier cycle than a cursor's)
-    ends the run where it is, and the interpreter takes that step."""
+    of a scalar, scalar loads and stores of core arrays), with the same cycles, values and
+    statistics. Anything else (a missing, vector or done token, a vector operand, an error, a
+    bounded queue, an earlier cycle than a cursor's) ends the run where it is, and the
+    interpreter takes that step."""
     if w.depth[cc] > 0 or w.depth[cd] > 0 or not enter(st, EXECUTE_FAST):
         return
     ring = w.kind.shape[1] - 1
@@ -278,7 +298,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             hd += 1
             t, idle, busy, first = spent(t, idle, busy, first, t_in, pop_cost)
             work[np.uint64(stat + n_ids + tok)] += 1
-        elif op >= OUT_ADD:
+        elif op >= OUT_ADD and op <= OUT_MIN:
             if not scalar(work, c):
                 break
             r = int(reg(regs, work, nregs, nw, a, 0))
@@ -286,6 +306,23 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
             if r < 0 or r >= rows or col < 0 or col >= cols:
                 break
             update(out, np.uint64(r * cols + col), op, reg(regs, work, nregs, nw, c, 0))
+        elif op == LOAD:
+            q = cell(arrs, a, int(reg(regs, work, nregs, nw, b, 0)),
+                     int(reg(regs, work, nregs, nw, c, 0)))
+            if q < 0:
+                break
+            regs[np.uint64(dst * nw)] = regs[np.uint64(q)]
+            work[np.uint64(dst)] = 1
+        elif op >= ST_ADD:
+            if not scalar(work, c):
+                break
+            q = cell(arrs, dst, int(reg(regs, work, nregs, nw, a, 0)),
+                     int(reg(regs, work, nregs, nw, b, 0)))
+            if q < 0:
+                break
+            update(regs, np.uint64(q), op - ST_ADD + OUT_ADD, reg(regs, work, nregs, nw, c, 0))
+        elif op == VLOAD:
+            break
         elif op == SUM:
             if not scalar(work, a):
                 break
@@ -320,7 +357,7 @@ def scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat):
 
 
 @kernel
-def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
+def execute(w, st, fst, ins, optr, ochan, prog, work, arrs, m3, out, regs):
     """Execute kernel: control tokens select callbacks, ``pop`` takes data entries."""
     cc = ins[0]
     cd = ins[1]
@@ -329,7 +366,7 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
     n_ids = prog[0]
     stat = nregs + nregs * nw
     while st[STATUS] == 0:
-        scalar_run(w, st, prog, work, out, regs, cc, cd, nw, nregs, n_ids, stat)
+        scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, stat)
         if st[PHASE] == NEED_TOKEN:
             if w.head[cc] >= w.tail[cc]:
                 st[WAIT] = cc
@@ -400,7 +437,7 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
                     pop(w, cd, t_in)
             spend(st, t_in, st[POP_COST])
             work[stat + n_ids + st[TOK]] += 1
-        elif op >= OUT_ADD:
+        elif op >= OUT_ADD and op <= OUT_MIN:
             r = int(reg(regs, work, nregs, nw, a, 0))
             col = int(reg(regs, work, nregs, nw, b, 0))
             n = 1 if scalar(work, c) else nw
@@ -411,6 +448,32 @@ def execute(w, st, fst, ins, optr, ochan, prog, work, m2, m3, out, regs):
                 if r < 0 or r >= st[ROWS] or col + lane < 0 or col + lane >= st[COLS]:
                     return error(st, ERR_OUT, st[TOK])
                 update(out, r * st[COLS] + col + lane, op, x)
+        elif op == LOAD or op == VLOAD:
+            r = int(reg(regs, work, nregs, nw, b, 0))
+            col = int(reg(regs, work, nregs, nw, c, 0))
+            if op == LOAD:
+                q = cell(arrs, a, r, col)
+                if q < 0:
+                    return error(st, ERR_MEM, st[TOK])
+                regs[dst * nw] = regs[q]
+                work[dst] = 1
+            else:
+                for lane in range(nw):
+                    q = cell(arrs, a, r, col + lane)
+                    regs[dst * nw + lane] = regs[q] if q >= 0 else 0.0
+                    work[nregs + dst * nw + lane] = 1 if q >= 0 else 0
+                work[dst] = 0
+        elif op >= ST_ADD:
+            r = int(reg(regs, work, nregs, nw, a, 0))
+            col = int(reg(regs, work, nregs, nw, b, 0))
+            n = 1 if scalar(work, c) else nw
+            for lane in range(n):
+                if on(work, nregs, nw, c, lane) == 0:
+                    continue
+                q = cell(arrs, dst, r, col + lane)
+                if q < 0:
+                    return error(st, ERR_MEM, st[TOK])
+                update(regs, q, op - ST_ADD + OUT_ADD, reg(regs, work, nregs, nw, c, lane))
         elif op == SUM:
             total = 0.0
             n = 1 if scalar(work, a) else nw
@@ -449,8 +512,13 @@ class Program:
         self.constants: list[float] = []
         self.sections: dict[int, list[list[int]]] = {}
         self.names = dict(token_ids)
+        #: Core arrays by name: (number, workspace shape or None for an input tensor).
+        self.arrays: dict[str, tuple[int, tuple[int, int] | None]] = {}
+        self.ranks: dict[str, int] = {}
         for part in text.split("|"):
             if not part.strip():
+                continue
+            if self._declaration(part.strip()):
                 continue
             head, colon, body = part.partition(":")
             head = head.strip()
@@ -468,6 +536,38 @@ class Program:
             raise self._bad("the program has no section; write e.g. 'ite: v = pop; out[0, 0] "
                             "+= v'")
 
+    def _declaration(self, part: str) -> bool:
+        """``array W[N]`` / ``array W[R, C]`` (a workspace of zeros) or ``input T`` (a bound
+        tensor the program reads); False for anything else."""
+        m = re.fullmatch(rf"array\s+({_ID})\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]", part)
+        if m:
+            shape = (int(m.group(2)), int(m.group(3))) if m.group(3) else (1, int(m.group(2)))
+            self._new_array(m.group(1), shape, 2 if m.group(3) else 1)
+            return True
+        m = re.fullmatch(rf"input\s+({_ID})", part)
+        if m:
+            self._new_array(m.group(1), None, 0)
+            return True
+        if re.match(r"(array|input)\s", part) and ":" not in part:
+            raise self._bad(f"declaration {part!r} is not 'array NAME[SIZE]', "
+                            "'array NAME[ROWS, COLS]' or 'input NAME'")
+        return False
+
+    def _new_array(self, name: str, shape: tuple[int, int] | None, rank: int) -> None:
+        if name == "out" or name in self.arrays or name in self.registers:
+            raise self._bad(f"array {name} is declared twice or names the output or a register")
+        self.arrays[name] = (len(self.arrays), shape)
+        if rank:
+            self.ranks[name] = rank
+
+    def workspaces(self) -> dict[str, tuple[int, int]]:
+        """The declared workspaces and their shapes (rows, columns; a 1-d one has one row)."""
+        return {k: v for k, (_, v) in self.arrays.items() if v is not None}
+
+    def inputs(self) -> list[str]:
+        """The tensors the program reads (``input T``)."""
+        return [k for k, (_, v) in self.arrays.items() if v is None]
+
     def _bad(self, msg: str) -> GraphError:
         return GraphError(f"{self.where}: program: {msg}")
 
@@ -480,8 +580,8 @@ class Program:
         return self.names[text]
 
     def _reg(self, name: str) -> int:
-        if name == "out":
-            raise self._bad("'out' is the output; name registers otherwise")
+        if name == "out" or name in self.arrays:
+            raise self._bad(f"'{name}' is the output or an array; name registers otherwise")
         return self.registers.setdefault(name, len(self.registers))
 
     def _operand(self, text: str, stmt: str) -> int:
@@ -495,17 +595,48 @@ class Program:
             return self.registers[text]
         raise self._bad(f"in {stmt!r}: {text!r} is not a register or a number")
 
+    def _index(self, name: str, text: str, stmt: str, store: bool) -> tuple[int, int, int, bool]:
+        """Array ``name`` at index ``text``: (array number, row operand, column operand, whether
+        the index ends in ``..``, a vector of ``lanes`` elements)."""
+        if name not in self.arrays:
+            raise self._bad(f"in {stmt!r}: {name} is not a declared array ('array {name}[SIZE]' "
+                            f"or 'input {name}')")
+        k, shape = self.arrays[name]
+        if store and shape is None:
+            raise self._bad(f"in {stmt!r}: input {name} is read-only; store into a workspace")
+        parts = [x.strip() for x in text.split(",")]
+        vec = parts[-1].endswith("..")
+        if vec:
+            parts[-1] = parts[-1][:-2].strip()
+        if store and vec:
+            raise self._bad(f"in {stmt!r}: a store writes the lanes of its value; drop '..'")
+        if len(parts) not in (1, 2) or self.ranks.setdefault(name, len(parts)) != len(parts):
+            raise self._bad(f"in {stmt!r}: {name} takes {self.ranks.get(name, 1)} index(es)")
+        ops = [self._operand(x, stmt) for x in parts]
+        if len(ops) == 1:
+            ops.insert(0, self._operand("0", stmt))
+        return k, ops[0], ops[1], vec
+
     def _statement(self, stmt: str) -> list[int]:
         m = re.fullmatch(r"out\s*\[([^,\]]+),([^\]]+)\]\s*(\+=|=|max=|min=)\s*(.+)", stmt)
         if m:
             i, j = self._operand(m.group(1), stmt), self._operand(m.group(2), stmt)
             return [OUT_OPS[m.group(3)], 0, i, j, self._operand(m.group(4), stmt)]
+        m = re.fullmatch(rf"({_ID})\s*\[([^\]]+)\]\s*(\+=|=|max=|min=)\s*(.+)", stmt)
+        if m:
+            k, i, j, _ = self._index(m.group(1), m.group(2), stmt, store=True)
+            return [ST_OPS[m.group(3)], k, i, j, self._operand(m.group(4), stmt)]
         m = re.fullmatch(rf"({_ID})\s*=\s*(.+)", stmt)
         if not m:
-            raise self._bad(f"statement {stmt!r} is not 'x = ...' or 'out[i, j] += x'")
+            raise self._bad(f"statement {stmt!r} is not 'x = ...', 'out[i, j] += x' or "
+                            "'W[k] += x'")
         rhs = m.group(2).strip()
         if rhs == "pop":
             return [POP, self._reg(m.group(1)), 0, 0, 0]
+        f = re.fullmatch(rf"({_ID})\s*\[([^\]]+)\]", rhs)
+        if f:
+            k, i, j, vec = self._index(f.group(1), f.group(2), stmt, store=False)
+            return [VLOAD if vec else LOAD, self._reg(m.group(1)), k, i, j]
         f = re.fullmatch(r"(max|min)\(([^,]+),([^)]+)\)", rhs)
         if f:
             a, b = self._operand(f.group(2), stmt), self._operand(f.group(3), stmt)
@@ -522,7 +653,7 @@ class Program:
             a = self._operand(rhs, stmt)
             return [MOV, self._reg(m.group(1)), a, 0, 0]
         raise self._bad(f"statement {stmt!r}: cannot read {rhs!r} (pop, a OP b, max(a, b), "
-                        "min(a, b), sum(a) or a)")
+                        "min(a, b), sum(a), W[k], W[k..] or a)")
 
     def encode(self) -> np.ndarray:
         n_ids = max(self.sections) + 1
@@ -572,6 +703,7 @@ class Execute(Block):
         ERR_EMPTY: "a callback pops from a data queue that is done (the program pops more "
                    "operands than the TMU pushes)",
         ERR_OUT: "an output index is outside the output's shape",
+        ERR_MEM: "a core array index is outside the array's shape",
     }
 
     def __init__(self, node_id: str, attrs: Mapping[str, str] | None = None) -> None:
@@ -598,6 +730,9 @@ class Execute(Block):
     def inputs(self) -> list[Port]:
         return [Port("ctrl"), Port("data")]
 
+    def reads(self) -> list[str]:
+        return self.program.inputs()
+
     def params(self, tensors: Mapping[str, Tensor]) -> dict[str, int]:
         return {"lanes": self.lanes, "token_cost": self.costs[0], "pop_cost": self.costs[1],
                 "rows": self.shape[0], "cols": self.shape[1],
@@ -608,11 +743,36 @@ class Execute(Block):
         nregs = len(self.program.registers)
         n_ids = int(prog[0])
         work = np.zeros(nregs + nregs * self.lanes + 2 * n_ids + 2, np.int64)
-        regs = np.zeros(nregs * self.lanes + len(self.program.constants) + 1, np.float64)
+        base = nregs * self.lanes + len(self.program.constants) + 1
+        arrs = np.zeros(AREC * len(self.program.arrays), np.int64)
+        cells: list[np.ndarray] = []
+        for name, (k, shape) in self.program.arrays.items():
+            data = self._core_array(name, shape, tensors)
+            arrs[AREC * k: AREC * k + AREC] = (base, *data.shape)
+            base += data.size
+            cells.append(data.ravel())
+        regs = np.zeros(base, np.float64)
         regs[nregs * self.lanes: nregs * self.lanes + len(self.program.constants)] = \
             self.program.constants
+        if cells:
+            regs[base - sum(c.size for c in cells):] = np.concatenate(cells)
         out = np.full(self.shape[0] * self.shape[1], self.init, np.float64)
-        return {"prog": prog, "work": work, "out": out, "regs": regs}
+        return {"prog": prog, "work": work, "arrs": arrs, "out": out, "regs": regs}
+
+    def _core_array(self, name: str, shape: tuple[int, int] | None,
+                    tensors: Mapping[str, Tensor]) -> np.ndarray:
+        """A workspace's zeros, or a read tensor's values as (rows, columns)."""
+        if shape is not None:
+            return np.zeros(shape, np.float64)
+        where = f"node {self.id} (execute)"
+        if name not in tensors:
+            raise GraphError(f"{where}: the program reads input {name}, which is not bound")
+        dense = np.asarray(tensors[name].to_dense(), np.float64)
+        rank = self.program.ranks.get(name, dense.ndim)
+        if dense.ndim != rank or rank not in (1, 2):
+            raise GraphError(f"{where}: the program indexes input {name} with {rank} "
+                             f"index(es) but it has order {dense.ndim}")
+        return dense.reshape(1, -1) if rank == 1 else dense
 
     def results(self, st: np.ndarray, mem: Memories, tensors: Mapping[str, Tensor]
                 ) -> dict[str, Tensor]:
