@@ -101,6 +101,9 @@ class DaeResult:
     cores: list[CoreStats]
     machine: str
     engine: str
+    #: with ``simulate(..., keep_times=True)``: ``load_issue``, ``load_done``, ``push_time``,
+    #: ``ctrl_pop``, ``data_pop`` per core (core cycles)
+    times: list[dict[str, np.ndarray]] | None = None
 
     def to_dict(self) -> dict:
         return {"cycles": self.cycles, "machine": self.machine, "engine": self.engine,
@@ -274,9 +277,10 @@ def _max_occupancy(push_t: np.ndarray, pop_t: np.ndarray) -> int:
     return int((k + 1 - popped).max())
 
 
-def simulate(traces: list[AccessTrace], machine: DaeMachine,
-             engine: str = "fast") -> DaeResult:
-    """Time ``traces`` (trace ``k`` on core ``k``) on ``machine`` (module docstring)."""
+def simulate(traces: list[AccessTrace], machine: DaeMachine, engine: str = "fast", *,
+             keep_times: bool = False) -> DaeResult:
+    """Time ``traces`` (trace ``k`` on core ``k``) on ``machine`` (module docstring);
+    ``keep_times`` keeps every load's, push's and pop's time in ``DaeResult.times``."""
     if engine not in ENGINES:
         raise SimulationError(f"engine {engine!r}: give fast or reference")
     if len(traces) > machine.cores:
@@ -378,5 +382,14 @@ def simulate(traces: list[AccessTrace], machine: DaeMachine,
             max_data_occupancy=_max_occupancy(data_t, data_pop[d0:d1]),
             storage_overflows=p["overflows"]))
     finish = max((c.finish for c in cores), default=0.0)
-    return DaeResult(int(math.ceil(finish)), cores, machine.name, engine)
+    times = None
+    if keep_times:
+        o = offsets
+        times = [{"load_issue": load_issue[o["loads"][k]:o["loads"][k + 1]],
+                  "load_done": load_done[o["loads"][k]:o["loads"][k + 1]],
+                  "push_time": push_time[o["pushes"][k]:o["pushes"][k + 1]],
+                  "ctrl_pop": ctrl_pop[o["tokens"][k]:o["tokens"][k + 1]],
+                  "data_pop": data_pop[o["data"][k]:o["data"][k + 1]]}
+                 for k in range(ncores)]
+    return DaeResult(int(math.ceil(finish)), cores, machine.name, engine, times)
 
