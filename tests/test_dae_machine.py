@@ -32,10 +32,12 @@ def exact(**changes) -> DaeMachine:
 
 
 def items(lines: list[int], deps: list[int] | None = None, *, data_first: bool = False,
-          group: int = 1, section: SectionCost | None = None, count: int = 1) -> AccessTrace:
+          group: int = 1, section: SectionCost | None = None, count: int = 1,
+          streams: list[int] | None = None) -> AccessTrace:
     """One load of ``count`` 4-byte elements per item (from line ``lines[k]``), its data entry
     and, every ``group`` items, a control token whose callback pops the group's entries: token
-    first (O0-like) or the group's data first (bufferized, Ember Sec. 7.2); then ``done``."""
+    first (O0-like) or the group's data first (bufferized, Ember Sec. 7.2); then ``done``.
+    ``streams[k]``: load ``k``'s array (0 or 1; default 0)."""
     n = len(lines)
     deps = [-1] * n if deps is None else deps
     sec = section or SectionCost("s", pops_scalar=group)
@@ -52,9 +54,11 @@ def items(lines: list[int], deps: list[int] | None = None, *, data_first: bool =
         if data_first:
             pq.append(CTRL), pd.append(-1), ps.append(which)
     pq.append(CTRL), pd.append(-1), ps.append(-1)
+    size = 16 * (max(lines) + 1) + count
     return AccessTrace(
-        [ArrayInfo("T.vals", 4, 16 * (max(lines) + 1) + count, 0)],
-        np.zeros(n, np.int16), np.array(lines, np.int64) * 16, np.full(n, count, np.int32),
+        [ArrayInfo("T.vals", 4, size, 0), ArrayInfo("T.1.crd", 4, size, 64 * size)],
+        np.array(streams or [0] * n, np.int16), np.array(lines, np.int64) * 16,
+        np.full(n, count, np.int32),
         np.arange(n, dtype=np.int64), np.array(deps, np.int32), np.array(load_push, np.int32),
         np.array(pq, np.int8), np.full(len(pq), 4, np.int32), np.array(pd, np.int32),
         np.array(ps, np.int16), [sec, tail], vlen=1)
@@ -104,6 +108,35 @@ def test_tmu_storage_holds_loads_until_pushed():
     for k in range(2, n):
         assert t["load_issue"][k] == max(k * TMU, data_push[k - 2])
     assert r.cores[0].storage_overflows == 0
+
+
+def lookups(n: int) -> AccessTrace:
+    """SLS-like: per lookup an index load (stream ``idxs``) and a dependent row load (stream
+    ``vals``), a token and the row as data."""
+    k = np.arange(n)
+    pq = np.tile(np.array([CTRL, DATA], np.int8), n)
+    return AccessTrace(
+        [ArrayInfo("idxs", 4, n, 0), ArrayInfo("vals", 4, 16 * n, 1 << 20)],
+        np.tile(np.array([0, 1], np.int16), n), np.stack([k, 16 * ((7 * k) % n)], 1).ravel(),
+        np.tile(np.array([1, 16], np.int32), n), np.repeat(k, 2),
+        np.stack([np.full(n, -1), 2 * k], 1).ravel().astype(np.int32),
+        np.repeat(2 * k, 2).astype(np.int32), np.append(pq, np.int8(CTRL)),
+        np.full(2 * n + 1, 4, np.int32),
+        np.append(np.stack([np.full(n, -1), 2 * k + 1], 1).ravel(), -1).astype(np.int32),
+        np.append(np.tile(np.array([0, -1], np.int16), n), np.int16(-1)),
+        [SectionCost("row", pops_vector=1)], vlen=16)
+
+
+def test_streams_issue_in_order_each_and_run_ahead_of_each_other():
+    n = 64
+    r = simulate([lookups(n)], exact(loads_per_cycle=4), keep_times=True)
+    t = r.times[0]
+    idx_issue, row_issue = t["load_issue"][0::2], t["load_issue"][1::2]
+    # the index stream issues a load per slot (a TMU cycle / 4), not waiting for the rows
+    assert idx_issue.tolist() == [k * TMU / 4 for k in range(n)]
+    # each row load waits for its index; the channel serves a line per core cycle
+    assert (row_issue >= t["load_done"][0::2]).all()
+    assert r.cores[0].access_finish < 2 * n * XFER + 2 * LAT + n * TMU
 
 
 # ----------------------------------------------------------------------------- caches
@@ -239,8 +272,9 @@ def random_trace(draw):
     n = draw(st.integers(1, 40))
     lines = draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
     deps = [draw(st.integers(-1, k - 1)) for k in range(n)]
+    streams = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
     return items(lines, deps, data_first=draw(st.booleans()), group=draw(st.integers(1, 4)),
-                 section=None)
+                 count=draw(st.integers(1, 40)), streams=streams)
 
 
 @settings(max_examples=25, deadline=None)

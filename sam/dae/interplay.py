@@ -7,7 +7,9 @@ Per core ``c`` (its loads ``lo[c]:lo[c+1]``, pushes ``po[c]:po[c+1]``, control t
 ``to[c]:to[c+1]`` and data entries ``do[c]:do[c+1]``, all global indices):
 
 * loads: ``ld_line0/ld_line1`` (first and last line), ``ld_dep`` (load whose completion it
-  waits for, ``-1``), ``ld_gate`` (push that must have happened: TMU storage, ``-1``);
+  waits for, ``-1``), ``ld_gate`` (push that must have happened: TMU storage, ``-1``),
+  ``ld_next`` (the next load of its stream, ``-1``); streams ``so[c]:so[c+1]`` with their
+  first loads ``st_first``;
 * pushes: ``pu_queue`` (0 control, 1 data), ``pu_dep`` (load it carries), ``pu_after`` (last
   load issued at or before its step), ``pu_qpos`` (its place in its queue);
 * control tokens: ``ctrl_push`` (its push), ``tok_ns``/``tok_nv`` (scalar and vector pops of
@@ -16,6 +18,10 @@ Per core ``c`` (its loads ``lo[c]:lo[c+1]``, pushes ``po[c]:po[c+1]``, control t
 
 Outputs: ``load_issue``, ``load_done``, ``push_time``, ``ctrl_pop``, ``data_pop`` and
 ``stats[c, :]`` (:data:`STATS`). Returns ``0``, or ``-1`` if no core can progress.
+
+Loads are processed in the order they issue: of every stream's next load (any core) whose
+dependence has its data and whose storage gate is pushed, the one that issues first. So the
+MSHR heap, the caches and the HBM channels see requests in time order.
 """
 
 from __future__ import annotations
@@ -64,9 +70,10 @@ def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
                      pu_qpos: np.ndarray, ctrl_push: np.ndarray, tok_ns: np.ndarray,
                      tok_nv: np.ndarray, tok_cost: np.ndarray, data_push: np.ndarray,
                      tmu_cycle: float, ctrl_cap: int, data_cap: int, qlat: float,
-                     dispatch: float, pop_s: float, pop_v: float, li: np.ndarray,
-                     pi: np.ndarray, ti: np.ndarray, di: np.ndarray, rem_s: np.ndarray,
-                     rem_v: np.ndarray, cur: np.ndarray, clock: np.ndarray,
+                     dispatch: float, pop_s: float, pop_v: float, processed: np.ndarray,
+                     pp: np.ndarray, pmax: np.ndarray, pi: np.ndarray, ti: np.ndarray,
+                     di: np.ndarray, rem_s: np.ndarray, rem_v: np.ndarray, cur: np.ndarray,
+                     clock: np.ndarray,
                      last_any: np.ndarray, last_q: np.ndarray, load_issue: np.ndarray,
                      load_done: np.ndarray, push_time: np.ndarray, ctrl_pop: np.ndarray,
                      data_pop: np.ndarray, stats: np.ndarray) -> None:
@@ -79,7 +86,7 @@ def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
             p = pi[c]
             dep = pu_dep[p]
             after = pu_after[p]
-            if dep >= li[c] or after >= li[c]:
+            if (dep >= 0 and not processed[dep]) or after >= pp[c]:
                 break
             q = pu_queue[p]
             cap = ctrl_cap if q == 0 else data_cap
@@ -101,7 +108,7 @@ def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
             if dep >= 0:
                 t = max(t, load_done[dep] + tmu_cycle)
             if after >= 0:
-                t = max(t, load_issue[after])
+                t = max(t, pmax[after])
             if gate > t:
                 stats[c, STALL_FULL] += gate - t
                 t = gate
@@ -159,7 +166,8 @@ def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
 
 def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
               ld_line0: np.ndarray, ld_line1: np.ndarray, ld_dep: np.ndarray,
-              ld_gate: np.ndarray, pu_queue: np.ndarray, pu_dep: np.ndarray,
+              ld_gate: np.ndarray, ld_next: np.ndarray, so: np.ndarray,
+              st_first: np.ndarray, pu_queue: np.ndarray, pu_dep: np.ndarray,
               pu_after: np.ndarray, pu_qpos: np.ndarray, ctrl_push: np.ndarray,
               tok_ns: np.ndarray, tok_nv: np.ndarray, tok_cost: np.ndarray,
               data_push: np.ndarray, tmu_cycle: float, issue_gap: float, mshrs: int,
@@ -173,7 +181,12 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
               data_pop: np.ndarray, stats: np.ndarray) -> int:
     """Time every core's trace (module docstring; the rules are in :mod:`sam.dae.simulate`)."""
     ncores = lo.shape[0] - 1
-    li = lo[:-1].copy()
+    nload = ld_line0.shape[0]
+    processed = np.zeros(nload, np.bool_)
+    pmax = np.zeros(nload, np.float64)  # latest issue of loads lo[c]..i (the TMU's progress)
+    pp = lo[:-1].copy()  # first load (trace order) not yet processed
+    head = st_first.copy()  # each stream's next load
+    sslot = np.zeros(st_first.shape[0], np.float64)  # each stream's next issue slot
     pi = po[:-1].copy()
     ti = to[:-1].copy()
     di = do[:-1].copy()
@@ -181,7 +194,6 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
     rem_v = np.zeros(ncores, np.int64)
     cur = np.zeros(ncores, np.int64)
     clock = np.zeros(ncores, np.float64)
-    slot = np.zeros(ncores, np.float64)
     last_any = np.zeros(ncores, np.float64)
     last_q = np.full((ncores, 2), -1.0)
     heap = np.zeros((ncores, max(mshrs, 1)), np.float64)
@@ -189,42 +201,48 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
     for c in range(ncores):
         _advance_private(c, po, to, do, pu_queue, pu_dep, pu_after, pu_qpos, ctrl_push,
                          tok_ns, tok_nv, tok_cost, data_push, tmu_cycle, ctrl_cap, data_cap,
-                         qlat, dispatch, pop_s, pop_v, li, pi, ti, di, rem_s, rem_v, cur,
-                         clock, last_any, last_q, load_issue, load_done, push_time, ctrl_pop,
-                         data_pop, stats)
+                         qlat, dispatch, pop_s, pop_v, processed, pp, pmax, pi, ti, di, rem_s,
+                         rem_v, cur, clock, last_any, last_q, load_issue, load_done,
+                         push_time, ctrl_pop, data_pop, stats)
     while True:
-        # the core whose next load issues first (shared LLC and HBM see requests in time order)
+        # the load (any core, any stream) that issues first
         best = -1
+        best_c = -1
         best_t = 0.0
         for c in range(ncores):
-            i = li[c]
-            if i >= lo[c + 1]:
-                continue
-            g = ld_gate[i]
-            if g >= 0 and g >= pi[c]:
-                continue
-            t = slot[c]
-            if ld_dep[i] >= 0:
-                t = max(t, load_done[ld_dep[i]])
-            if g >= 0:
-                t = max(t, push_time[g])
-            if hsize[c] == mshrs:
-                t = max(t, heap[c, 0])
-            if best < 0 or t < best_t:
-                best = c
-                best_t = t
+            for sidx in range(so[c], so[c + 1]):
+                i = head[sidx]
+                if i < 0:
+                    continue
+                dep = ld_dep[i]
+                if dep >= 0 and not processed[dep]:
+                    continue
+                g = ld_gate[i]
+                if g >= 0 and g >= pi[c]:
+                    continue
+                t = sslot[sidx]
+                if dep >= 0:
+                    t = max(t, load_done[dep])
+                if g >= 0:
+                    t = max(t, push_time[g])
+                if hsize[c] == mshrs:
+                    t = max(t, heap[c, 0])
+                if best < 0 or t < best_t:
+                    best = sidx
+                    best_c = c
+                    best_t = t
         if best < 0:
             break
-        c = best
-        i = li[c]
-        t0 = slot[c]
+        c = best_c
+        i = head[best]
+        t0 = sslot[best]
         if ld_dep[i] >= 0:
             t0 = max(t0, load_done[ld_dep[i]])
         if ld_gate[i] >= 0:
             t0 = max(t0, push_time[ld_gate[i]])
         done = t0
         for line in range(ld_line0[i], ld_line1[i] + 1):
-            tl = max(t0, slot[c])
+            tl = max(t0, sslot[best])
             if hsize[c] == mshrs:
                 if heap[c, 0] > tl:
                     stats[c, STALL_MSHR] += heap[c, 0] - tl
@@ -239,19 +257,24 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
             else:
                 _heap_push(heap, c, hsize[c], f)
                 hsize[c] += 1
-            slot[c] = tl + issue_gap
+            sslot[best] = tl + issue_gap
             stats[c, LINES] += 1
             if f > done:
                 done = f
         load_done[i] = done
-        li[c] += 1
+        processed[i] = True
+        head[best] = ld_next[i]
+        while pp[c] < lo[c + 1] and processed[pp[c]]:
+            k = pp[c]
+            pmax[k] = load_issue[k] if k == lo[c] else max(pmax[k - 1], load_issue[k])
+            pp[c] += 1
         _advance_private(c, po, to, do, pu_queue, pu_dep, pu_after, pu_qpos, ctrl_push,
                          tok_ns, tok_nv, tok_cost, data_push, tmu_cycle, ctrl_cap, data_cap,
-                         qlat, dispatch, pop_s, pop_v, li, pi, ti, di, rem_s, rem_v, cur,
-                         clock, last_any, last_q, load_issue, load_done, push_time, ctrl_pop,
-                         data_pop, stats)
+                         qlat, dispatch, pop_s, pop_v, processed, pp, pmax, pi, ti, di, rem_s,
+                         rem_v, cur, clock, last_any, last_q, load_issue, load_done,
+                         push_time, ctrl_pop, data_pop, stats)
     for c in range(ncores):
-        if li[c] < lo[c + 1] or pi[c] < po[c + 1] or ti[c] < to[c + 1] or di[c] < do[c + 1]:
+        if pp[c] < lo[c + 1] or pi[c] < po[c + 1] or ti[c] < to[c + 1] or di[c] < do[c + 1]:
             return -1
     return 0
 

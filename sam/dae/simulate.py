@@ -233,6 +233,15 @@ def _core_arrays(trace: AccessTrace, machine: DaeMachine, core: int) -> dict:
     overflow = (gate >= 0) & (gate >= first_needing)
     overflow |= (j >= np.arange(nl)) & (nl > 0)
     gate = np.where(gate >= first_needing, -1, gate)
+    # streams: a TMU stream issues its loads in order, independently of the others; one
+    # stream per array
+    nxt = np.full(nl, -1, np.int64)
+    heads = []
+    for a in range(len(trace.arrays)):
+        mine = np.flatnonzero(arr == a)
+        if len(mine):
+            nxt[mine[:-1]] = mine[1:]
+            heads.append(int(mine[0]))
     ctrl, data, npop = _pops(trace)
     q = np.asarray(trace.push_queue, np.int64)
     qpos = np.zeros(npush, np.int64)
@@ -249,6 +258,7 @@ def _core_arrays(trace: AccessTrace, machine: DaeMachine, core: int) -> dict:
     nv = np.array([s.pops_vector for s in trace.sections] + [0], np.int64)[sec]
     cost = np.array(costs + [0.0], np.float64)[sec]
     return {"ld_line0": line0, "ld_line1": line1, "ld_dep": dep, "ld_gate": gate,
+            "ld_next": nxt, "st_first": np.array(heads, np.int64),
             "pu_queue": q, "pu_dep": pdep, "pu_after": after, "pu_qpos": qpos,
             "ctrl_push": ctrl.astype(np.int64), "tok_ns": ns, "tok_nv": nv, "tok_cost": cost,
             "data_push": data.astype(np.int64), "overflows": int(overflow.sum())}
@@ -302,6 +312,9 @@ def simulate(traces: list[AccessTrace], machine: DaeMachine, engine: str = "fast
     ld_line1 = _concat(parts, "ld_line1", None, offsets, i64)
     ld_dep = _concat(parts, "ld_dep", "loads", offsets, i64)
     ld_gate = _concat(parts, "ld_gate", "pushes", offsets, i64)
+    ld_next = _concat(parts, "ld_next", "loads", offsets, i64)
+    st_first = _concat(parts, "st_first", "loads", offsets, i64)
+    so = np.concatenate([[0], np.cumsum([len(p["st_first"]) for p in parts])]).astype(i64)
     pu_queue = _concat(parts, "pu_queue", None, offsets, i64)
     pu_dep = _concat(parts, "pu_dep", "loads", offsets, i64)
     pu_after = _concat(parts, "pu_after", "loads", offsets, i64)
@@ -349,7 +362,8 @@ def simulate(traces: list[AccessTrace], machine: DaeMachine, engine: str = "fast
     stats = np.zeros((max(ncores, 1), len(STATS)), f64)
     args = (np.array(offsets["loads"], i64), np.array(offsets["pushes"], i64),
             np.array(offsets["tokens"], i64), np.array(offsets["data"], i64),
-            ld_line0, ld_line1, ld_dep, ld_gate, pu_queue, pu_dep, pu_after, pu_qpos,
+            ld_line0, ld_line1, ld_dep, ld_gate, ld_next, so, st_first, pu_queue, pu_dep,
+            pu_after, pu_qpos,
             ctrl_push, tok_ns, tok_nv, tok_cost, data_push, float(tmu_cycle),
             float(tmu_cycle / m.tmu.loads_per_cycle), int(m.tmu.mshrs),
             int(m.queues.control_entries or 0), int(m.queues.data_entries or 0),
