@@ -69,7 +69,8 @@ def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
                      pu_queue: np.ndarray, pu_dep: np.ndarray, pu_after: np.ndarray,
                      pu_qpos: np.ndarray, ctrl_push: np.ndarray, tok_ns: np.ndarray,
                      tok_nv: np.ndarray, tok_cost: np.ndarray, data_push: np.ndarray,
-                     tmu_cycle: float, ctrl_cap: int, data_cap: int, qlat: float,
+                     tmu_cycle: float, push_gap: float, ctrl_cap: int, data_cap: int,
+                     qlat: float,
                      dispatch: float, pop_s: float, pop_v: float, processed: np.ndarray,
                      pp: np.ndarray, pmax: np.ndarray, pi: np.ndarray, ti: np.ndarray,
                      di: np.ndarray, rem_s: np.ndarray, rem_v: np.ndarray, cur: np.ndarray,
@@ -104,7 +105,7 @@ def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
                     gate = data_pop[e]
             t = last_any[c]
             if p > po[c] and last_q[c, q] >= 0.0:
-                t = max(t, last_q[c, q] + tmu_cycle)
+                t = max(t, last_q[c, q] + push_gap)
             if dep >= 0:
                 t = max(t, load_done[dep] + tmu_cycle)
             if after >= 0:
@@ -170,7 +171,8 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
               st_first: np.ndarray, pu_queue: np.ndarray, pu_dep: np.ndarray,
               pu_after: np.ndarray, pu_qpos: np.ndarray, ctrl_push: np.ndarray,
               tok_ns: np.ndarray, tok_nv: np.ndarray, tok_cost: np.ndarray,
-              data_push: np.ndarray, tmu_cycle: float, issue_gap: float, mshrs: int,
+              data_push: np.ndarray, tmu_cycle: float, push_gap: float,
+              issue_gap: float, mshrs: int,
               ctrl_cap: int, data_cap: int, qlat: float, dispatch: float, pop_s: float,
               pop_v: float, use_l2: bool, use_llc: bool, l2_lat: float,
               l2_tags: np.ndarray, l2_ages: np.ndarray, l2_ready: np.ndarray,
@@ -200,7 +202,8 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
     hsize = np.zeros(ncores, np.int64)
     for c in range(ncores):
         _advance_private(c, po, to, do, pu_queue, pu_dep, pu_after, pu_qpos, ctrl_push,
-                         tok_ns, tok_nv, tok_cost, data_push, tmu_cycle, ctrl_cap, data_cap,
+                         tok_ns, tok_nv, tok_cost, data_push, tmu_cycle, push_gap, ctrl_cap,
+                         data_cap,
                          qlat, dispatch, pop_s, pop_v, processed, pp, pmax, pi, ti, di, rem_s,
                          rem_v, cur, clock, last_any, last_q, load_issue, load_done,
                          push_time, ctrl_pop, data_pop, stats)
@@ -269,7 +272,8 @@ def interplay(lo: np.ndarray, po: np.ndarray, to: np.ndarray, do: np.ndarray,
             pmax[k] = load_issue[k] if k == lo[c] else max(pmax[k - 1], load_issue[k])
             pp[c] += 1
         _advance_private(c, po, to, do, pu_queue, pu_dep, pu_after, pu_qpos, ctrl_push,
-                         tok_ns, tok_nv, tok_cost, data_push, tmu_cycle, ctrl_cap, data_cap,
+                         tok_ns, tok_nv, tok_cost, data_push, tmu_cycle, push_gap, ctrl_cap,
+                         data_cap,
                          qlat, dispatch, pop_s, pop_v, processed, pp, pmax, pi, ti, di, rem_s,
                          rem_v, cur, clock, last_any, last_q, load_issue, load_done,
                          push_time, ctrl_pop, data_pop, stats)

@@ -33,18 +33,20 @@ class Clocks:
 @dataclass(frozen=True)
 class Tmu:
     """The access unit: MSHRs (line requests in flight), storage (bytes of loaded values held
-    until pushed), line requests issued per TMU cycle, and the cache level it reads from."""
+    until pushed), line requests issued per TMU cycle by each stream, pushes per TMU cycle into
+    each queue, and the cache level it reads from."""
 
     mshrs: int = 256
     storage_bytes: int = 8192
     loads_per_cycle: float = 1.0
+    pushes_per_cycle: float = 1.0
     reads_from: str = "L2"
 
 
 @dataclass(frozen=True)
 class Queues:
     """The control and data queues (entries; ``None``: unbounded) and the latency (core cycles)
-    of a push becoming visible to the core. The TMU pushes one entry per queue per TMU cycle."""
+    of a push becoming visible to the core."""
 
     control_entries: int | None = 128
     data_entries: int | None = 128
@@ -188,8 +190,8 @@ _INTS = {"cores", "line_bytes", "mshrs", "storage_bytes", "control_entries", "da
          "size_bytes", "ways", "slices", "mesh_x", "mesh_y", "channels"}
 #: Fields that must be above zero (the others may be zero: costs, latencies).
 _ABOVE_ZERO = {"cores", "line_bytes", "core_ghz", "tmu_ghz", "mshrs", "storage_bytes",
-               "loads_per_cycle", "control_entries", "data_entries", "size_bytes", "ways",
-               "slices", "mesh_x", "mesh_y", "bandwidth_gbps", "channels"}
+               "loads_per_cycle", "pushes_per_cycle", "control_entries", "data_entries",
+               "size_bytes", "ways", "slices", "mesh_x", "mesh_y", "bandwidth_gbps", "channels"}
 _LEVELS = ("L2", "LLC")
 
 

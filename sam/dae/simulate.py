@@ -14,7 +14,8 @@ The rules (times in core cycles; a TMU cycle is ``core_ghz / tmu_ghz`` of them):
   (``storage_overflows``). A load completes when its last line has its data
   (:mod:`sam.dae.memory`: L2, LLC over the NoC, HBM channels).
 * **Pushes** happen in trace order, at the latest of: the previous push (any queue); the
-  previous push to the same queue + 1 TMU cycle (one push per queue per TMU cycle); the
+  previous push to the same queue + ``1 / pushes_per_cycle`` TMU cycles (one push per queue
+  per TMU cycle); the
   completion of ``push_dep`` + 1 TMU cycle; the issue of the last load whose ``load_push``
   is at or before it (the TMU pushes a step's entries after issuing its loads); and, with a
   bounded queue of ``n`` entries, the core's pop of the entry ``n`` places earlier in that
@@ -365,6 +366,7 @@ def simulate(traces: list[AccessTrace], machine: DaeMachine, engine: str = "fast
             ld_line0, ld_line1, ld_dep, ld_gate, ld_next, so, st_first, pu_queue, pu_dep,
             pu_after, pu_qpos,
             ctrl_push, tok_ns, tok_nv, tok_cost, data_push, float(tmu_cycle),
+            float(tmu_cycle / m.tmu.pushes_per_cycle),
             float(tmu_cycle / m.tmu.loads_per_cycle), int(m.tmu.mshrs),
             int(m.queues.control_entries or 0), int(m.queues.data_entries or 0),
             float(m.queues.latency_cycles), float(m.core.dispatch),
