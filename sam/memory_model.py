@@ -89,10 +89,17 @@ MAX_SIZE = 2**62
 def load_hierarchy(path: str | Path) -> Hierarchy:
     """Read and check a hierarchy from a ``.toml`` or ``.yaml`` file (see ``memory_configs/``);
     every problem is one line naming the file (and the level)."""
+    data, toml = read_config(path)
+    return hierarchy_from(data, str(path), syntax="toml" if toml else "yaml")
+
+
+def read_config(path: str | Path, what: str = "memory configuration") -> tuple[Any, bool]:
+    """The parsed ``.toml`` or ``.yaml`` file ``path`` and whether it is TOML; a missing file or
+    a parse error is one line naming ``what`` and the file."""
     from sam.command.files import read_text
 
     path = Path(path)
-    text = read_text(path, "memory configuration")
+    text = read_text(path, what)
     toml = path.suffix.lower() == ".toml"
     try:
         if not toml:
@@ -104,16 +111,16 @@ def load_hierarchy(path: str | Path) -> Hierarchy:
 
             data = tomllib.loads(text)
     except ImportError:
-        raise SimulationError(f"memory configuration {path}: TOML needs Python 3.11; write it "
+        raise SimulationError(f"{what} {path}: TOML needs Python 3.11; write it "
                               "as YAML (.yaml)") from None
     except Exception as err:  # noqa: BLE001 - any parse error: one line
-        raise SimulationError(f"memory configuration {path}: cannot parse "
+        raise SimulationError(f"{what} {path}: cannot parse "
                               f"({' '.join(str(err).split())})") from None
-    return hierarchy_from(data, str(path), syntax="toml" if toml else "yaml")
+    return data, toml
 
 
-def _positive(where: str, field: str, value: float, *, integer: bool = False,
-              low: float = 0.0, strict: bool = True) -> None:
+def check_positive(where: str, field: str, value: float, *, integer: bool = False,
+                   low: float = 0.0, strict: bool = True) -> None:
     """Refuse a field that is not a finite number above ``low`` (``strict``) or at least it."""
     bad = not math.isfinite(value) or (value <= low if strict else value < low) \
         or value > MAX_SIZE
@@ -149,9 +156,9 @@ def hierarchy_from(data: Any, where: str = "memory configuration", *,
         at = f"{where}: level {level.name}"
         if any(other.name == level.name for other in levels):
             raise SimulationError(f"{at}: two levels have this name; give each its own")
-        _positive(at, "capacity_bytes", level.capacity_bytes)
-        _positive(at, "bandwidth", level.bandwidth)
-        _positive(at, "latency", level.latency, integer=True, strict=False)
+        check_positive(at, "capacity_bytes", level.capacity_bytes)
+        check_positive(at, "bandwidth", level.bandwidth)
+        check_positive(at, "latency", level.latency, integer=True, strict=False)
         if not level.tile or any(t < 1 or t > MAX_SIZE for t in level.tile):
             raise SimulationError(f"{at}: tile {list(level.tile)}: give one size of 1 or more "
                                   "per mode, e.g. tile: [128, 128]")
@@ -166,8 +173,9 @@ def hierarchy_from(data: Any, where: str = "memory configuration", *,
         raise SimulationError(f"{where}: bytes_per_element {data.get('bytes_per_element')!r}, "
                               f"clock_ghz {data.get('clock_ghz')!r}: give an integer and a "
                               "number") from None
-    _positive(where, "bytes_per_element", bytes_per_element, integer=True, low=1, strict=False)
-    _positive(where, "clock_ghz", clock_ghz)
+    check_positive(where, "bytes_per_element", bytes_per_element, integer=True, low=1,
+                   strict=False)
+    check_positive(where, "clock_ghz", clock_ghz)
     return Hierarchy(str(data.get("name", where)), tuple(levels), bytes_per_element, clock_ghz)
 
 

@@ -26,6 +26,14 @@ from __future__ import annotations
 import numpy as np
 
 
+def pipelined_finish(issue: float, latency: float, free: float, transfer: float) -> float:
+    """When a request issued at ``issue`` on a channel free from ``free`` finishes: its latency
+    hides behind the transfers before it, then it holds the channel for ``transfer``
+    (``max(issue + latency, free) + transfer``; the "pipelined requests" rule of
+    :mod:`sam.memory_model`, also the HBM channels of :mod:`sam.dae.memory`)."""
+    return max(issue + latency, free) + transfer
+
+
 def timeline(compute: np.ndarray, group: np.ndarray, lptr: np.ndarray, lop: np.ndarray,
              lx: np.ndarray, lbytes: np.ndarray, outnew: np.ndarray, outx: np.ndarray,
              finalx: np.ndarray, lat: np.ndarray, cap: np.ndarray, nops: int,
@@ -73,7 +81,7 @@ def timeline(compute: np.ndarray, group: np.ndarray, lptr: np.ndarray, lop: np.n
                 if lv > 0 and ready[lv - 1, op] > a:
                     a = ready[lv - 1, op]
                 if pipelined:
-                    f = max(a + lat[lv], chan[lv]) + lx[r]
+                    f = pipelined_finish(a, lat[lv], chan[lv], lx[r])
                 else:
                     f = max(a, chan[lv]) + lat[lv] + lx[r]
                 chan[lv] = f
@@ -107,6 +115,17 @@ def timeline(compute: np.ndarray, group: np.ndarray, lptr: np.ndarray, lop: np.n
 
 
 _JIT = None
+_HELPERS_REGISTERED = False
+
+
+def register_helpers() -> None:
+    """Make :func:`pipelined_finish` callable from numba-compiled code (imports numba; once)."""
+    global _HELPERS_REGISTERED
+    if not _HELPERS_REGISTERED:
+        from numba.extending import register_jitable
+
+        register_jitable(pipelined_finish)
+        _HELPERS_REGISTERED = True
 
 
 def timeline_fast(*args: object) -> int:
@@ -115,5 +134,6 @@ def timeline_fast(*args: object) -> int:
     if _JIT is None:
         import numba
 
+        register_helpers()
         _JIT = numba.njit(cache=True, boundscheck=False)(timeline)
     return int(_JIT(*args))
