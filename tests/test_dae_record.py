@@ -210,8 +210,10 @@ def test_table1_operations_push_what_the_tmu_pushes(op, lanes):
     A.data = np.round(rng.uniform(-2, 2, A.nnz), 3)
     B = np.round(rng.uniform(-3, 3, (5 * blk, 3)), 3)
     X = np.round(rng.uniform(-3, 3, (4, 3)), 3)
+    if op == "kg":  # triples: head = row, tail = column, relation = value (a row of X)
+        A.data = rng.integers(0, 4, A.nnz).astype(float)
     graph, tensors = build_op(op, Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
-                              Tensor.from_dense(X, "dd") if op == "mp" else None,
+                              Tensor.from_dense(X, "dd") if op in ("mp", "kg") else None,
                               lanes=lanes, blk=blk)
     cfg, program = tmu_and_program(graph)
     tr = record(cfg, tensors, program, engine="reference")
@@ -219,11 +221,14 @@ def test_table1_operations_push_what_the_tmu_pushes(op, lanes):
     assert_same(tr, record(cfg, tensors, program, engine="fast"))
     sizes = {a.name: a.element_bytes for a in tr.arrays}
     assert sizes["A.1.seg"] == 8 and sizes["B.vals"] == 4
-    if op in ("spmm", "kg", "mp"):
+    if op in ("spmm", "mp"):
         assert sizes["A.vals"] == 4  # weights: pushed, never an address
-    # the table's elements: each lookup's row (blk rows for gather) once
+    if op == "kg":
+        assert sizes["A.vals"] == 8  # relations: the address of a row of X
+    # the table's elements: each lookup's row (blk rows for gather) once; kg: head and tail
     val = tr.load_array == [a.name for a in tr.arrays].index("B.vals")
-    assert int(tr.load_count[val].sum()) == A.nnz * blk * B.shape[1]
+    rows_per_lookup = 2 if op == "kg" else blk
+    assert int(tr.load_count[val].sum()) == A.nnz * rows_per_lookup * B.shape[1]
 
 
 def test_mp_and_spmm_section_costs():
@@ -234,9 +239,14 @@ def test_mp_and_spmm_section_costs():
                               Tensor.from_dense(X, "dd"))
     cfg, program = tmu_and_program(graph)
     tr = record(cfg, tensors, program, engine="reference")
-    # i, a scalars; x, y vectors; p = x*y, d = sum(p), m = c*y vector; c = a*d scalar
-    assert tr.sections == [SectionCost("ite", pops_scalar=2, pops_vector=2, alu_scalar=1,
-                                       alu_vector=3, rmw_vector=1)]
+    # ite: a scalar, x, y vectors; p = x*y, c = p*a, tmp += c (a load, an op, a store);
+    # ve: i scalar; t = tmp[0..] and v = X[i, 0..] core loads; m = t*v; out += m; z = t*0;
+    # tmp = z (a store)
+    assert tr.sections == [
+        SectionCost("ite", pops_scalar=1, pops_vector=2, alu_vector=3, workspace_loads=1,
+                    workspace_stores=1),
+        SectionCost("ve", pops_scalar=1, alu_vector=2, rmw_vector=1, workspace_loads=2,
+                    workspace_stores=1)]
     graph, tensors = build_op("spmm", Tensor.from_scipy(A, "ds"), Tensor.from_dense(B, "dd"),
                               lanes=2)
     cfg, program = tmu_and_program(graph)

@@ -27,7 +27,19 @@ from collections.abc import Mapping
 import numpy as np
 
 from formats.tensor import Tensor
-from sam.blocks.execute import MOV, OUT_ADD, OUT_SET, POP, SUM, Program
+from sam.blocks.execute import (
+    LOAD,
+    MOV,
+    OUT_ADD,
+    OUT_MIN,
+    OUT_SET,
+    POP,
+    ST_ADD,
+    ST_SET,
+    SUM,
+    VLOAD,
+    Program,
+)
 from sam.blocks.tmu_config import Alu, Fwd, Mem, RangeTU, TmuConfig
 from sam.blocks.tmu_program import AR_SIZE, ARRAY, H_OFF_ARR, compile_config
 from sam.dae.trace import CTRL, DATA, AccessTrace, ArrayInfo, SectionCost
@@ -194,6 +206,8 @@ def section_costs(program: Program, names: list, ids: list[int], ctrl_sections: 
                 if op == POP:
                     v = pop_vec[k][p]
                     p += 1
+                elif op in (LOAD, VLOAD):
+                    v = op == VLOAD
                 elif op >= OUT_ADD or op == SUM:
                     continue
                 else:
@@ -204,15 +218,25 @@ def section_costs(program: Program, names: list, ids: list[int], ctrl_sections: 
     out: list[SectionCost] = []
     for k, c in enumerate(code):
         n = dict.fromkeys(("pops_scalar", "pops_vector", "alu_scalar", "alu_vector",
-                           "rmw_scalar", "rmw_vector", "stores_scalar", "stores_vector"), 0)
+                           "rmw_scalar", "rmw_vector", "stores_scalar", "stores_vector",
+                           "workspace_loads", "workspace_stores"), 0)
         p = 0
         for op, _, a, b, x in c:
+            if op in (LOAD, VLOAD):  # core memory: a workspace or a read-only input (L1)
+                n["workspace_loads"] += 1
+                continue
+            if op >= ST_ADD:  # W[..] op= x: a store, and for += / max= / min= a load and an op
+                n["workspace_stores"] += 1
+                if op != ST_SET:
+                    n["workspace_loads"] += 1
+                    n[f"alu_{'vector' if is_vec(x) else 'scalar'}"] += 1
+                continue
             if op == POP:
                 kind, v = "pops", pop_vec[k][p]
                 p += 1
             elif op == OUT_SET:
                 kind, v = "stores", is_vec(x)
-            elif op >= OUT_ADD:
+            elif OUT_ADD <= op <= OUT_MIN:
                 kind, v = "rmw", is_vec(x)
             else:
                 kind, v = "alu", is_vec(a) or (op not in (MOV, SUM) and is_vec(b))
