@@ -4,8 +4,10 @@ An argument that is never bound is derived: the sizes struct
 ``!llvm.struct<(array<2 x i64>, array<3 x i64>)>`` (the sparse tensor's level sizes and
 memory sizes, as MPACT/torch-mlir pass them) becomes ``((S, R), (L1, L2, ...))`` with ``S`` the
 segment count (length of the first 1-d memref minus one), ``R`` the rows of the first 2-d memref
-and ``Lk`` the lengths of the 1-d memrefs; a memref the function stores into starts as zeros of
-shape ``(S, C)`` (``C`` the columns of the first 2-d memref) unless it is bound.
+and ``Lk`` the lengths of the 1-d memrefs; a memref the function stores into starts as zeros
+unless it is bound, of the shape its stores' indices span (:func:`store_extents`: a loop's
+induction variable spans the loop's static upper bound, an index loaded from a bound array
+spans its largest value plus one), else ``(S, C)`` (``C`` the columns of the first 2-d memref).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, SSAValue
 
 from custard.ember.errors import EmberError
-from custard.ember.interp import arg_names
+from custard.ember.interp import Env, Interpreter, arg_names
 
 
 def stored_args(fn: FuncOp) -> set[int]:
@@ -70,18 +73,84 @@ def bind(fn: FuncOp, tensors: dict[str, np.ndarray]) -> list[Any]:
     rows = mats[0].shape[0] if mats else 0
     cols = mats[0].shape[1] if mats else 0
     stored = stored_args(fn)
+    for i, a in enumerate(fn.body.block.args):
+        if args[i] is None and isinstance(a.type, llvm.LLVMStructType):
+            mem = [v.size for v in vecs]
+            args[i] = ((segs, rows), tuple(mem + [0] * 3)[:3])
+    extents = store_extents(fn, args)
     for i, (name, a) in enumerate(zip(names, fn.body.block.args, strict=True)):
         if args[i] is not None:
             continue
         t = a.type
-        if isinstance(t, llvm.LLVMStructType):
-            mem = [v.size for v in vecs]
-            args[i] = ((segs, rows), tuple(mem + [0] * 3)[:3])
-        elif isinstance(t, MemRefType) and i in stored:
+        if isinstance(t, MemRefType) and i in stored:
             rank = len(t.get_shape())
-            shape = (segs, cols) if rank == 2 else (segs,)
-            args[i] = np.zeros(shape, dtype=_dtype(t))
+            shape = [(segs, cols)[d] if d < 2 else 1 for d in range(rank)]
+            for d, n in enumerate(extents.get(a, ())):
+                if n is not None:
+                    shape[d] = n
+            args[i] = np.zeros(tuple(shape), dtype=_dtype(t))
         else:
             raise EmberError(f"argument {name} ({t}) of @{fn.sym_name.data} is not bound; "
                              f"give it with -t {name}=FILE.npy")
     return args
+
+
+def _static_env(fn: FuncOp, args: list[Any]) -> Env:
+    """The function's top-level values computable from the bound arguments."""
+    it = Interpreter()
+    env: Env = {a: v for a, v in zip(fn.body.block.args, args, strict=True) if v is not None}
+    for op in fn.body.block.ops:
+        if op.regions or op.name in _SKIP or op.name.startswith("dlc."):
+            continue
+        if all(v in env for v in op.operands):
+            try:
+                it.exec_op(op, env)
+            except (EmberError, TypeError, ValueError, IndexError, KeyError):
+                continue
+    return env
+
+
+_SKIP = ("func.return", "memref.store", "vector.maskedstore", "vector.store")
+_LOOPS = ("scf.for", "slc.for", "slcvec.for")
+
+
+def _extent(v: SSAValue, env: Env) -> int | None:
+    """How many values index ``v`` spans, when it can be told statically: a loop's induction
+    variable (through casts and streams) spans the loop's static upper bound, a value loaded
+    from a bound integer array its largest entry plus one."""
+    for _ in range(64):
+        owner = v.owner
+        if isinstance(owner, Block):
+            loop = owner.parent_op()
+            if loop is None or loop.name not in _LOOPS or v is not owner.args[0]:
+                return None
+            ub = loop.operands[1]
+            ub = ub.owner.operands[0] if ub.owner.name == "slc.to_stream" else ub  # type: ignore
+            return int(env[ub]) if ub in env and np.ndim(env[ub]) == 0 else None
+        name = owner.name
+        if name in ("arith.index_cast", "slc.from_stream", "slc.to_stream"):
+            v = owner.operands[0]
+        elif name in ("memref.load", "slc.mem_stream"):
+            arr = env.get(owner.operands[0])
+            if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "iu":
+                return None
+            return int(arr.max()) + 1 if arr.size else 0
+        else:
+            return None
+    return None
+
+
+def store_extents(fn: FuncOp, args: list[Any]) -> dict[SSAValue, list[int | None]]:
+    """Per stored memref argument, each dimension's extent over all its stores (None where
+    an index cannot be told statically)."""
+    env = _static_env(fn, args)
+    out: dict[SSAValue, list[int | None]] = {}
+    for op in fn.walk():
+        if op.name != "memref.store":
+            continue
+        base, idx = op.operands[1], op.operands[2:]
+        ext = [_extent(i, env) for i in idx]
+        old = out.get(base)
+        out[base] = ext if old is None else [
+            None if a is None or b is None else max(a, b) for a, b in zip(old, ext, strict=True)]
+    return out

@@ -77,6 +77,22 @@ def compile_module(scf_mod: ModuleOp | str, level: int = 3, vlen: int = 8,
     return Compiled(mod, slc_mod, dlc_mod, level, vlen)
 
 
+def with_outputs(mod: ModuleOp, tensors: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``tensors`` plus the outputs ``mod`` (best its scf level, whose stores name their
+    indices) derives for them (:func:`custard.ember.bind.bind`), so that every level of a
+    compilation runs on outputs of the same shape."""
+    from custard.ember.bind import stored_args
+    from custard.ember.interp import arg_names
+
+    fn = find_function(mod)
+    args = bind(fn, tensors)
+    names = arg_names(fn)
+    out = dict(tensors)
+    for i in stored_args(fn):
+        out.setdefault(names[i], args[i])
+    return out
+
+
 def run_module(mod: ModuleOp, tensors: dict[str, np.ndarray]
                ) -> tuple[np.ndarray, dict[str, list[Any]] | None]:
     """Run a module at any level on named inputs: its first result and, for DLC code, the

@@ -60,6 +60,7 @@ class _Lowering:
         self.buffers: dict[SSAValue, tuple[SSAValue, SSAValue]] = {}  # buf -> (tu, vec stream)
         self.cases: list[tuple[int, Region]] = []
         self.yield_of: dict[Block, Operation | None] = {}  # loop body -> its slc.yield
+        self.carried: list[tuple[int, SSAValue]] = []  # iter_args variables and their inits
         #: core values (carried block args, loop results, callback results) -> var index
         self.vars: dict[SSAValue, int] = {}
         self.var_inits: list[SSAValue | Attribute] = []  # a value, or a type starting at 0
@@ -94,6 +95,8 @@ class _Lowering:
         resets: list[tuple[int, SSAValue]] = []  # a nested loop's vars, reset after it
         for arg, init, res in zip(block.args[n_iv:], inits, loop.results, strict=True):
             k = self.new_var(init)
+            if not isinstance(init.type, IndexType):
+                self.carried.append((k, init))
             self.vars[arg] = k
             self.vars[res] = k
             if depth == 0:
@@ -136,7 +139,26 @@ class _Lowering:
                 continue
             else:
                 self.add(op.clone(value_mapper=self.smap))
+        if depth == 0 and self.carried:
+            self.init_callback(tu)
         return resets
+
+    def init_callback(self, tu: SSAValue) -> None:
+        """Set the carried variables to their initial values once, on the outermost unit's
+        ``beg`` event (token ``init``): a core that keeps its variables in registers (the TMU's
+        execute block) sets them there, before any callback reads them."""
+        cid = len(self.cases) + 1
+        body = Block()
+        for k, init in self.carried:
+            st = dlc.SetVarOp.build(operands=[init])
+            st.attributes["var"] = IntegerAttr(k, i64)
+            body.add_op(st)
+        body.add_op(dlc.YieldOp.build())
+        reg = dlc.RegisterCallbackOp.build(operands=[tu], properties={"event": StringAttr("beg")})
+        reg.attributes["id"] = IntegerAttr(cid, i64)
+        reg.attributes["token"] = StringAttr("init")
+        self.add(reg)
+        self.cases.append((cid, Region(body)))
 
     def _targets(self, cb: slc.CallbackOp) -> list[int]:
         """The core variable each result of ``cb`` sets: the carried variable it feeds (the
