@@ -187,8 +187,10 @@ class _Lowering:
         # increment_var, other values set_var
         sets: list[tuple[int, SSAValue]] = []
         incs: list[tuple[int, Operation]] = []
-        if cb.res:
-            last = ops[-1] if ops else None
+        last = ops[-1] if ops else None
+        if cb.res and not isinstance(last, slc.YieldOp) and not any(r.uses for r in cb.res):
+            pass  # results declared but neither given nor used (the artifact's ``} : index``)
+        elif cb.res:
             if not isinstance(last, slc.YieldOp) or len(last.values) != len(cb.res):
                 raise EmberError("slc-to-dlc: a callback with results must end in an slc.yield "
                                  "of one value per result")
