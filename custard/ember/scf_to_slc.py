@@ -2,14 +2,15 @@
 
 An ``scf.for`` is an *offloading candidate* when (1) its bounds are static (defined at the
 function's top level) or computed by an enclosing offloaded loop, its step is static and its
-loop-carried values (``iter_args``) start at static values, and (2) its loop nest loads from read-only memory (a memref argument
-the function never stores into) at a place no enclosing or earlier offloaded loop already
-read; loops that only work on partial results (workspace loops) fail (2). One candidate per
-level is chosen, from the outermost loop inward. A chosen loop becomes an ``slc.for``; its
-read-only loads and index arithmetic become ``slc.mem_stream``/``slc.alu_stream``; the other
-operations (compute code, stores, workspace loops) go, in order, into ``slc.callback``\\ s placed
-before and after the nested chosen loop, reading streams with ``slc.from_stream``. An innermost
-chosen loop is marked ``slcvec.vectorize_for`` (a vectorization candidate, Sec. 7.1).
+loop-carried values (``iter_args``) start at static values, and (2) its loop nest loads from
+read-only memory (a memref argument the function never stores into) at a place no enclosing or
+earlier offloaded loop already read; loops that only work on partial results (workspace loops)
+fail (2). One candidate per level is chosen, from the outermost loop inward. A chosen loop
+becomes an ``slc.for``; its read-only loads and index arithmetic become ``slc.mem_stream``/
+``slc.alu_stream``; the other operations (compute code, stores, workspace loops) go, in order,
+into ``slc.callback``\\ s placed before and after the nested chosen loop, reading streams with
+``slc.from_stream``. An innermost chosen loop is marked ``slcvec.vectorize_for`` (a
+vectorization candidate, Sec. 7.1).
 
 Values on the core side cross callbacks as *core values* (core variables in DLC), never through
 the queues: a loop's carried values are its ``init_args`` (updated by the callbacks that compute
