@@ -7,7 +7,8 @@ segment count (length of the first 1-d memref minus one), ``R`` the rows of the 
 and ``Lk`` the lengths of the 1-d memrefs; a memref the function stores into starts as zeros
 unless it is bound, of the shape its stores' indices span (:func:`store_extents`: a loop's
 induction variable spans the loop's static upper bound, an index loaded from a bound array
-spans its largest value plus one), else ``(S, C)`` (``C`` the columns of the first 2-d memref).
+spans its largest value plus one; an index of a bound array that array's dimension), else
+``(S, C)`` (``C`` the columns of the first 2-d memref).
 """
 
 from __future__ import annotations
@@ -115,9 +116,10 @@ _LOOPS = ("scf.for", "slc.for", "slcvec.for")
 
 
 def _extent(v: SSAValue, env: Env) -> int | None:
-    """How many values index ``v`` spans, when it can be told statically: a loop's induction
-    variable (through casts and streams) spans the loop's static upper bound, a value loaded
-    from a bound integer array its largest entry plus one."""
+    """How many values index ``v`` spans, when it can be told statically (through casts and
+    streams): a value that also indexes a bound array spans that array's dimension, a loop's
+    induction variable the loop's static upper bound, a value loaded from a bound integer array
+    its largest entry plus one."""
     for _ in range(64):
         owner = v.owner
         if isinstance(owner, Block):
@@ -127,6 +129,12 @@ def _extent(v: SSAValue, env: Env) -> int | None:
             ub = loop.operands[1]
             ub = ub.owner.operands[0] if ub.owner.name == "slc.to_stream" else ub  # type: ignore
             return int(env[ub]) if ub in env and np.ndim(env[ub]) == 0 else None
+        for use in v.uses:  # an index of a bound array spans that array's dimension
+            op = use.operation
+            arr = env.get(op.operands[0]) if op.name in ("memref.load", "slc.mem_stream") \
+                else None
+            if isinstance(arr, np.ndarray) and 1 <= use.index <= arr.ndim:
+                return int(arr.shape[use.index - 1])
         name = owner.name
         if name in ("arith.index_cast", "slc.from_stream", "slc.to_stream"):
             v = owner.operands[0]

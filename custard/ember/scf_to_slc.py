@@ -98,6 +98,11 @@ class _Decoupler:
         for b in (loop.lb, loop.ub):
             if b not in mapping and not self.is_static(b):
                 return False
+        for v in loop.body.block.last_op.operands if loop.iter_args else ():
+            # a carried value must be computed by the callbacks, not be a stream
+            if isinstance(v.type, IndexType) or (isinstance(v.owner, memref.LoadOp)
+                                                 and v.owner.memref in self.read_only):
+                return False
         return any(self.signature(ld) not in seen for ld in self.loads(loop))
 
     # ---------------------------------------------------------------- conversion
