@@ -285,3 +285,50 @@ def test_without_structure_the_message_text_is_the_fallback(msg, line):
     end = len(text) - 1 if "frob" not in msg else text.index("frob") + 4
     err = ParseError(Span(end, end + 1, Input(text, "bad.mlir")), msg)
     assert parse_error_line(err, text, "bad.mlir", None) == line
+
+
+TOTAL = """module {
+  func.func @total(%idxs: memref<?xindex>, %x: memref<?xf64>, %out: memref<?xf64>) \
+-> memref<?xf64> {
+    %zero = arith.constant 0.0 : f64
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %idxs, %c0 : memref<?xindex>
+    %t = scf.for %p = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f64) {
+      %k = memref.load %idxs[%p] : memref<?xindex>
+      %v = memref.load %x[%k] : memref<?xf64>
+      %a = arith.addf %acc, %v : f64
+      scf.yield %a : f64
+    }
+    memref.store %t, %out[%c0] : memref<?xf64>
+    func.return %out : memref<?xf64>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("level", [0, 3])
+def test_an_outermost_accumulation_runs_on_the_interpreters_and_is_refused_on_the_tmu(level):
+    """The sum of an outermost iter_args loop is the compute loop's result, stored after it:
+    right at every interpreted level; the TMU's execute block has no code after its last
+    token, so the lowering refuses it in one line."""
+    inp = {"idxs": np.array([1, 3, 3, 0]), "x": np.array([1.0, 2, 3, 4]), "out": np.zeros(1)}
+    c = compile_module(TOTAL, level, 4)
+    for mod in (c.scf, c.slc, c.dlc):
+        assert run_module(mod, inp)[0].tolist() == [11.0]
+    with pytest.raises(EmberError, match="^TMU lowering: code after the decoupled loop nest"):
+        lower_to_tmu(c.dlc, inp)
+
+
+def test_a_dlc_file_storing_outside_the_derived_shape_asks_for_a_binding():
+    """A DLC file's stores index popped values: its output falls back to (S, C), and a store
+    outside it names the fix (bind the output)."""
+    rng = np.random.default_rng(0)
+    inp = {"ptrs": np.array([0, 2, 3]), "idxs": np.array([5, 0, 4]),
+           "a": rng.uniform(-1, 1, (2, 3)), "bt": rng.uniform(-1, 1, (6, 3))}
+    c = compile_module(print_module(compiled("sddmm", 0).dlc), 0)
+    with pytest.raises(EmberError, match="index \\(0, 5\\) out of the bounds \\(2, 3\\).*"
+                       "bound with -t NAME=FILE.npy"):
+        run_module(c.dlc, inp)
+    bound = dict(inp, out=np.zeros((2, 6)))
+    assert np.allclose(run_module(c.dlc, bound)[0], example_reference("sddmm", bound))

@@ -66,6 +66,10 @@ def _static_env(fn, args: list[Any]) -> tuple[Env, Operation, Operation]:
             continue
         if op.name == "func.return":
             break
+        if loop is not None and any(v in loop.results for o in op.walk() for v in o.operands):
+            raise EmberError("TMU lowering: code after the decoupled loop nest uses its "
+                             "results (the execute block has no section after the last token; "
+                             "store them inside the loop)")
         it.exec_op(op, env)
     if cfg is None or loop is None:
         raise EmberError("TMU lowering: the function has no decoupled loop nest (scf-to-slc "
