@@ -82,6 +82,19 @@ def test_each_new_kernel_on_the_tmu_equals_numpy_and_the_dlc_trace(name, level, 
     assert same_trace(tmu_trace(low, engine), trace)
 
 
+@settings(max_examples=15, deadline=None)
+@given(name=st.sampled_from(EXAMPLES), level=st.integers(0, 3), engine=st.sampled_from(ENGINES),
+       seed=st.integers(0, 2**32 - 1), segments=st.integers(1, 4), emb=st.integers(1, 6),
+       lookups=st.integers(1, 4))
+def test_random_inputs_on_the_tmu_equal_numpy(name, level, engine, seed, segments, emb,
+                                              lookups):
+    inp = inputs(name, seed, segments=segments, emb=emb, max_lookups=lookups)
+    if inp["out"].size == 0:
+        return  # no lookups at all: nothing to simulate
+    out, _ = simulate_tmu(lower_to_tmu(compiled(name, level).dlc, inp), engine)
+    assert np.allclose(out, example_reference(name, inp))
+
+
 def test_iter_args_loop_is_offloaded_with_its_sum_a_core_variable():
     """spmv: the ``iter_args`` loop is an slc.for carrying the sum; in DLC the sum is core
     variable 1, set by the element callback and reset after the segment's store; nothing of

@@ -19,7 +19,7 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from custard.ember.errors import EmberError
 from custard.ember.interp import Env, Interpreter, arg_names
@@ -117,24 +117,27 @@ _LOOPS = ("scf.for", "slc.for", "slcvec.for")
 
 def _extent(v: SSAValue, env: Env) -> int | None:
     """How many values index ``v`` spans, when it can be told statically (through casts and
-    streams): a value that also indexes a bound array spans that array's dimension, a loop's
-    induction variable the loop's static upper bound, a value loaded from a bound integer array
-    its largest entry plus one."""
+    streams): a loop's induction variable spans the loop's static upper bound, else a value
+    that also indexes a bound array that array's dimension, else a value loaded from a bound
+    integer array its largest entry plus one."""
     for _ in range(64):
         owner = v.owner
         if isinstance(owner, Block):
             loop = owner.parent_op()
-            if loop is None or loop.name not in _LOOPS or v is not owner.args[0]:
-                return None
-            ub = loop.operands[1]
-            ub = ub.owner.operands[0] if ub.owner.name == "slc.to_stream" else ub  # type: ignore
-            return int(env[ub]) if ub in env and np.ndim(env[ub]) == 0 else None
+            if loop is not None and loop.name in _LOOPS and v is owner.args[0]:
+                ub = loop.operands[1]
+                if isinstance(ub.owner, Operation) and ub.owner.name == "slc.to_stream":
+                    ub = ub.owner.operands[0]
+                if ub in env and np.ndim(env[ub]) == 0:
+                    return int(env[ub])
         for use in v.uses:  # an index of a bound array spans that array's dimension
             op = use.operation
             arr = env.get(op.operands[0]) if op.name in ("memref.load", "slc.mem_stream") \
                 else None
             if isinstance(arr, np.ndarray) and 1 <= use.index <= arr.ndim:
                 return int(arr.shape[use.index - 1])
+        if isinstance(owner, Block):
+            return None
         name = owner.name
         if name in ("arith.index_cast", "slc.from_stream", "slc.to_stream"):
             v = owner.operands[0]

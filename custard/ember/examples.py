@@ -11,6 +11,9 @@ with random inputs and numpy references.
 ``sddmm``       a 2-d output of shape (rows of ``A``, rows of ``B``):
                 ``out[i, j] = sum_k A[i, k] * B[j, k]`` for the nonzeros ``(i, j)`` of a CSR
                 pattern (``iter_args`` over ``k``)
+``cosine``      two carried values and a 1-d output indexed by a lookup:
+                ``out[p] = (T[idxs[p]] . Q[b]) / (T[idxs[p]] . T[idxs[p]])`` per lookup ``p``
+                of segment ``b``
 ==============  ===============================================================================
 """
 
@@ -22,7 +25,7 @@ import numpy as np
 
 from custard.ember.errors import EmberError
 
-EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm")
+EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine")
 
 _SEGS = """\
     %c0 = arith.constant 0 : index
@@ -143,12 +146,45 @@ module {
 }
 """
 
+COSINE = """\
+module {
+  func.func @cosine(%ptrs: memref<?xindex>, %idxs: memref<?xindex>, %table: memref<?x?xf64>, \
+%q: memref<?x?xf64>, %out: memref<?xf64>) -> memref<?xf64> {
+    %zero = arith.constant 0.0 : f64
+""" + _SEGS + """\
+    %dim = memref.dim %table, %c1 : memref<?x?xf64>
+    scf.for %b = %c0 to %nseg step %c1 {
+      %beg = memref.load %ptrs[%b] : memref<?xindex>
+      %b1 = arith.addi %b, %c1 : index
+      %end = memref.load %ptrs[%b1] : memref<?xindex>
+      scf.for %p = %beg to %end step %c1 {
+        %k = memref.load %idxs[%p] : memref<?xindex>
+        %d, %n = scf.for %e = %c0 to %dim step %c1 iter_args(%acc = %zero, %sq = %zero) \
+-> (f64, f64) {
+          %v = memref.load %table[%k, %e] : memref<?x?xf64>
+          %w = memref.load %q[%b, %e] : memref<?x?xf64>
+          %m = arith.mulf %v, %w : f64
+          %a = arith.addf %acc, %m : f64
+          %vv = arith.mulf %v, %v : f64
+          %s = arith.addf %sq, %vv : f64
+          scf.yield %a, %s : f64, f64
+        }
+        %r = arith.divf %d, %n : f64
+        memref.store %r, %out[%p] : memref<?xf64>
+      }
+    }
+    func.return %out : memref<?xf64>
+  }
+}
+"""
+
 
 def example_text(name: str) -> str:
     """The scf MLIR of an example kernel."""
     if name not in EXAMPLES:
         raise EmberError(f"unknown example '{name}' (one of {', '.join(EXAMPLES)})")
-    return {"spmv": SPMV, "sls_i64": SLS_I64, "scaled": SCALED, "sddmm": SDDMM}[name]
+    return {"spmv": SPMV, "sls_i64": SLS_I64, "scaled": SCALED, "sddmm": SDDMM,
+            "cosine": COSINE}[name]
 
 
 def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows: int = 6,
@@ -170,6 +206,9 @@ def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows:
     if name == "sddmm":
         return {"ptrs": ptrs, "idxs": idxs,
                 "a": rng.uniform(-1, 1, size=(segments, emb)).round(3), "bt": table}
+    if name == "cosine":  # rows away from 0, so the norms never vanish
+        return {"ptrs": ptrs, "idxs": idxs, "table": rng.uniform(0.5, 1, size=(rows, emb)).round(3),
+                "q": rng.uniform(-1, 1, size=(segments, emb)).round(3)}
     raise EmberError(f"unknown example '{name}' (one of {', '.join(EXAMPLES)})")
 
 
@@ -189,6 +228,10 @@ def example_reference(name: str, inputs: dict[str, Any]) -> np.ndarray:
                 out[i, idxs[p]] = a[i] @ bt[idxs[p]]
         return out
     t = np.asarray(inputs["table"], float)
+    if name == "cosine":
+        q = np.asarray(inputs["q"], float)
+        return np.array([(t[idxs[p]] @ q[b]) / (t[idxs[p]] @ t[idxs[p]])
+                         for b in range(nseg) for p in range(ptrs[b], ptrs[b + 1])])
     scale = np.asarray(inputs["wts"], float) ** 2 if name == "scaled" else np.ones(nseg)
     return np.array([scale[b] * t[idxs[ptrs[b]:ptrs[b + 1]]].sum(axis=0)
                      for b in range(nseg)]).reshape(nseg, t.shape[1])
