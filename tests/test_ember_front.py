@@ -345,3 +345,15 @@ def test_a_dlc_file_storing_outside_the_derived_shape_asks_for_a_binding():
         run_module(c.dlc, inp)
     bound = dict(inp, out=np.zeros((2, 6)))
     assert np.allclose(run_module(c.dlc, bound)[0], example_reference("sddmm", bound))
+
+
+def test_o3_advances_its_counter_in_the_callback_giving_the_carried_value():
+    """cumsum at O3: the induction variable read by the callback becomes a counter advanced by
+    that same callback, after the sum it gives: no extra token, one data entry fewer per
+    step."""
+    inp = inputs("cumsum", 1)
+    _, t0 = run_module(compiled("cumsum", 0).dlc, inp)
+    _, t3 = run_module(compiled("cumsum", 3).dlc, inp)
+    n = inp["idxs"].size
+    assert t0["control"] == t3["control"] == ["init"] + ["ei"] * n + ["done"]
+    assert (len(t0["data"]), len(t3["data"])) == (2 * n, n)

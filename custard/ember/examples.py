@@ -14,6 +14,8 @@ with random inputs and numpy references.
 ``cosine``      two carried values and a 1-d output indexed by a lookup:
                 ``out[p] = (T[idxs[p]] . Q[b]) / (T[idxs[p]] . T[idxs[p]])`` per lookup ``p``
                 of segment ``b``
+``cumsum``      one outermost loop whose carried sum is stored at every step (a gathered
+                prefix sum): ``out[p] = sum_{q <= p} x[idxs[q]]``
 ==============  ===============================================================================
 """
 
@@ -25,7 +27,7 @@ import numpy as np
 
 from custard.ember.errors import EmberError
 
-EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine")
+EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine", "cumsum")
 
 _SEGS = """\
     %c0 = arith.constant 0 : index
@@ -178,13 +180,33 @@ module {
 }
 """
 
+CUMSUM = """\
+module {
+  func.func @cumsum(%idxs: memref<?xindex>, %x: memref<?xf64>, %out: memref<?xf64>) \
+-> memref<?xf64> {
+    %zero = arith.constant 0.0 : f64
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %idxs, %c0 : memref<?xindex>
+    %t = scf.for %p = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f64) {
+      %k = memref.load %idxs[%p] : memref<?xindex>
+      %v = memref.load %x[%k] : memref<?xf64>
+      %a = arith.addf %acc, %v : f64
+      memref.store %a, %out[%p] : memref<?xf64>
+      scf.yield %a : f64
+    }
+    func.return %out : memref<?xf64>
+  }
+}
+"""
+
 
 def example_text(name: str) -> str:
     """The scf MLIR of an example kernel."""
     if name not in EXAMPLES:
         raise EmberError(f"unknown example '{name}' (one of {', '.join(EXAMPLES)})")
     return {"spmv": SPMV, "sls_i64": SLS_I64, "scaled": SCALED, "sddmm": SDDMM,
-            "cosine": COSINE}[name]
+            "cosine": COSINE, "cumsum": CUMSUM}[name]
 
 
 def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows: int = 6,
@@ -206,6 +228,8 @@ def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows:
     if name == "sddmm":
         return {"ptrs": ptrs, "idxs": idxs,
                 "a": rng.uniform(-1, 1, size=(segments, emb)).round(3), "bt": table}
+    if name == "cumsum":
+        return {"idxs": idxs, "x": rng.uniform(-1, 1, rows).round(3)}
     if name == "cosine":  # rows away from 0, so the norms never vanish
         return {"ptrs": ptrs, "idxs": idxs, "table": rng.uniform(0.5, 1, size=(rows, emb)).round(3),
                 "q": rng.uniform(-1, 1, size=(segments, emb)).round(3)}
@@ -214,6 +238,8 @@ def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows:
 
 def example_reference(name: str, inputs: dict[str, Any]) -> np.ndarray:
     """numpy's result of an example kernel on ``inputs``."""
+    if name == "cumsum":
+        return np.cumsum(np.asarray(inputs["x"], float)[np.asarray(inputs["idxs"])])
     ptrs, idxs = np.asarray(inputs["ptrs"]), np.asarray(inputs["idxs"])
     nseg = ptrs.size - 1
     if name == "spmv":
