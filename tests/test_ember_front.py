@@ -153,9 +153,10 @@ def test_sddmm_output_shape_is_derived_from_its_indices():
     assert with_outputs(compiled("sddmm", 0).scf, bound)["out"].shape == (3, 9)
 
 
-def test_a_chained_iter_args_loop_stays_on_the_core_and_is_still_right():
-    """An inner accumulation starting from the outer one's value is not offloaded (its init is
-    not static); the program still runs right at every level."""
+def test_an_accumulation_from_a_core_value_stays_on_the_core_and_is_still_right():
+    """An accumulation starting at a value computed on the core (neither static nor the
+    enclosing loop's carried value) is not offloaded; the program still runs right at every
+    interpreted level."""
     text = example_text("spmv").replace(
         "%sum = scf.for %p = %beg to %end step %c1 iter_args(%acc = %zero)",
         "%sum = scf.for %p = %beg to %end step %c1 iter_args(%acc = %w0)").replace(
@@ -163,9 +164,19 @@ def test_a_chained_iter_args_loop_stays_on_the_core_and_is_still_right():
         "      %end = memref.load %ptrs[%b1] : memref<?xindex>\n"
         "      %w0 = arith.addf %zero, %zero : f64\n")
     c = compile_module(text, 0)
+    assert sum(isinstance(op, slc.ForOp) for op in c.slc.walk()) == 1
     inp = inputs("spmv", 4)
     for mod in (c.scf, c.slc, c.dlc):
         assert np.allclose(run_module(mod, inp)[0], example_reference("spmv", inp))
+
+
+def test_a_sum_through_nested_loops_shares_one_core_variable():
+    """segdot: the element loop continues the lookup loop's sum; both loops are offloaded and
+    carry it in one core variable (set per element, stored and reset per segment)."""
+    c = compiled("segdot", 3)
+    assert sum(isinstance(op, slc.ForOp) for op in c.slc.walk()) == 3
+    carried = {op.attributes["var"] for op in c.dlc.walk() if isinstance(op, dlc.SetVarOp)}
+    assert len(carried) == 1
 
 
 # ---------------------------------------------------------------- SLC and DLC files as input

@@ -16,6 +16,8 @@ with random inputs and numpy references.
                 of segment ``b``
 ``cumsum``      one outermost loop whose carried sum is stored at every step (a gathered
                 prefix sum): ``out[p] = sum_{q <= p} x[idxs[q]]``
+``segdot``      a sum carried through two nested loops (the inner loop continues the outer
+                one's value): ``out[b] = sum_p T[idxs[p], :] . Q[b, :]``
 ==============  ===============================================================================
 """
 
@@ -27,7 +29,7 @@ import numpy as np
 
 from custard.ember.errors import EmberError
 
-EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine", "cumsum")
+EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine", "cumsum", "segdot")
 
 _SEGS = """\
     %c0 = arith.constant 0 : index
@@ -200,13 +202,42 @@ module {
 }
 """
 
+SEGDOT = """\
+module {
+  func.func @segdot(%ptrs: memref<?xindex>, %idxs: memref<?xindex>, %table: memref<?x?xf64>, \
+%q: memref<?x?xf64>, %out: memref<?xf64>) -> memref<?xf64> {
+    %zero = arith.constant 0.0 : f64
+""" + _SEGS + """\
+    %dim = memref.dim %table, %c1 : memref<?x?xf64>
+    scf.for %b = %c0 to %nseg step %c1 {
+      %beg = memref.load %ptrs[%b] : memref<?xindex>
+      %b1 = arith.addi %b, %c1 : index
+      %end = memref.load %ptrs[%b1] : memref<?xindex>
+      %sum = scf.for %p = %beg to %end step %c1 iter_args(%acc = %zero) -> (f64) {
+        %k = memref.load %idxs[%p] : memref<?xindex>
+        %dot = scf.for %e = %c0 to %dim step %c1 iter_args(%acc2 = %acc) -> (f64) {
+          %v = memref.load %table[%k, %e] : memref<?x?xf64>
+          %w = memref.load %q[%b, %e] : memref<?x?xf64>
+          %m = arith.mulf %v, %w : f64
+          %a = arith.addf %acc2, %m : f64
+          scf.yield %a : f64
+        }
+        scf.yield %dot : f64
+      }
+      memref.store %sum, %out[%b] : memref<?xf64>
+    }
+    func.return %out : memref<?xf64>
+  }
+}
+"""
+
 
 def example_text(name: str) -> str:
     """The scf MLIR of an example kernel."""
     if name not in EXAMPLES:
         raise EmberError(f"unknown example '{name}' (one of {', '.join(EXAMPLES)})")
     return {"spmv": SPMV, "sls_i64": SLS_I64, "scaled": SCALED, "sddmm": SDDMM,
-            "cosine": COSINE, "cumsum": CUMSUM}[name]
+            "cosine": COSINE, "cumsum": CUMSUM, "segdot": SEGDOT}[name]
 
 
 def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows: int = 6,
@@ -230,6 +261,9 @@ def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows:
                 "a": rng.uniform(-1, 1, size=(segments, emb)).round(3), "bt": table}
     if name == "cumsum":
         return {"idxs": idxs, "x": rng.uniform(-1, 1, rows).round(3)}
+    if name == "segdot":
+        return {"ptrs": ptrs, "idxs": idxs, "table": table,
+                "q": rng.uniform(-1, 1, size=(segments, emb)).round(3)}
     if name == "cosine":  # rows away from 0, so the norms never vanish
         return {"ptrs": ptrs, "idxs": idxs, "table": rng.uniform(0.5, 1, size=(rows, emb)).round(3),
                 "q": rng.uniform(-1, 1, size=(segments, emb)).round(3)}
@@ -254,6 +288,10 @@ def example_reference(name: str, inputs: dict[str, Any]) -> np.ndarray:
                 out[i, idxs[p]] = a[i] @ bt[idxs[p]]
         return out
     t = np.asarray(inputs["table"], float)
+    if name == "segdot":
+        q = np.asarray(inputs["q"], float)
+        return np.array([sum(t[idxs[p]] @ q[b] for p in range(ptrs[b], ptrs[b + 1]))
+                         for b in range(nseg)], dtype=float)
     if name == "cosine":
         q = np.asarray(inputs["q"], float)
         return np.array([(t[idxs[p]] @ q[b]) / (t[idxs[p]] @ t[idxs[p]])

@@ -2,7 +2,8 @@
 
 An ``scf.for`` is an *offloading candidate* when (1) its bounds are static (defined at the
 function's top level) or computed by an enclosing offloaded loop, its step is static and its
-loop-carried values (``iter_args``) start at static values, and (2) its loop nest loads from
+loop-carried values (``iter_args``) start at static values or continue the enclosing loop's
+(start at its carried value, which it carries on), and (2) its loop nest loads from
 read-only memory (a memref argument the function never stores into) at a place no enclosing or
 earlier offloaded loop already read; loops that only work on partial results (workspace loops)
 fail (2). One candidate per level is chosen, from the outermost loop inward. A chosen loop
@@ -93,7 +94,9 @@ class _Decoupler:
     # ---------------------------------------------------------------- candidates
     def is_candidate(self, loop: scf.ForOp, mapping: dict[SSAValue, SSAValue],
                      seen: set[tuple]) -> bool:
-        if not self.is_static(loop.step) or not all(self.is_static(v) for v in loop.iter_args):
+        if not self.is_static(loop.step) or not all(
+                self.is_static(v) or self._continues(loop, i)
+                for i, v in enumerate(loop.iter_args)):
             return False
         for b in (loop.lb, loop.ub):
             if b not in mapping and not self.is_static(b):
@@ -104,6 +107,20 @@ class _Decoupler:
                                                  and v.owner.memref in self.read_only):
                 return False
         return any(self.signature(ld) not in seen for ld in self.loads(loop))
+
+    def _continues(self, loop: scf.ForOp, i: int) -> bool:
+        """Whether ``loop``'s carried value ``i`` continues its parent's: it starts at the
+        parent's carried argument and the parent carries on its result (a sum over nested
+        loops; both share one core variable)."""
+        init = loop.iter_args[i]
+        parent = loop.parent_op()
+        if not isinstance(parent, scf.ForOp) or init not in self.core:
+            return False
+        args = list(parent.body.block.args)
+        if init not in args[1:]:
+            return False
+        last = parent.body.block.last_op
+        return last is not None and last.operands[args.index(init) - 1] is loop.results[i]
 
     # ---------------------------------------------------------------- conversion
     def convert(self, loop: scf.ForOp, mapping: dict[SSAValue, SSAValue],
@@ -153,7 +170,8 @@ class _Decoupler:
                                  "(in the loop's callbacks), not loaded by the access unit")
             yielded.append(self.core.get(v, v))
         block.add_op(slc.YieldOp.build(operands=[yielded]))
-        return slc.ForOp.build(operands=[lb, ub, st, list(loop.iter_args)],
+        inits = [self.core.get(v, v) for v in loop.iter_args]
+        return slc.ForOp.build(operands=[lb, ub, st, inits],
                                result_types=[[r.type for r in loop.results]],
                                regions=[Region(block)])
 

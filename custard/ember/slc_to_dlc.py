@@ -93,7 +93,12 @@ class _Lowering:
             n_iv = 2
         inits = list(loop.operands[4:] if isinstance(loop, slcvec.ForOp) else loop.operands[3:])
         resets: list[tuple[int, SSAValue]] = []  # a nested loop's vars, reset after it
-        for arg, init, res in zip(block.args[n_iv:], inits, loop.results, strict=True):
+        for i, (arg, init, res) in enumerate(zip(block.args[n_iv:], inits, loop.results,
+                                                 strict=True)):
+            if depth > 0 and init in self.vars:  # continues the enclosing loop's value
+                self._check_continues(loop, i, init)
+                self.vars[arg] = self.vars[res] = self.vars[init]
+                continue
             k = self.new_var(init)
             if not isinstance(init.type, IndexType):
                 self.carried.append((k, init))
@@ -142,6 +147,19 @@ class _Lowering:
         if depth == 0 and self.carried:
             self.init_callback(tu)
         return resets
+
+    def _check_continues(self, loop: Operation, i: int, init: SSAValue) -> None:
+        """A nested loop's carried value starting from a core value must continue its parent's
+        (start at the parent's carried argument, which the parent carries on): both then share
+        one core variable."""
+        parent = loop.parent_block()
+        last = self.yield_of.get(parent) if parent is not None else None
+        yielded = list(last.operands) if last is not None else []
+        carried = list(parent.args[len(parent.args) - len(yielded):]) if parent else []
+        if init not in carried or yielded[carried.index(init)] is not loop.results[i]:
+            raise EmberError("slc-to-dlc: a nested loop's carried value may start at a core "
+                             "value only when it continues its parent's (starts at the "
+                             "parent's carried value, which the parent carries on)")
 
     def init_callback(self, tu: SSAValue) -> None:
         """Set the carried variables to their initial values once, on the outermost unit's
