@@ -368,3 +368,13 @@ def test_o3_advances_its_counter_in_the_callback_giving_the_carried_value():
     n = inp["idxs"].size
     assert t0["control"] == t3["control"] == ["init"] + ["ei"] * n + ["done"]
     assert (len(t0["data"]), len(t3["data"])) == (2 * n, n)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_level_derives_the_same_output_shape_at_o0(name):
+    """The scf stores name their indices; SLC reads them from streams; DLC from the streams its
+    pops take (slc-to-dlc's registration order): all three derive the same output."""
+    inp = example_inputs(name, np.random.default_rng(3), segments=4, rows=7, emb=5)
+    c = compiled(name, 0)
+    shapes = {with_outputs(mod, inp)["out"].shape for mod in (c.scf, c.slc, c.dlc)}
+    assert len(shapes) == 1, shapes

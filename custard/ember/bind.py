@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -115,21 +115,76 @@ _SKIP = ("func.return", "memref.store", "vector.maskedstore", "vector.store")
 _LOOPS = ("scf.for", "slc.for", "slcvec.for")
 
 
-def _extent(v: SSAValue, env: Env) -> int | None:
-    """How many values index ``v`` spans, when it can be told statically (through casts and
-    streams): a loop's induction variable spans the loop's static upper bound, else a value
-    that also indexes a bound array that array's dimension, else a value loaded from a bound
-    integer array its largest entry plus one."""
+def _pushed(fn: FuncOp) -> dict[SSAValue, SSAValue]:
+    """DLC: each ``dlc.pop_operand``'s pushed stream, where slc-to-dlc's layout tells it (a
+    case's pushes are the ``register_operand``\\ s just before its ``register_callback``, in
+    pop order); a case whose pops and pushes differ in number or type is left out."""
+    out: dict[SSAValue, SSAValue] = {}
+    for cfg in [op for op in fn.walk() if op.name == "dlc.configure_access_engine"]:
+        loop = cfg.next_op
+        if loop is None or loop.name != "dlc.compute_loop":
+            continue
+        pushes: dict[int, list[SSAValue]] = {}
+        run: list[SSAValue] = []
+        for op in cfg.regions[0].block.ops:
+            if op.name == "dlc.register_operand":
+                run.append(op.operands[1])
+            elif op.name == "dlc.register_callback":
+                cid = op.attributes.get("id")
+                if cid is not None:
+                    pushes[int(cid.value.data)] = run  # type: ignore[attr-defined]
+                run = []
+        ids = [int(x) for x in loop.properties["cases"].get_values()]  # type: ignore
+        for cid, region in zip(ids, loop.regions, strict=False):
+            pops = [o.results[0] for o in region.walk() if o.name == "dlc.pop_operand"]
+            streams = pushes.get(cid, [])
+            if len(pops) == len(streams) and all(
+                    getattr(st.type, "element", None) == p.type
+                    for p, st in zip(pops, streams, strict=True)):
+                out.update(zip(pops, streams, strict=True))
+    return out
+
+
+def _static_int(v: SSAValue, env: Env) -> int | None:
+    if isinstance(v.owner, Operation) and v.owner.name == "slc.to_stream":
+        v = v.owner.operands[0]
+    return int(env[v]) if v in env and np.ndim(env[v]) == 0 else None
+
+
+def _loop_bound(v: SSAValue, env: Env) -> int | None:
+    """The static upper bound of the loop whose induction variable ``v`` is: an ``scf.for``'s,
+    ``slc.for``'s or ``slcvec.for``'s first argument, O3's counter (an index carried from the
+    loop's lower bound), a traversal unit's ``dlc.get_ind_var``."""
+    owner = v.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if loop is None or loop.name not in _LOOPS:
+            return None
+        if v is owner.args[0]:
+            return _static_int(loop.operands[1], env)
+        first = 4 if loop.name == "slcvec.for" else 3
+        k = list(owner.args).index(v) - (len(owner.args) - len(loop.operands[first:]))
+        if loop.name == "slc.for" and 0 <= k and isinstance(v.type, IndexType) and \
+                _static_int(loop.operands[first + k], env) == _static_int(loop.operands[0], env):
+            return _static_int(loop.operands[1], env)  # O3's counter of this loop
+        return None
+    if owner.name == "dlc.get_ind_var":
+        tu = owner.operands[0].owner
+        return _static_int(tu.operands[1], env) if isinstance(tu, Operation) else None
+    return None
+
+
+def _extent(v: SSAValue, env: Env, pops: dict[SSAValue, SSAValue]) -> int | None:
+    """How many values index ``v`` spans, when it can be told statically (through casts,
+    streams and, in DLC, the stream a pop takes): a loop's induction variable spans the loop's
+    static upper bound (:func:`_loop_bound`), else a value that also indexes a bound array that
+    array's dimension, else a value loaded from a bound integer array its largest entry plus
+    one."""
     for _ in range(64):
         owner = v.owner
-        if isinstance(owner, Block):
-            loop = owner.parent_op()
-            if loop is not None and loop.name in _LOOPS and v is owner.args[0]:
-                ub = loop.operands[1]
-                if isinstance(ub.owner, Operation) and ub.owner.name == "slc.to_stream":
-                    ub = ub.owner.operands[0]
-                if ub in env and np.ndim(env[ub]) == 0:
-                    return int(env[ub])
+        bound = _loop_bound(v, env)
+        if bound is not None:
+            return bound
         for use in v.uses:  # an index of a bound array spans that array's dimension
             op = use.operation
             arr = env.get(op.operands[0]) if op.name in ("memref.load", "slc.mem_stream") \
@@ -141,6 +196,8 @@ def _extent(v: SSAValue, env: Env) -> int | None:
         name = owner.name
         if name in ("arith.index_cast", "slc.from_stream", "slc.to_stream"):
             v = owner.operands[0]
+        elif name == "dlc.pop_operand" and v in pops:
+            v = pops[v]
         elif name in ("memref.load", "slc.mem_stream"):
             arr = env.get(owner.operands[0])
             if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "iu":
@@ -155,12 +212,16 @@ def store_extents(fn: FuncOp, args: list[Any]) -> dict[SSAValue, list[int | None
     """Per stored memref argument, each dimension's extent over all its stores (None where
     an index cannot be told statically)."""
     env = _static_env(fn, args)
+    pops = _pushed(fn)
     out: dict[SSAValue, list[int | None]] = {}
     for op in fn.walk():
-        if op.name != "memref.store":
+        if op.name == "memref.store":
+            base, idx = op.operands[1], op.operands[2:]
+        elif op.name == "vector.maskedstore":
+            base, idx = op.operands[0], op.operands[1:-2]
+        else:
             continue
-        base, idx = op.operands[1], op.operands[2:]
-        ext = [_extent(i, env) for i in idx]
+        ext = [_extent(i, env, pops) for i in idx]
         old = out.get(base)
         out[base] = ext if old is None else [
             None if a is None or b is None else max(a, b) for a, b in zip(old, ext, strict=True)]
