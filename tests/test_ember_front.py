@@ -344,30 +344,19 @@ def test_an_outermost_accumulation_runs_on_the_interpreters_and_is_refused_on_th
         lower_to_tmu(c.dlc, inp)
 
 
-def test_a_dlc_file_storing_outside_the_derived_shape_asks_for_a_binding():
-    """A DLC file's stores index popped values: its output falls back to (S, C), and a store
-    outside it names the fix (bind the output)."""
+def test_a_dlc_file_derives_its_output_and_a_store_outside_an_output_names_the_fix():
+    """A DLC file's stores index popped values: the pops' streams tell the SDDMM output's shape
+    (2 rows of a, 6 rows of bt); an output too small for a store names the fix."""
     rng = np.random.default_rng(0)
     inp = {"ptrs": np.array([0, 2, 3]), "idxs": np.array([5, 0, 4]),
            "a": rng.uniform(-1, 1, (2, 3)), "bt": rng.uniform(-1, 1, (6, 3))}
     c = compile_module(print_module(compiled("sddmm", 0).dlc), 0)
+    assert with_outputs(c.dlc, inp)["out"].shape == (2, 6)
+    bound = with_outputs(c.dlc, inp)
+    assert np.allclose(run_module(c.dlc, inp)[0], example_reference("sddmm", bound))
     with pytest.raises(EmberError, match="index \\(0, 5\\) out of the bounds \\(2, 3\\).*"
                        "bound with -t NAME=FILE.npy"):
-        run_module(c.dlc, inp)
-    bound = dict(inp, out=np.zeros((2, 6)))
-    assert np.allclose(run_module(c.dlc, bound)[0], example_reference("sddmm", bound))
-
-
-def test_o3_advances_its_counter_in_the_callback_giving_the_carried_value():
-    """cumsum at O3: the induction variable read by the callback becomes a counter advanced by
-    that same callback, after the sum it gives: no extra token, one data entry fewer per
-    step."""
-    inp = inputs("cumsum", 1)
-    _, t0 = run_module(compiled("cumsum", 0).dlc, inp)
-    _, t3 = run_module(compiled("cumsum", 3).dlc, inp)
-    n = inp["idxs"].size
-    assert t0["control"] == t3["control"] == ["init"] + ["ei"] * n + ["done"]
-    assert (len(t0["data"]), len(t3["data"])) == (2 * n, n)
+        run_module(c.dlc, dict(inp, out=np.zeros((2, 3))))
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
