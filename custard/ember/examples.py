@@ -18,6 +18,8 @@ with random inputs and numpy references.
                 prefix sum): ``out[p] = sum_{q <= p} x[idxs[q]]``
 ``segdot``      a sum carried through two nested loops (the inner loop continues the outer
                 one's value): ``out[b] = sum_p T[idxs[p], :] . Q[b, :]``
+``count``       an ``index`` carried value: the lookups of each segment whose weight is
+                loaded (``out[b] = ptrs[b+1] - ptrs[b]``, counted one by one)
 ==============  ===============================================================================
 """
 
@@ -29,7 +31,7 @@ import numpy as np
 
 from custard.ember.errors import EmberError
 
-EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine", "cumsum", "segdot")
+EXAMPLES = ("spmv", "sls_i64", "scaled", "sddmm", "cosine", "cumsum", "segdot", "count")
 
 _SEGS = """\
     %c0 = arith.constant 0 : index
@@ -231,13 +233,34 @@ module {
 }
 """
 
+COUNT = """\
+module {
+  func.func @count(%ptrs: memref<?xindex>, %vals: memref<?xf64>, %out: memref<?xindex>) \
+-> memref<?xindex> {
+""" + _SEGS + """\
+    scf.for %b = %c0 to %nseg step %c1 {
+      %beg = memref.load %ptrs[%b] : memref<?xindex>
+      %b1 = arith.addi %b, %c1 : index
+      %end = memref.load %ptrs[%b1] : memref<?xindex>
+      %n = scf.for %p = %beg to %end step %c1 iter_args(%cnt = %c0) -> (index) {
+        %w = memref.load %vals[%p] : memref<?xf64>
+        %n1 = arith.addi %cnt, %c1 : index
+        scf.yield %n1 : index
+      }
+      memref.store %n, %out[%b] : memref<?xindex>
+    }
+    func.return %out : memref<?xindex>
+  }
+}
+"""
+
 
 def example_text(name: str) -> str:
     """The scf MLIR of an example kernel."""
     if name not in EXAMPLES:
         raise EmberError(f"unknown example '{name}' (one of {', '.join(EXAMPLES)})")
     return {"spmv": SPMV, "sls_i64": SLS_I64, "scaled": SCALED, "sddmm": SDDMM,
-            "cosine": COSINE, "cumsum": CUMSUM, "segdot": SEGDOT}[name]
+            "cosine": COSINE, "cumsum": CUMSUM, "segdot": SEGDOT, "count": COUNT}[name]
 
 
 def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows: int = 6,
@@ -261,6 +284,8 @@ def example_inputs(name: str, rng: np.random.Generator, segments: int = 3, rows:
                 "a": rng.uniform(-1, 1, size=(segments, emb)).round(3), "bt": table}
     if name == "cumsum":
         return {"idxs": idxs, "x": rng.uniform(-1, 1, rows).round(3)}
+    if name == "count":
+        return {"ptrs": ptrs, "vals": rng.uniform(-1, 1, nnz).round(3)}
     if name == "segdot":
         return {"ptrs": ptrs, "idxs": idxs, "table": table,
                 "q": rng.uniform(-1, 1, size=(segments, emb)).round(3)}
@@ -274,6 +299,8 @@ def example_reference(name: str, inputs: dict[str, Any]) -> np.ndarray:
     """numpy's result of an example kernel on ``inputs``."""
     if name == "cumsum":
         return np.cumsum(np.asarray(inputs["x"], float)[np.asarray(inputs["idxs"])])
+    if name == "count":
+        return np.diff(np.asarray(inputs["ptrs"]))
     ptrs, idxs = np.asarray(inputs["ptrs"]), np.asarray(inputs["idxs"])
     nseg = ptrs.size - 1
     if name == "spmv":

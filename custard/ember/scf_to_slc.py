@@ -102,11 +102,24 @@ class _Decoupler:
             if b not in mapping and not self.is_static(b):
                 return False
         for v in loop.body.block.last_op.operands if loop.iter_args else ():
-            # a carried value must be computed by the callbacks, not be a stream
-            if isinstance(v.type, IndexType) or (isinstance(v.owner, memref.LoadOp)
-                                                 and v.owner.memref in self.read_only):
+            if self._may_stream(v, loop):  # a carried value is computed by the callbacks
                 return False
         return any(self.signature(ld) not in seen for ld in self.loads(loop))
+
+    def _may_stream(self, v: SSAValue, loop: scf.ForOp) -> bool:
+        """Whether ``v`` (in ``loop``'s body) would be a stream: the induction variable, a
+        read-only load or index arithmetic of streams, not a core value."""
+        owner = v.owner
+        if isinstance(owner, Block):
+            return owner is loop.body.block and v is owner.args[0]
+        if self.is_static(v):
+            return False
+        if isinstance(owner, memref.LoadOp):
+            return owner.memref in self.read_only and all(
+                self.is_static(i) or self._may_stream(i, loop) for i in owner.indices)
+        if owner.name in (*_ALU, "arith.index_cast") and isinstance(v.type, IndexType):
+            return all(self.is_static(o) or self._may_stream(o, loop) for o in owner.operands)
+        return False
 
     def _continues(self, loop: scf.ForOp, i: int) -> bool:
         """Whether ``loop``'s carried value ``i`` continues its parent's: it starts at the

@@ -21,6 +21,8 @@ crosses the queues, so the data queue stays in pop order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -60,7 +62,7 @@ class _Lowering:
         self.buffers: dict[SSAValue, tuple[SSAValue, SSAValue]] = {}  # buf -> (tu, vec stream)
         self.cases: list[tuple[int, Region]] = []
         self.yield_of: dict[Block, Operation | None] = {}  # loop body -> its slc.yield
-        self.carried: list[tuple[int, SSAValue]] = []  # iter_args variables and their inits
+        self.carried: list[tuple[int, SSAValue]] = []  # loop-carried variables, their inits
         #: core values (carried block args, loop results, callback results) -> var index
         self.vars: dict[SSAValue, int] = {}
         self.var_inits: list[SSAValue | Attribute] = []  # a value, or a type starting at 0
@@ -100,8 +102,7 @@ class _Lowering:
                 self.vars[arg] = self.vars[res] = self.vars[init]
                 continue
             k = self.new_var(init)
-            if not isinstance(init.type, IndexType):
-                self.carried.append((k, init))
+            self.carried.append((k, init))
             self.vars[arg] = k
             self.vars[res] = k
             if depth == 0:
@@ -144,9 +145,28 @@ class _Lowering:
                 continue
             else:
                 self.add(op.clone(value_mapper=self.smap))
-        if depth == 0 and self.carried:
-            self.init_callback(tu)
+        if depth == 0:
+            needed = [(k, init) for k, init in self.carried if not self._index_only(k)]
+            if needed:
+                self.init_callback(tu, needed)
         return resets
+
+    def _index_only(self, k: int) -> bool:
+        """Whether variable ``k`` is read only as an index of memory (O3's counters): lane 0 of
+        a register the core never set is 0, so it needs no ``init`` token."""
+        for _, region in self.cases:
+            for op in region.walk():
+                if not isinstance(op, dlc.GetVarOp) or _var_of(op) != k:
+                    continue
+                for use in op.result.uses:
+                    user, i = use.operation, use.index
+                    n = len(user.operands)
+                    if not ((user.name == "memref.store" and i >= 2)
+                            or (user.name == "memref.load" and i >= 1)
+                            or (user.name in ("vector.maskedstore", "vector.maskedload")
+                                and 1 <= i < n - 2)):
+                        return False
+        return True
 
     def _check_continues(self, loop: Operation, i: int, init: SSAValue) -> None:
         """A nested loop's carried value starting from a core value must continue its parent's
@@ -161,13 +181,13 @@ class _Lowering:
                              "value only when it continues its parent's (starts at the "
                              "parent's carried value, which the parent carries on)")
 
-    def init_callback(self, tu: SSAValue) -> None:
-        """Set the carried variables to their initial values once, on the outermost unit's
-        ``beg`` event (token ``init``): a core that keeps its variables in registers (the TMU's
-        execute block) sets them there, before any callback reads them."""
+    def init_callback(self, tu: SSAValue, needed: list[tuple[int, SSAValue]]) -> None:
+        """Set carried variables to their initial values once, on the outermost unit's ``beg``
+        event (token ``init``): a core that keeps its variables in registers (the TMU's execute
+        block) sets them there, before any callback reads them."""
         cid = len(self.cases) + 1
         body = Block()
-        for k, init in self.carried:
+        for k, init in needed:
             st = dlc.SetVarOp.build(operands=[init])
             st.attributes["var"] = IntegerAttr(k, i64)
             body.add_op(st)
@@ -195,7 +215,7 @@ class _Lowering:
         return out
 
     def lower_callback(self, cb: slc.CallbackOp, tu: SSAValue, event: str, name: str,
-                       push: str, resets: list[tuple[int, SSAValue]] = ()) -> None:
+                       push: str, resets: Sequence[tuple[int, SSAValue]] = ()) -> None:
         cid = len(self.cases) + 1
         body = Block()
         vmap: dict[SSAValue, SSAValue] = {}
@@ -261,6 +281,11 @@ class _Lowering:
         reg.attributes["token"] = StringAttr(name)
         self.add(reg)
         self.cases.append((cid, Region(body)))
+
+
+def _var_of(op: Operation) -> int:
+    a = op.attributes.get("var")
+    return a.value.data if isinstance(a, IntegerAttr) else 0
 
 
 def _clone_popping(op: Operation, vmap: dict[SSAValue, SSAValue], buffers: set[SSAValue]):
