@@ -43,24 +43,33 @@ def _add_counter(loop: slc.ForOp) -> tuple[slc.ForOp, SSAValue]:
     assert isinstance(yield_op, slc.YieldOp)
     last = yield_op.prev_op
     inc = arith.AddiOp(counter, step)
-    if isinstance(last, slc.CallbackOp) and not last.res:
-        # the body already ends in a callback: it advances the counter (no extra token)
-        cb_block = last.detach_region(last.body)
-        cb_block.block.add_ops([inc, slc.YieldOp.build(operands=[[inc.result]])])
-        cb = slc.CallbackOp.build(result_types=[[IndexType()]], regions=[cb_block])
+    if isinstance(last, slc.CallbackOp):
+        # the body already ends in a callback: it advances the counter too (no extra token),
+        # after the values it gives (carried values, iter_args)
+        region = last.detach_region(last.body)
+        given = region.block.last_op
+        vals: list[SSAValue] = []
+        if isinstance(given, slc.YieldOp):
+            vals = list(given.values)
+            region.block.erase_op(given)
+        region.block.add_ops([inc, slc.YieldOp.build(operands=[[*vals, inc.result]])])
+        cb = slc.CallbackOp.build(result_types=[[*(v.type for v in vals), IndexType()]],
+                                  regions=[region])
         block.insert_op_before(cb, last)
-        block.erase_op(last)
+        for old_r, new_r in zip(last.res, cb.res[:len(vals)], strict=False):
+            old_r.replace_all_uses_with(new_r)
+        block.erase_op(last, safe_erase=False)
     else:
         cb_block = Block()
         cb_block.add_ops([inc, slc.YieldOp.build(operands=[[inc.result]])])
         cb = slc.CallbackOp.build(result_types=[[IndexType()]], regions=[Region(cb_block)])
         block.insert_op_before(cb, yield_op)
-    block.insert_op_before(slc.YieldOp.build(operands=[[*yield_op.values, cb.res[0]]]),
+    block.insert_op_before(slc.YieldOp.build(operands=[[*yield_op.values, cb.res[-1]]]),
                            yield_op)
     block.erase_op(yield_op)
     region = loop.detach_region(loop.body)
     new = slc.ForOp.build(operands=[loop.lb, loop.ub, loop.step, [*loop.inits, lb]],
-                          result_types=[[IndexType()] * (len(loop.inits) + 1)],
+                          result_types=[[*(r.type for r in loop.res), IndexType()]],
                           regions=[region])
     new.attributes |= loop.attributes
     parent = loop.parent_block()

@@ -31,8 +31,9 @@ examples:
       -t arg4=table.npy -o out.npy --trace trace.json  # run it, write the queue trace
 
 Inputs bind to the function's arguments by name without '%'; the sizes struct and outputs
-that are not bound are derived from the operands (docs/ember.md). --emit defaults to scf
-without -O and to dlc with it. --run simulates the TMU graph (--at tmu, default) or interprets
+that are not bound are derived from the operands (docs/ember.md). FILE may be scf, SLC or
+DLC code (the pipeline starts at its level). --emit defaults to FILE's level without -O and
+to dlc with it. --run simulates the TMU graph (--at tmu, default) or interprets
 a level (--at scf|slc|dlc); the trace needs dlc or tmu.
 """
 
@@ -45,7 +46,9 @@ def add_parser(sub: Any) -> None:
         "to SLC, optimize it (-O0..-O3: vectorization, bufferization, queue alignment), lower it "
         "to DLC, print any level or run it.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", nargs="?", metavar="FILE.mlir", help="scf MLIR input")
+    p.add_argument("file", nargs="?", metavar="FILE.mlir", help="MLIR input: scf code, or SLC "
+                   "(slc/slcvec ops: optimized with -O, lowered, run) or DLC code (emitted, "
+                   "run), detected from its operations")
     p.add_argument("--op", choices=("sls", "spmm", "spattn", "mp", "kg"),
                    help="use the scf code of this Table 1 operation instead of FILE")
     p.add_argument("--block", type=int, help=f"--op spattn: block size (default 2, at most "
@@ -165,15 +168,24 @@ def cmd_ember(args: argparse.Namespace) -> int:
 def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
            tensors: dict[str, np.ndarray]) -> int:
     from custard.ember.context import parse_module, print_module
-    from custard.ember.pipeline import compile_module, require_function, run_module
+    from custard.ember.pipeline import (
+        compile_module,
+        input_level,
+        require_function,
+        run_module,
+        with_outputs,
+    )
     from sam.command.files import write_json, write_npy, write_text
 
     mod = parse_module(text, path)
     require_function(mod, path)
-    if args.level is None and not args.run and args.emit in (None, "scf"):
+    start = input_level(mod)
+    if args.level is None and not args.run and args.emit in (None, start):
         write_text(args.output or "-", print_module(mod))
         return 0
     compiled = compile_module(mod, level, args.vlen, path)
+    if args.run or args.emit == "dot":  # outputs derived once, on the earliest level
+        tensors = with_outputs(compiled.at(start), tensors)
     if args.emit == "dot":
         from custard.ember.to_tmu import lower_to_tmu
         from sam.graph.dot import dumps
@@ -181,8 +193,7 @@ def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
         write_text(args.output or "-", dumps(lower_to_tmu(compiled.dlc, tensors).graph))
         return 0
     if not args.run:
-        ir = {"scf": compiled.scf, "slc": compiled.slc, "dlc": compiled.dlc}[args.emit or "dlc"]
-        write_text(args.output or "-", print_module(ir))
+        write_text(args.output or "-", print_module(compiled.at(args.emit or "dlc")))
         return 0
     if at == "tmu":
         from custard.ember.to_tmu import lower_to_tmu, simulate_tmu, tmu_trace
@@ -200,8 +211,7 @@ def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
         print(f"ember: -O{level} --vlen {args.vlen}: {res.cycles} cycles on the TMU graph",
               file=sys.stderr)
     else:
-        out, trace = run_module({"scf": compiled.scf, "slc": compiled.slc,
-                                 "dlc": compiled.dlc}[at], tensors)
+        out, trace = run_module(compiled.at(at), tensors)
     if args.output not in (None, "-"):
         write_npy(args.output, out)
     else:

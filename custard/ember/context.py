@@ -13,6 +13,8 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from custard.ember.dlc import DLC
 from custard.ember.errors import EmberError
@@ -74,14 +76,24 @@ def _parse_error_line(err: ParseError, path: str) -> str:
 _OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([\w.$-]+)')
 
 
+class UnknownOperationError(ParseError):
+    """An operation name no loaded dialect (nor an alias) defines; ``span`` is the name's."""
+
+    def __init__(self, span: Span, name: str) -> None:
+        super().__init__(span, f"Operation {name} is not registered")
+        self.name = name
+
+
 class _LocatingParser(Parser):
-    """A parser that remembers where each operation starts (``LINE:COL``), and reports an
-    operation whose assembly format refuses a type (``VerifyException`` while parsing) as a
-    parse error at that place."""
+    """A parser that remembers where each operation starts (``LINE:COL``) and where each value
+    is first used, names an unknown operation at its name, and reports an operation whose
+    assembly format refuses a type (``VerifyException`` while parsing) as a parse error at that
+    place."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.locations: dict[int, str] = {}
+        self.first_use: dict[str, Span] = {}
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
@@ -95,17 +107,65 @@ class _LocatingParser(Parser):
         self.locations[id(op)] = f"{loc.line}:{loc.col}"
         return op
 
+    def resolve_operand(self, operand, type):  # noqa: A002 - xDSL's parameter name
+        if operand.operand_name not in self.ssa_values:
+            self.first_use.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def _get_op_by_name(self, name: str):
+        if self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack):
+            return super()._get_op_by_name(name)
+        # the name was the token just read: it ends before the current token
+        here = self._current_token.span
+        start = here.input.content.rfind(name, 0, here.start)
+        start = start if start >= 0 else here.start
+        raise UnknownOperationError(Span(start, start + len(name), here.input), name)
+
+    def undefined(self) -> str | None:
+        """The first value used but never defined, once the whole input is read (xDSL's
+        check at the end of ``parse_module``)."""
+        if self._current_token.kind is not MLIRTokenKind.EOF:
+            return None
+        names = list(self.forward_ssa_references)
+        return names[0] if names else None
+
 
 _UNDEFINED = re.compile(r"values used but not defined: \[(%[^\],]+)")
-
-
 _UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
+_DIALECTS = "func/scf/memref/arith/math/vector/llvm/slc/slcvec/dlc"
 
 
 def _line_col(text: str, offset: int) -> str:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return f"{line}:{col}"
+
+
+def parse_error_line(err: ParseError, text: str, path: str,
+                     parser: _LocatingParser | None = None) -> str:
+    """``FILE:LINE:COL: what`` for a parse error: from the structured information (an
+    :class:`UnknownOperationError`'s name and span, the parser's first use of an undefined
+    value), else, as a fallback, from xDSL's message text; else at the error's span."""
+    if isinstance(err, UnknownOperationError):
+        return (f"{path}:{_line_col(text, err.span.start)}: unknown operation '{err.name}' "
+                f"(not in the {_DIALECTS} dialects)")
+    name = parser.undefined() if parser is not None else None
+    if name is not None and name in parser.first_use:  # type: ignore[union-attr]
+        where = _line_col(text, parser.first_use[name].start)  # type: ignore[union-attr]
+        return f"{path}:{where}: value %{name} is used but never defined"
+    line = _parse_error_line(err, path)
+    m, u = _UNDEFINED.search(err.msg), _UNREGISTERED.search(err.msg)
+    if m:  # fallback: xDSL reports undefined values at the end of the input
+        pos = re.search(re.escape(m.group(1)) + r"\b", text)
+        if pos:
+            line = (f"{path}:{_line_col(text, pos.start())}: value {m.group(1)} is used "
+                    "but never defined")
+    elif u:  # fallback: xDSL points after the operation's name
+        start = text.rfind(u.group(1), 0, err.span.start + 1)
+        if start >= 0:
+            line = (f"{path}:{_line_col(text, start)}: unknown operation '{u.group(1)}' "
+                    f"(not in the {_DIALECTS} dialects)")
+    return line
 
 
 def parse_module(text: str, path: str = "<input>") -> ModuleOp:
@@ -123,21 +183,7 @@ def parse_module(text: str, path: str = "<input>") -> ModuleOp:
         raise EmberError(f"{path}: the MLIR nests brackets too deeply to read (Python's "
                          "recursion limit); flatten its types and attributes") from None
     except ParseError as err:
-        line = _parse_error_line(err, path)
-        m = _UNDEFINED.search(err.msg)
-        u = _UNREGISTERED.search(err.msg)
-        if m:  # xDSL reports undefined values at the end of the input: point at the first use
-            pos = re.search(re.escape(m.group(1)) + r"\b", text)
-            if pos:
-                line = (f"{path}:{_line_col(text, pos.start())}: value {m.group(1)} is used "
-                        "but never defined")
-        elif u:  # xDSL points after the operation's name: point at the name
-            start = text.rfind(u.group(1), 0, err.span.start + 1)
-            if start >= 0:
-                line = (f"{path}:{_line_col(text, start)}: unknown operation '{u.group(1)}' "
-                        "(not in the func/scf/memref/arith/math/vector/llvm/slc/slcvec/dlc "
-                        "dialects)")
-        raise EmberError(line) from None
+        raise EmberError(parse_error_line(err, text, path, parser)) from None
     except (DiagnosticException, ValueError, KeyError, AssertionError) as err:
         raise EmberError(f"{path}: cannot read the MLIR: {_one_line(str(err))}") from None
     verify(mod, path, parser.locations)

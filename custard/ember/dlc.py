@@ -208,7 +208,7 @@ class ComputeLoopOp(IRDLOperation):
     (``dlc.get_var``/``dlc.increment_var``), initially the ``init`` values (else 0)."""
 
     name = "dlc.compute_loop"
-    inits = var_operand_def(IndexType)
+    inits = var_operand_def()
     res = var_result_def()
     cases = var_region_def("single_block")
     traits = traits_def(NoTerminator())
@@ -229,17 +229,19 @@ class ComputeLoopOp(IRDLOperation):
     # dense-array property; an assembly format has no list of (keyword, integer, region).
     @classmethod
     def parse(cls, parser: Parser) -> ComputeLoopOp:
-        inits = []
+        unres = []
         if parser.parse_optional_keyword("init"):
             parser.parse_punctuation("(")
             unres = [parser.parse_unresolved_operand()]
             while parser.parse_optional_punctuation(",") is not None:
                 unres.append(parser.parse_unresolved_operand())
             parser.parse_punctuation(")")
-            inits = resolve(parser, unres, [IndexType()] * len(unres))
         types = []
         if parser.parse_optional_punctuation("->") is not None:
             types = parse_optional_types(parser)
+        # each variable's type is its result's (index when the results are not written)
+        inits = resolve(parser, unres, list(types) if len(types) == len(unres)
+                        else [IndexType()] * len(unres))
         ids: list[int] = []
         regions = []
         while parser.parse_optional_keyword("case"):
@@ -279,10 +281,10 @@ class PopOperandOp(ResultTypeSyntax):
 
 @irdl_op_definition
 class GetVarOp(ResultTypeSyntax):
-    """``dlc.get_var [{var = k}] : index``: reads core-side variable ``k`` (default 0)."""
+    """``dlc.get_var [{var = k}] : T``: reads core-side variable ``k`` (default 0)."""
 
     name = "dlc.get_var"
-    result = result_def(IndexType)
+    result = result_def()
 
 
 @irdl_op_definition
@@ -297,6 +299,17 @@ class IncrementVarOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SetVarOp(IRDLOperation):
+    """``dlc.set_var %v {var = k} : T``: sets core-side variable ``k`` to ``%v`` (a carried
+    ``iter_args`` value, or a value one callback computes for later ones)."""
+
+    name = "dlc.set_var"
+    value = operand_def()
+
+    assembly_format = "$value attr-dict `:` type($value)"
+
+
+@irdl_op_definition
 class YieldOp(_NoOperandOp):
     """``dlc.yield``: ends a compute-loop case."""
 
@@ -304,4 +317,4 @@ class YieldOp(_NoOperandOp):
 
 DLC = Dialect("dlc", [ConfigureAccessEngineOp, NewTuOp, GetIndVarOp, GetMaskOp,
                       RegisterOperandOp, RegisterCallbackOp, ComputeLoopOp, PopOperandOp,
-                      GetVarOp, IncrementVarOp, YieldOp], [TuType])
+                      GetVarOp, IncrementVarOp, SetVarOp, YieldOp], [TuType])

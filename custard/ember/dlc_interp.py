@@ -39,7 +39,7 @@ class DlcInterpreter(Interpreter):
         self.control: list[tuple[int, str]] = []
         self.data: list[Any] = []
         self.trace: dict[str, list[Any]] = {"control": [], "data": []}
-        self.vars: list[int] = []
+        self.vars: list[Any] = []
         self._pos = 0
         self.events = {"iterations": 0, "streams": 0, "tokens": 0, "entries": 0}
 
@@ -115,7 +115,7 @@ class DlcInterpreter(Interpreter):
     def op_dlc__compute_loop(self, op: Operation, env: Env) -> list[Any]:
         assert isinstance(op, dlc.ComputeLoopOp)
         cases = dict(zip(op.ids, op.cases, strict=True))
-        self.vars = [int(env[v]) for v in op.inits] or [0] * max(len(op.res), 1)
+        self.vars = [env[v] for v in op.inits] or [0] * max(len(op.res), 1)
         self._pos = 0
         for cid, name in self.control:
             if cid not in cases:
@@ -146,6 +146,9 @@ class DlcInterpreter(Interpreter):
     def op_dlc__increment_var(self, op: Operation, env: Env) -> None:
         step = int(env[op.operands[0]]) if op.operands else 1
         self.vars[self._var(op)] += step
+
+    def op_dlc__set_var(self, op: Operation, env: Env) -> None:
+        self.vars[self._var(op)] = env[op.operands[0]]
 
 
 def run_dlc(mod: ModuleOp, args: list[Any]) -> tuple[list[Any], dict[str, list[Any]],

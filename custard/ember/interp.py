@@ -212,8 +212,10 @@ class Interpreter:
     def _check_bounds(self, op: Operation, mem: np.ndarray, idx: tuple[int, ...]) -> None:
         for d, i in enumerate(idx):
             if not 0 <= i < mem.shape[d]:
+                hint = "; an output of another shape is bound with -t NAME=FILE.npy" \
+                    if op.name == "memref.store" else ""
                 raise EmberError(f"{op.name}: index {idx} out of the bounds {mem.shape} of "
-                                 "its memref; check the inputs (pointers, indices, sizes)")
+                                 f"its memref; check the inputs (pointers, indices, sizes){hint}")
 
     def op_vector__maskedload(self, op, env):
         mem = env[op.operands[0]]

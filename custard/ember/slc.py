@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IndexType, MemRefType, StringAttr, VectorType, i1
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, StringAttr, VectorType, i1
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -54,6 +54,8 @@ def _check_index_or_stream(op: IRDLOperation, what: str, v: SSAValue) -> None:
     t = v.type
     if isinstance(t, StreamType):
         t = t.element
+        if isinstance(t, IntegerType) and t.width.data > 1:
+            return  # torch-style i64 indices: a stream of an index_cast is the stream
     if not isinstance(t, IndexType):
         raise VerifyException(f"{op.name}: {what} must be an index or a stream of index, "
                               f"got {v.type}")
@@ -253,8 +255,8 @@ class ForOp(IRDLOperation):
     lb = operand_def()
     ub = operand_def()
     step = operand_def()
-    inits = var_operand_def(IndexType)
-    res = var_result_def(IndexType)
+    inits = var_operand_def()  # index counters (O3) or carried values (iter_args)
+    res = var_result_def()
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
@@ -312,7 +314,7 @@ class CallbackOp(IRDLOperation):
     reaches the callback's place in the loop nest (paper Fig. 12 ``CALL``)."""
 
     name = "slc.callback"
-    res = var_result_def(IndexType)
+    res = var_result_def()  # core values: counters, carried values, outer-callback values
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 

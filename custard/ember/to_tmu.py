@@ -46,6 +46,8 @@ class TmuLowering:
     tensors: dict[str, Any]
     out: str
     shape: tuple[int, int]
+    #: the output memref's own shape (a 1-d output is simulated as one column)
+    out_shape: tuple[int, ...] | None = None
 
 
 def _static_env(fn, args: list[Any]) -> tuple[Env, Operation, Operation]:
@@ -65,6 +67,10 @@ def _static_env(fn, args: list[Any]) -> tuple[Env, Operation, Operation]:
             continue
         if op.name == "func.return":
             break
+        if loop is not None and any(v in loop.results for o in op.walk() for v in o.operands):
+            raise EmberError("TMU lowering: code after the decoupled loop nest uses its "
+                             "results (the execute block has no section after the last token; "
+                             "store them inside the loop)")
         it.exec_op(op, env)
     if cfg is None or loop is None:
         raise EmberError("TMU lowering: the function has no decoupled loop nest (scf-to-slc "
@@ -321,6 +327,10 @@ class _ProgramBuilder:
             self.regs[op.result] = r
         elif isinstance(op, dlc.GetVarOp):
             self.regs[op.result] = f"var{_var(op)}"
+        elif isinstance(op, dlc.SetVarOp):
+            self.lines.append(f"var{_var(op)} = {self.val(op.operands[0])}")
+        elif name == "arith.index_cast":
+            self.regs[op.results[0]] = self.val(op.operands[0])
         elif isinstance(op, dlc.IncrementVarOp):
             step = self.val(op.operands[0]) if op.operands else "1"
             self.lines.append(f"var{_var(op)} = var{_var(op)} + {step}")
@@ -355,7 +365,10 @@ class _ProgramBuilder:
         elif isinstance(op, memref.StoreOp | vector.MaskedStoreOp):
             base = op.operands[1] if isinstance(op, memref.StoreOp) else op.operands[0]
             where = "out" if base is self.out else self._array(base, store=True)
-            idx = ", ".join(self.val(i) for i in _indices(op))
+            ids = [self.val(i) for i in _indices(op)]
+            if base is self.out:  # a 1-d output is stored as a column
+                ids += ["0"] * (2 - len(ids))
+            idx = ", ".join(ids)
             val = op.operands[0] if isinstance(op, memref.StoreOp) else op.operands[-1]
             tag = fused.get(id(op))
             if tag:
@@ -422,7 +435,7 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
     if out is None or out not in names:
         raise EmberError("TMU lowering: the function must return one of its memref arguments")
     assert isinstance(loop, dlc.ComputeLoopOp)
-    if any(int(env[v]) != 0 for v in loop.inits):
+    if any(float(env[v]) != 0 for v in loop.inits):
         raise EmberError("TMU lowering: core variables must start at 0 (execute registers do)")
     cb = _ConfigBuilder(env, names)
     config = cb.build(cfg_op)
@@ -443,8 +456,11 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
         sections.insert(0, f"{unused}: " + "; ".join(f"var{k} = 0" for k in range(n_vars)))
     program = " | ".join(pb.declarations() + sections)
     out_arr = np.asarray(args[fn.body.block.args.index(out)], dtype=float)
+    out_shape = tuple(int(n) for n in out_arr.shape)
+    if out_arr.ndim == 1:  # one column of the execute block's 2-d output
+        out_arr = out_arr.reshape(-1, 1)
     if out_arr.ndim != 2:
-        raise EmberError("TMU lowering: the output must be a 2-d memref")
+        raise EmberError("TMU lowering: the output must be a 1-d or 2-d memref")
     tensors: dict[str, Any] = {}
     formats: dict[str, str] = {}
     core_inputs = {v for v, decl in pb.arrays.items() if decl.startswith("input ")}
@@ -455,7 +471,7 @@ def lower_to_tmu(dlc_mod: ModuleOp, inputs: dict[str, np.ndarray]) -> TmuLowerin
         formats[names[v]] = fmt
     shape = (int(out_arr.shape[0]), int(out_arr.shape[1]))
     graph = tmu_graph(config, out=names[out], shape=shape, program=program, formats=formats)
-    return TmuLowering(config, program, graph, tensors, names[out], shape)
+    return TmuLowering(config, program, graph, tensors, names[out], shape, out_shape)
 
 
 def simulate_tmu(low: TmuLowering, engine: str = "fast", **kwargs: Any) -> tuple[np.ndarray, Any]:
@@ -464,7 +480,8 @@ def simulate_tmu(low: TmuLowering, engine: str = "fast", **kwargs: Any) -> tuple
     from sam.program import Program
 
     res = Program.of(low.graph).run(low.tensors, engine=engine, **kwargs).phases[0]
-    return np.asarray(res.outputs[low.out].to_dense()), res
+    out = np.asarray(res.outputs[low.out].to_dense())
+    return (out.reshape(low.out_shape) if low.out_shape else out), res
 
 
 def tmu_trace(low: TmuLowering, engine: str = "reference") -> dict[str, list[Any]]:
