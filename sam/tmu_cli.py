@@ -6,6 +6,13 @@
     sam-sim tmu --op sls -A west0479 --dim 32 --lanes 8 --fifo-depth 8
     sam-sim tmu --op gather -A random:0.1:3:20x30 --blk 2 --queues 12
     sam-sim tmu --op sls --dot sls.gv          # write the graph; run it with sam-sim run
+    sam-sim tmu --op sls --cores 8 --machine my_dae.yaml   # time it on a DAE machine
+
+Every dae-mode run is also timed on the decoupled access-execute machine of the Ember paper
+(:mod:`sam.dae`, Sec. 3.1, Figure 5): the TMU run's access trace (:func:`sam.dae.record.record`)
+on the machine of ``--machine`` (default ``memory_configs/ember_dae.yaml``). The machine options
+and the summary are shared with ``custard ember --run`` (:func:`add_machine_options`,
+:func:`machine_of`, :func:`time_on_machine`, :func:`machine_summary`).
 """
 
 from __future__ import annotations
@@ -54,7 +61,104 @@ def add_tmu_command(sub: Any) -> None:
     p.add_argument("--queues", type=int, default=0, metavar="N",
                    help="also print the first N control tokens and data entries")
     p.add_argument("--dot", metavar="FILE", help="write the graph to FILE and stop")
+    add_machine_options(p, "the dae-mode run")
     p.set_defaults(func=run_tmu_command)
+
+
+# ----------------------------------------------------------------------------- the DAE machine
+#: Most ``--cores``: one access trace per core (the shipped machine has 8; a --machine may have
+#: more), each core's trace held in memory
+MAX_CORES = 1024
+#: Most ``--queue-entries`` (each entry is a slot of the bounded queues' occupancy arrays)
+MAX_QUEUE_ENTRIES = 2**31 - 1
+MACHINE_OPTIONS = ("--machine", "--cores", "--queue-entries")
+
+
+def add_machine_options(p: Any, run: str) -> None:
+    """``--machine``, ``--cores`` and ``--queue-entries``: the DAE machine (:mod:`sam.dae`)
+    that times ``run`` after its token-level simulation."""
+    p.add_argument("--machine", metavar="PATH.yaml",
+                   help=f"{run}: time the access trace on this decoupled access-execute "
+                   "machine (default: the Ember paper's, sam/memory_configs/ember_dae.yaml; "
+                   "docs/tmu.md)")
+    p.add_argument("--cores", type=int, metavar="N",
+                   help=f"{run}: cores of the machine that run it (default 1: the run is one "
+                   "core's work; N > 1 runs the same access trace on each of N cores, sharing "
+                   "the LLC and the HBM; at most the machine's cores)")
+    p.add_argument("--queue-entries", type=int, metavar="N",
+                   help=f"{run}: bound the control and the data queue to N entries each "
+                   "(default: the machine's; too few for a callback's pops is an error)")
+
+
+def machine_options_given(args: argparse.Namespace) -> list[str]:
+    """The machine options given on the command line (to refuse them where ignored)."""
+    return [opt for opt in MACHINE_OPTIONS
+            if getattr(args, opt.lstrip("-").replace("-", "_")) is not None]
+
+
+def machine_of(args: argparse.Namespace) -> Any:
+    """The :class:`~sam.dae.machine.DaeMachine` of ``--machine`` (read and checked, one-line
+    errors) with ``--queue-entries``, and ``--cores`` checked against it; before any work."""
+    from sam.command.bounds import check_size
+    from sam.dae.machine import load_machine, paper_machine
+    from sam.errors import SimulationError
+
+    check_size("--cores", args.cores, high=MAX_CORES, why="one access trace per core")
+    check_size("--queue-entries", args.queue_entries, high=MAX_QUEUE_ENTRIES)
+    machine = load_machine(args.machine) if args.machine else paper_machine()
+    if args.queue_entries is not None:
+        machine = machine.replace(control_entries=args.queue_entries,
+                                  data_entries=args.queue_entries)
+    if (args.cores or 1) > machine.cores:
+        raise SimulationError(f"--cores {args.cores}: the machine {machine.name} has "
+                              f"{machine.cores} cores; give at most {machine.cores}")
+    return machine
+
+
+def time_on_machine(trace: Any, machine: Any, cores: int | None, engine: str) -> Any:
+    """The :class:`~sam.dae.simulate.DaeResult` of ``trace`` run on each of ``cores`` (default
+    1) cores of ``machine``; a trace that deadlocks on the bounded queues is one line
+    (:func:`sam.dae.simulate.check_queues`)."""
+    from sam.dae.simulate import check_queues, queue_needs, simulate
+    from sam.errors import SimulationError
+
+    if machine.bounded:
+        try:
+            check_queues(trace, machine)
+        except SimulationError as err:
+            need = max(n for n, _ in queue_needs(trace).values())
+            raise SimulationError(f"{err}, or --queue-entries {need} or more") from None
+    return simulate([trace] * (cores or 1), machine, engine)
+
+
+def machine_summary(result: Any, machine: Any) -> str:
+    """A few lines of ``result`` on ``machine``: cycles at the core clock, when the access side
+    finished, the cores' busy and stalled cycles, the L2/LLC hit rates, the HBM bytes and the
+    queues' largest occupancy (the busiest core's where per core)."""
+    cs = result.cores
+    n = len(cs)
+    ghz = machine.clocks.core_ghz
+    lines = sum(c.lines for c in cs)
+    l2, llc = sum(c.l2_hits for c in cs), sum(c.llc_hits for c in cs)
+    hbm = sum(c.hbm_bytes for c in cs)
+
+    def rate(hits: int, of: int) -> str:
+        return f"{hits:,}/{of:,} ({100 * hits / of:.0f}%)" if of else "0/0"
+
+    def most(field: str) -> str:
+        return f"{max(getattr(c, field) for c in cs):,.0f}"
+
+    per = "" if n == 1 else " (the most of any core)"
+    return (f"DAE machine {result.machine}, {n} core{'s' if n > 1 else ''}: {result.cycles:,} "
+            f"cycles at {ghz:g} GHz ({result.cycles / ghz:,.0f} ns); access side done at "
+            f"{most('access_finish')}{per}\n"
+            f"  core: busy {most('busy')}, stalled {most('stall_empty')} on an empty queue, "
+            f"TMU stalled {most('stall_full')} on a full one, {most('stall_mshr')} on MSHRs"
+            f"{per}\n"
+            f"  memory: {lines:,} lines; L2 hits {rate(l2, lines)}, LLC hits "
+            f"{rate(llc, lines - l2)}; HBM {hbm:,} bytes\n"
+            f"  queues: at most {most('max_control_occupancy')} control and "
+            f"{most('max_data_occupancy')} data entries")
 
 
 #: Cost per lane (``--lanes``) of the TMU program and the execute block's registers (measured:
@@ -81,8 +185,13 @@ def _check_options(args: argparse.Namespace) -> None:
     check_size("--queues", args.queues, low=0, high=2**31 - 1)
     if args.mode == "sam" and args.op != "sls":
         raise GraphError(f"--mode sam is built for --op sls only, not {args.op}; use --mode dae")
+    given = machine_options_given(args)
+    if given and (args.mode == "sam" or args.dot):
+        why = "--mode sam has no queues" if args.mode == "sam" else "--dot only writes the graph"
+        raise GraphError(f"{given[0]} times a dae-mode run on the DAE machine and {why}; drop "
+                         f"{given[0]}")
     inputs = [args.index] if Path(args.index).is_file() else []
-    check_outputs({"--dot": args.dot}, inputs, {"--dot": (".gv", ".dot")})
+    check_outputs({"--dot": args.dot}, [*inputs, args.machine], {"--dot": (".gv", ".dot")})
 
 
 def _check_tables(args: argparse.Namespace, rows: int) -> None:
@@ -127,6 +236,7 @@ def run_tmu_command(args: argparse.Namespace) -> int:
     )
 
     _check_options(args)
+    machine = machine_of(args) if args.mode == "dae" and not args.dot else None
     A = _index_matrix(args.index)
     rows = A.shape[1] * (args.blk if args.op == "gather" else 1)  # of the table B
     if args.op == "kg":  # B holds the entities: heads (A's rows) and tails (its columns)
@@ -165,6 +275,14 @@ def run_tmu_command(args: argparse.Namespace) -> int:
     report = build_report(result, program, graph_path=f"tmu --op {args.op}", inputs=tensors,
                           sources={"A": args.index}, checks=[check])
     print(format_text(report))
+    if machine is not None and check is not None:
+        from sam.dae.record import record
+
+        tmu = next(b for b in graph.blocks.values() if b.dot_type == "tmu")
+        ex = next(b for b in graph.blocks.values() if b.dot_type == "execute")
+        trace = record(tmu.config, tensors, ex.program, engine=args.engine)
+        print(machine_summary(time_on_machine(trace, machine, args.cores, args.engine),
+                              machine))
     if check is None:  # Ctrl-C: the statistics so far, no check
         print("sam-sim: interrupted; the statistics above are partial", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -12,6 +12,7 @@ from custard.ember.errors import EmberError
 from sam.blocks.tmu_config import LANES_WHY, MAX_LANES
 from sam.command.bounds import check_size
 from sam.command.outputs import check_outputs
+from sam.tmu_cli import add_machine_options, machine_of, machine_options_given
 
 #: Largest --vlen: the TMU's vector (sam.blocks.tmu_config.MAX_LANES and why)
 MAX_VLEN, VLEN_WHY = MAX_LANES, LANES_WHY
@@ -29,12 +30,17 @@ examples:
   custard ember eb_scf.mlir -O3 --emit dlc             # decoupled DLC code
   custard ember eb_scf.mlir -O3 --vlen 2 --run -t arg0=ptrs.npy -t arg1=idxs.npy \\
       -t arg4=table.npy -o out.npy --trace trace.json  # run it, write the queue trace
+  custard ember eb_scf.mlir -O2 --run -t ... --cores 8 --machine my_dae.yaml
+                                                       # time it on 8 cores of a DAE machine
 
 Inputs bind to the function's arguments by name without '%'; the sizes struct and outputs
 that are not bound are derived from the operands (docs/ember.md). FILE may be scf, SLC or
 DLC code (the pipeline starts at its level). --emit defaults to FILE's level without -O and
 to dlc with it. --run simulates the TMU graph (--at tmu, default) or interprets
-a level (--at scf|slc|dlc); the trace needs dlc or tmu.
+a level (--at scf|slc|dlc); the trace needs dlc or tmu. At tmu the run is also timed
+on the decoupled access-execute machine of the Ember paper (Sec. 3.1, Figure 5; --machine,
+--cores, --queue-entries; docs/tmu.md): its access trace, one core's work, on one core of
+the machine, or the same trace on each of --cores N cores sharing the LLC and the HBM.
 """
 
 
@@ -72,7 +78,9 @@ def add_parser(sub: Any) -> None:
                    help="write the printed IR (.mlir; --emit dot: .dot or .gv) or, with --run, "
                    "the result (.npy) to FILE")
     p.add_argument("--trace", metavar="TRACE.json",
-                   help="--run: write the queue trace {\"control\": [...], \"data\": [...]}")
+                   help="--run: write the queue trace {\"control\": [...], \"data\": [...]} "
+                   "(--at tmu: and \"machine\": the DAE machine's result)")
+    add_machine_options(p, "--run at tmu")
     p.set_defaults(func=cmd_ember)
 
 
@@ -106,9 +114,14 @@ def _check_options(args: argparse.Namespace) -> list[tuple[str, str]]:
         if args.engine and args.at not in (None, "tmu"):
             raise EmberError("--engine chooses the simulator of --at tmu; drop it with "
                              f"--at {args.at}")
+        given = machine_options_given(args)
+        if given and args.at not in (None, "tmu"):
+            raise EmberError(f"{given[0]} times the TMU run on the DAE machine; drop it with "
+                             f"--at {args.at}")
     else:
         for opt, value in (("--trace", args.trace), ("--at", args.at),
-                           ("--engine", args.engine)):
+                           ("--engine", args.engine),
+                           *((opt, True) for opt in machine_options_given(args))):
             if value:
                 raise EmberError(f"{opt} applies to a --run; add --run or drop {opt}")
         if args.emit == "dot" and not specs:
@@ -144,12 +157,13 @@ def cmd_ember(args: argparse.Namespace) -> int:
 
     specs = _check_options(args)
     check_outputs({"-o": args.output, "--trace": args.trace},
-                  [args.file, *(path for _, path in specs)],
+                  [args.file, args.machine, *(path for _, path in specs)],
                   {"-o": _output_suffixes(args), "--trace": (".json",)})
     check_size("--vlen", args.vlen, high=MAX_VLEN, why=VLEN_WHY)
     check_size("--block", args.block, high=MAX_BLOCK, why=BLOCK_WHY)
     level = 0 if args.level is None else args.level
     at = args.at or "tmu"
+    machine = machine_of(args) if args.run and at == "tmu" else None
     tensors = {name: read_npy_array(path) for name, path in specs}
     if args.run and level >= 1 and (at == "dlc" or args.trace):
         vectors = _trace_vectors(tensors, args.vlen)
@@ -162,11 +176,11 @@ def cmd_ember(args: argparse.Namespace) -> int:
             f"<--op {args.op}>"
     else:
         text, path = read_text(args.file, "MLIR file"), args.file
-    return _ember(args, text, path, level, at, tensors)
+    return _ember(args, text, path, level, at, tensors, machine)
 
 
 def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
-           tensors: dict[str, np.ndarray]) -> int:
+           tensors: dict[str, np.ndarray], machine: Any = None) -> int:
     from custard.ember.context import parse_module, print_module
     from custard.ember.pipeline import (
         compile_module,
@@ -210,6 +224,9 @@ def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
         trace = tmu_trace(low, engine) if args.trace else None
         print(f"ember: -O{level} --vlen {args.vlen}: {res.cycles} cycles on the TMU graph",
               file=sys.stderr)
+        timed = _time_on_machine(low, machine, args.cores, engine, level, args.vlen)
+        if trace is not None:
+            trace = {**trace, "machine": timed.to_dict()}
     else:
         out, trace = run_module(compiled.at(at), tensors)
     if args.output not in (None, "-"):
@@ -222,3 +239,16 @@ def _ember(args: argparse.Namespace, text: str, path: str, level: int, at: str,
         print(f"ember: -O{level} --vlen {args.vlen}: {len(trace['control'])} control "
               f"tokens, {len(trace['data'])} data entries", file=sys.stderr)
     return 0
+
+
+def _time_on_machine(low: Any, machine: Any, cores: int | None, engine: str, level: int,
+                     vlen: int) -> Any:
+    """The lowered TMU's access trace (:func:`custard.ember.to_tmu.access_trace`) timed on
+    ``machine`` (:func:`sam.tmu_cli.time_on_machine`); its summary printed to stderr."""
+    from custard.ember.to_tmu import access_trace
+    from sam.tmu_cli import machine_summary, time_on_machine
+
+    result = time_on_machine(access_trace(low, engine=engine), machine, cores, engine)
+    print(f"ember: -O{level} --vlen {vlen}: {machine_summary(result, machine)}",
+          file=sys.stderr)
+    return result
