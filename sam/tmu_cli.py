@@ -72,6 +72,9 @@ MAX_CORES = 1024
 #: Most ``--queue-entries`` (each entry is a slot of the bounded queues' occupancy arrays)
 MAX_QUEUE_ENTRIES = 2**31 - 1
 MACHINE_OPTIONS = ("--machine", "--cores", "--queue-entries")
+#: Bytes :func:`sam.dae.simulate.simulate` holds per load and per push of each core's trace
+#: (about 14 int64/float64 arrays over loads and pushes, and their per-core copies)
+SIM_BYTES_PER_ITEM = 256
 
 
 def add_machine_options(p: Any, run: str) -> None:
@@ -86,7 +89,7 @@ def add_machine_options(p: Any, run: str) -> None:
                    "core's work; N > 1 runs the same access trace on each of N cores, sharing "
                    "the LLC and the HBM; at most the machine's cores)")
     p.add_argument("--queue-entries", type=int, metavar="N",
-                   help=f"{run}: bound the control and the data queue to N entries each "
+                   help=f"{run}: bound the machine's control and data queue to N entries each "
                    "(default: the machine's; too few for a callback's pops is an error)")
 
 
@@ -119,9 +122,12 @@ def time_on_machine(trace: Any, machine: Any, cores: int | None, engine: str) ->
     """The :class:`~sam.dae.simulate.DaeResult` of ``trace`` run on each of ``cores`` (default
     1) cores of ``machine``; a trace that deadlocks on the bounded queues is one line
     (:func:`sam.dae.simulate.check_queues`)."""
+    from sam.command.bounds import check_size
     from sam.dae.simulate import check_queues, queue_needs, simulate
     from sam.errors import SimulationError
 
+    check_size("--cores", cores, high=MAX_CORES, what="the DAE machine's simulation",
+               bytes_each=SIM_BYTES_PER_ITEM * (trace.loads + trace.pushes))
     if machine.bounded:
         try:
             check_queues(trace, machine)

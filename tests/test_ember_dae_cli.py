@@ -219,3 +219,14 @@ def test_sam_sim_tmu_option_errors_are_one_line(tmp_path, capsys, argv, message)
     assert main(["tmu", "--op", "sls", "-A", "random:0.3:1:6x8", *argv]) == 1
     assert message in one_line_error(capsys, "sam-sim")
     assert not (tmp_path / "g.gv").exists()
+
+
+def test_cores_whose_simulation_does_not_fit_memory_is_one_line(tmp_path, fig10, capsys,
+                                                                  monkeypatch):
+    import sam.tmu_cli
+
+    monkeypatch.setattr(sam.tmu_cli, "SIM_BYTES_PER_ITEM", 1 << 60)
+    assert custard(ember(tmp_path, fig10, "--cores", "2")) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[1].startswith("custard: error: --cores 2: the DAE machine's "
+                                                "simulation: ")

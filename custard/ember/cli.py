@@ -69,7 +69,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--run", action="store_true", help="run the code on the -t inputs")
     p.add_argument("--at", choices=("scf", "slc", "dlc", "tmu"),
                    help="--run: interpret the scf, slc or dlc level, or simulate the TMU graph "
-                   "(default tmu; it prints the cycles)")
+                   "(default tmu; it prints the token-level cycles and the DAE machine's)")
     p.add_argument("--engine", choices=("fast", "reference"),
                    help="--at tmu: simulator engine (default fast)")
     p.add_argument("-t", "--tensor", action="append", default=[], metavar="NAME=FILE.npy",
