@@ -269,13 +269,16 @@ def _concat(parts: list[dict], key: str, shift: str | None, offsets: dict[str, l
             dtype: type) -> np.ndarray:
     """Concatenate ``key`` over the cores, shifting non-negative indices by each core's
     offset of ``shift`` (``loads``/``pushes``)."""
-    out = []
+    total = sum(len(p[key]) for p in parts)
+    out = np.empty(total, dtype)
+    start = 0
     for k, p in enumerate(parts):
-        a = np.asarray(p[key], dtype)
-        if shift is not None:
-            a = np.where(a >= 0, a + offsets[shift][k], a)
-        out.append(a)
-    return np.concatenate(out) if out else np.zeros(0, dtype)
+        seg = out[start:start + len(p[key])]
+        seg[:] = p[key]
+        if shift is not None and offsets[shift][k]:
+            np.add(seg, offsets[shift][k], out=seg, where=seg >= 0)
+        start += len(seg)
+    return out
 
 
 def _max_occupancy(push_t: np.ndarray, pop_t: np.ndarray) -> int:
