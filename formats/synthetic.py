@@ -55,7 +55,8 @@ def random_tensor(
     if any(s < 0 for s in shape):
         raise FormatError(f"shape {shape} has a negative dimension")
     size = math.prod(shape)
-    nnz = round(density * size)
+    # to 9 decimals first: sparsity=1-d gives the count density=d gives (1 - 0.99 is not 0.01)
+    nnz = round(round(density * size, 9))
     _check_memory(shape, size, density, nnz, as_format(fmt, len(shape)))
     rng = np.random.default_rng(seed)
     flat = np.sort(rng.choice(size, size=nnz, replace=False)) if nnz else np.zeros(0, np.int64)
