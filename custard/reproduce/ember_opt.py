@@ -7,6 +7,14 @@ as access traces and timed by the decoupled access-execute model (``sam/dae``) o
 emb-opt0 next to the paper's gem5 cycles (tests/data/ember-paper-fig16.json), and an ablation of
 the model's components.
 
+Two machines time the same traces: the paper's (Figure 5: 8 KB of TMU storage), the default,
+and a *lookahead-limited* one (:data:`LOOKAHEAD`), the same machine with
+:data:`LOOKAHEAD_STORAGE` bytes of TMU storage: two RM3 embeddings at FP32 (2 x 512 B) in flight,
+about the one memory latency per lookup that the paper's gem5 cycles show at emb-opt3 (about 400
+core cycles per lookup whatever the vector length). The claims are checked on both, each
+labelled with its machine. The full run adds a sensitivity sweep of the TMU storage
+(:data:`STORAGE_SWEEP`) for RM1 and RM3 at L0 and L2, emb-opt0 and emb-opt3.
+
 Each core runs its own inputs (``sls_inputs(..., core=k, table=t)``); its two tables run one
 after the other as one SLS call over the stacked tables (:func:`core_inputs`), so one access
 trace per core, and the caches stay warm from one table to the next as they would on the
@@ -45,6 +53,14 @@ MP_QUICK = {"graphs": ("karate",), "emb": 16}
 #: the margin our model gets on top of the paper's own spread (see :func:`tolerances`): the
 #: core is a per-section cost model, not gem5's N1-like out-of-order core (docs/ember.md)
 MODEL_MARGIN = 0.20
+#: the machines the claims are checked on (module docstring)
+PAPER = "paper machine (Fig. 5)"
+LOOKAHEAD = "lookahead-limited"
+#: the lookahead-limited machine's TMU storage (bytes): two RM3 embeddings at FP32
+LOOKAHEAD_STORAGE = 1024
+#: the storage sweep (bytes, full run only) and the points it runs at
+STORAGE_SWEEP = (8192, 4096, 2048, 1024, 512)
+SWEEP_AT = {"rm": ("RM1", "RM3"), "locality": ("L0", "L2"), "level": (0, 3)}
 
 
 def paper() -> dict[str, Any]:
@@ -106,8 +122,10 @@ def _inputs(p: Point, core: int) -> dict[str, np.ndarray]:
 
 def measure(p: Point) -> dict[str, Any]:
     """Compile ``p["op"]`` at ``-O level``, lower it for each core's inputs, record each core's
-    access trace and time them together on the paper's machine (and, when ``p["ablation"]``, on
-    each ablation step's machine); check core 0's result against numpy. SLS: one trace per core
+    access trace and time them together on the paper's machine (``cycles``), on the
+    lookahead-limited one (``lookahead_cycles``), on the paper's machine with each TMU storage of
+    ``p["storage"]`` (``storage``: bytes as text -> cycles) and, when ``p["ablation"]``, on each
+    ablation step's machine; check core 0's result against numpy. SLS: one trace per core
     (:func:`core_inputs`); MP: the whole graph on core 0 (one trace). The only function that
     calls the timing model."""
     from sam.dae.machine import ABLATION, paper_machine
@@ -128,12 +146,21 @@ def measure(p: Point) -> dict[str, Any]:
         try:
             low = lower_to_tmu(compiled.dlc, ins)
         except EmberError as e:  # MP before it lowers to the TMU: reported, not timed
-            return {"cycles": None, "error": str(e), "correct": None, "wall_s": 0.0}
+            return {"cycles": None, "lookahead_cycles": None, "error": str(e),
+                    "correct": None, "wall_s": 0.0}
         traces.append(access_trace(low, engine=p["engine"]))
         if first is None:
             first = (low, ins)
     result = simulate(traces, machine, engine=p["engine"])
     out: dict[str, Any] = {"cycles": int(result.cycles)}
+    out["lookahead_cycles"] = int(simulate(
+        traces, machine.replace(storage_bytes=LOOKAHEAD_STORAGE), engine=p["engine"]).cycles)
+    if p.get("storage"):
+        known = {machine.tmu.storage_bytes: out["cycles"],
+                 LOOKAHEAD_STORAGE: out["lookahead_cycles"]}
+        out["storage"] = {str(s): known[s] if s in known else int(simulate(
+            traces, machine.replace(storage_bytes=s), engine=p["engine"]).cycles)
+            for s in p["storage"]}
     if p.get("ablation"):
         steps = {}
         for step in ABLATION:
@@ -161,8 +188,14 @@ def sls_points(quick: bool, engine: str) -> list[dict[str, Any]]:
                 out.append({"op": "sls", "rm": rm, "locality": loc, "level": lvl,
                             "segments": cfg.segments, "rows": cfg.rows, "emb": cfg.emb,
                             "tables": cfg.tables, "lookups": cfg.lookups, "seed": 100 * k,
-                            "vlen": VLEN, "engine": engine, "ablation": loc == "L0"})
+                            "vlen": VLEN, "engine": engine, "ablation": loc == "L0",
+                            "storage": [] if quick or not _swept(rm, loc, lvl)
+                            else list(STORAGE_SWEEP)})
     return out
+
+
+def _swept(rm: str, loc: str, lvl: int) -> bool:
+    return rm in SWEEP_AT["rm"] and loc in SWEEP_AT["locality"] and lvl in SWEEP_AT["level"]
 
 
 def mp_points(quick: bool, engine: str) -> list[dict[str, Any]]:
@@ -184,11 +217,16 @@ def outcome(sp: list[Point], sr: list[dict[str, Any]], mp: list[Point],
     rec = paper()
     tol = tolerances(rec)
     cyc: dict[tuple[str, str], list[int]] = {}
+    look: dict[tuple[str, str], list[int]] = {}
     abl: dict[tuple[str, str], dict[int, int]] = {}
+    sens: dict[tuple[str, str, int], dict[int, int]] = {}
     for p, r in zip(sp, sr, strict=True):
         cyc.setdefault((p["rm"], p["locality"]), [0] * 4)[p["level"]] = r["cycles"]
+        look.setdefault((p["rm"], p["locality"]), [0] * 4)[p["level"]] = r["lookahead_cycles"]
         for step, c in (r.get("ablation") or {}).items():
             abl.setdefault((p["rm"], step), {})[p["level"]] = c
+        for size, c in (r.get("storage") or {}).items():
+            sens.setdefault((p["rm"], p["locality"], p["level"]), {})[int(size)] = c
     locs = list(dict.fromkeys(p["locality"] for p in sp))
     mpc: dict[str, list[int | None]] = {}
     mp_err: dict[str, str] = {}
@@ -206,6 +244,11 @@ def outcome(sp: list[Point], sr: list[dict[str, Any]], mp: list[Point],
             rows.append({"series": f"emb-opt{lvl}", "x": f"{rm}_{loc}", "cycles": c[lvl],
                          "speedup": ratio(c, lvl), "paper_cycles": pc[lvl],
                          "paper_speedup": ratio(pc, lvl)})
+        la = look[(rm, loc)]
+        for lvl in LEVELS:
+            rows.append({"series": f"emb-opt{lvl} ({LOOKAHEAD})", "x": f"{rm}_{loc}",
+                         "cycles": la[lvl], "speedup": ratio(la, lvl), "paper_cycles": pc[lvl],
+                         "paper_speedup": ratio(pc, lvl)})
     for g, c in mpc.items():
         for lvl in LEVELS:
             rows.append({"series": f"emb-opt{lvl} (MP)", "x": g, "cycles": c[lvl],
@@ -220,7 +263,13 @@ def outcome(sp: list[Point], sr: list[dict[str, Any]], mp: list[Point],
             rows.append({"series": f"ablation (+{step})", "x": f"{rm}_L0", "cycles": cl[0],
                          "O1/O0": ratio(cl, 1), "O2/O0": ratio(cl, 2), "O3/O0": ratio(cl, 3)})
 
-    claims = sls_claims(cyc, rec, tol, locs)
+    for (rm, loc, lvl), by in sens.items():
+        for size, c in sorted(by.items(), reverse=True):
+            rows.append({"series": f"storage sweep emb-opt{lvl}", "x": f"{rm}_{loc}",
+                         "cycles": c, "storage_bytes": size})
+
+    claims = sls_claims(cyc, rec, tol, locs, PAPER)
+    claims += sls_claims(look, rec, tol, locs, LOOKAHEAD)
     claims += mp_claims(mp_ok, graphs, mp_err, rec)
     wrong = [f"{p['rm']}_{p['locality']} O{p['level']}" for p, r in zip(sp, sr, strict=True)
              if not r["correct"]]
@@ -245,17 +294,29 @@ def outcome(sp: list[Point], sr: list[dict[str, Any]], mp: list[Point],
         f"MP: {', '.join(graphs)} (shipped matrices as graphs, stand-ins for the paper's SNAP "
         "graphs com-Youtube, roadNet-CA, web-Google, wiki-Talk, which are not shipped), "
         "random edge weights and vertex tables; the whole graph on one core.",
-        "Ablation (RM1-RM3 at L0; each step adds one model component to the previous: "
-        "the access side alone, + the core's cost, + caches, + bounded queues, + the other "
-        "cores):\n\n" + ablation_markdown(abl, steps),
+        f"Machines: `{PAPER}` is `sam.dae.machine.paper_machine()` (Figure 5, TMU storage "
+        f"8 KB); `{LOOKAHEAD}` is `paper_machine().replace(storage_bytes={LOOKAHEAD_STORAGE})`: "
+        "two RM3 embeddings (FP32, 512 B each) of lookahead, about the one memory latency per "
+        "lookup of the paper's gem5 cycles at emb-opt3. Same traces, same tolerances.",
+        "Ablation (RM1-RM3 at L0, paper machine; each step adds one model component to the "
+        "previous: the access side alone, + the core's cost, + caches, + bounded queues, + the "
+        "other cores):\n\n" + ablation_markdown(abl, steps),
     ]
+    if sens:
+        notes.append("Sensitivity to the TMU storage (paper machine with `storage_bytes` = S; "
+                     "cycles, O3/O0, and L2/L0 at O0 and O3; paper: "
+                     + ", ".join(f"{rm} O3/O0 {ratio(rec['sls'][rm]['L0'], 3):.1f} (L0)/"
+                                 f"{ratio(rec['sls'][rm]['L2'], 3):.1f} (L2), L2/L0 at O3 "
+                                 f"{rec['sls'][rm]['L2'][3] / rec['sls'][rm]['L0'][3]:.2f}"
+                                 for rm in SWEEP_AT["rm"])
+                     + "):\n\n" + sensitivity_markdown(sens))
     if quick:
         notes.insert(0, "`--quick`: Table 3's models with "
                      f"{QUICK_SIZES['segments']} segments, {QUICK_SIZES['rows']} rows, one "
                      "table, 1/8 of the lookups per segment, L0 and L2 only.")
 
     def draw(path: Any) -> None:
-        _draw(path, cyc, rec, mp_ok)
+        _draw(path, cyc, look, rec)
 
     return Outcome(TITLE, rows, claims, draw, notes,
                    ("speedup", "paper_cycles", "paper_speedup", "O1/O0", "O2/O0", "O3/O0"))
@@ -274,6 +335,29 @@ def ablation_markdown(abl: dict[tuple[str, str], dict[int, int]], steps: list[st
     return "\n".join(lines)
 
 
+def sensitivity_markdown(sens: dict[tuple[str, str, int], dict[int, int]]) -> str:
+    """Rows: (RM, TMU storage); columns: cycles at L0/L2 x O0/O3, O3/O0 per input, L2/L0 per
+    level ("-" where a point was not swept)."""
+    head = ("| model | TMU storage (B) | L0 O0 | L0 O3 | L2 O0 | L2 O3 | O3/O0 L0 | O3/O0 L2 "
+            "| L2/L0 O0 | L2/L0 O3 |")
+    lines = [head, "|" + "---|" * 10]
+    rms = list(dict.fromkeys(rm for rm, _, _ in sens))
+    sizes = sorted({s for by in sens.values() for s in by}, reverse=True)
+    for rm in rms:
+        for size in sizes:
+            def c(loc: str, lvl: int, rm: str = rm, size: int = size) -> int | None:
+                return sens.get((rm, loc, lvl), {}).get(size)
+
+            def r(a: int | None, b: int | None) -> str:
+                return f"{a / b:.2f}" if a and b else "-"
+            cells = [f"{c(loc, lvl):,}" if c(loc, lvl) else "-"
+                     for loc in ("L0", "L2") for lvl in (0, 3)]
+            cells += [r(c("L0", 0), c("L0", 3)), r(c("L2", 0), c("L2", 3)),
+                      r(c("L2", 0), c("L0", 0)), r(c("L2", 3), c("L0", 3))]
+            lines.append(f"| {rm} | {size} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _within(ours: float, theirs: float, tol: float) -> bool:
     return abs(ours - theirs) <= tol * theirs
 
@@ -283,8 +367,15 @@ def _band(values: list[float]) -> tuple[float, float]:
 
 
 def sls_claims(cyc: dict[tuple[str, str], list[int]], rec: dict[str, Any],
-               tol: dict[str, float], locs: list[str]) -> list[Claim]:
-    """The claims about SLS (module docstring), from cycles per (RM, locality)."""
+               tol: dict[str, float], locs: list[str], machine: str) -> list[Claim]:
+    """The claims about SLS (module docstring), from cycles per (RM, locality) on ``machine``
+    (each claim's text starts with ``[machine]``)."""
+    return [Claim(c.section, f"[{machine}] {c.text}", c.measured, c.verdict)
+            for c in _sls_claims(cyc, rec, tol, locs)]
+
+
+def _sls_claims(cyc: dict[tuple[str, str], list[int]], rec: dict[str, Any],
+                tol: dict[str, float], locs: list[str]) -> list[Claim]:
     claims = []
     for rm in RMS:
         pairs = [(loc, cyc[(rm, loc)], rec["sls"][rm][loc]) for loc in locs if (rm, loc) in cyc]
@@ -379,32 +470,52 @@ def mp_claims(mp_ok: dict[str, list[int]], graphs: list[str], mp_err: dict[str, 
         wlo <= ratio(c, 3) <= whi and c[0] > c[1] > c[2] > c[3] for c in mp_ok.values()))]
 
 
-def _draw(path: Any, cyc: dict[tuple[str, str], list[int]], rec: dict[str, Any],
-          mp: dict[str, list[int]]) -> None:
+def _draw(path: Any, cyc: dict[tuple[str, str], list[int]],
+          look: dict[tuple[str, str], list[int]], rec: dict[str, Any]) -> None:
+    """Top: speed-ups over emb-opt0 per RM and level (all measured inputs together), ours on
+    both machines next to the paper's; bottom: L2/L0 cycles per RM and level."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # the paper's Figure 16 puts MP first, then the DLRMs
-    names = [*mp, *(f"{rm}_{loc}" for rm, loc in cyc)]
-    cost = {**mp, **{f"{rm}_{loc}": c for (rm, loc), c in cyc.items()}}
-    fig, ax = plt.subplots(figsize=(10, 3.8))
+    rms = [rm for rm in RMS if any(k[0] == rm for k in cyc)]
+    locs = list(dict.fromkeys(loc for _, loc in cyc))
+
+    def total(c: dict[tuple[str, str], list[int]], rm: str, lvl: int) -> float:
+        return sum(c[(rm, lc)][lvl] for lc in locs)
+
+    paper_c = {(rm, lc): rec["sls"][rm][lc] for rm in rms for lc in locs}
+    series = [(f"ours, {PAPER}", cyc, "#08519c"), (f"ours, {LOOKAHEAD}", look, "#fd8d3c"),
+              ("paper (gem5)", paper_c, "#636363")]
+    fig, (top, bot) = plt.subplots(2, 1, figsize=(10, 6.5))
+    width = 0.27
+    names = [f"{rm} O{lvl}/O0" for rm in rms for lvl in (1, 2, 3)]
     x = np.arange(len(names))
-    width = 0.25
-    colors = {1: "#9ecae1", 2: "#4292c6", 3: "#08519c"}
-    for k, lvl in enumerate((1, 2, 3)):
-        vals = [ratio(cost[n], lvl) for n in names]
-        bars = ax.bar(x + (k - 1) * width, vals, width, color=colors[lvl], label=f"emb-opt{lvl}")
-        ax.bar_label(bars, fmt="%.1f", fontsize=5)
-    px = [i for i, n in enumerate(names) if n not in mp]
-    pv = [ratio(rec["sls"][n.split("_")[0]][n.split("_")[1]], 3) for n in names if n not in mp]
-    ax.scatter(np.asarray(px) + width, pv, marker="_", s=120, color="black", zorder=3,
-               label="paper emb-opt3 (gem5)")
-    ax.set_xticks(x, [f"{n}\n(MP)" if n in mp else n for n in names], fontsize=7, rotation=30)
-    ax.set_ylabel("speed-up over emb-opt0")
-    ax.set_title("Ember optimizations on the DAE timing model (cf. Ember Fig. 16)")
-    ax.legend(fontsize=7)
+    for k, (label, c, color) in enumerate(series):
+        vals = [total(c, rm, 0) / total(c, rm, lvl) for rm in rms for lvl in (1, 2, 3)]
+        bars = top.bar(x + (k - 1) * width, vals, width, color=color, label=label)
+        top.bar_label(bars, fmt="%.1f", fontsize=5)
+    top.set_xticks(x, names, fontsize=7)
+    top.set_ylabel("speed-up over emb-opt0")
+    top.set_title(f"SLS speed-ups ({'+'.join(locs)}), DAE timing model vs gem5 (cf. Ember "
+                  "Fig. 16)", fontsize=9)
+    top.legend(fontsize=7)
+    if "L0" in locs and "L2" in locs:
+        names = [f"{rm} O{lvl}" for rm in rms for lvl in LEVELS]
+        x = np.arange(len(names))
+        for k, (label, c, color) in enumerate(series):
+            vals = [c[(rm, "L2")][lvl] / c[(rm, "L0")][lvl] for rm in rms for lvl in LEVELS]
+            bars = bot.bar(x + (k - 1) * width, vals, width, color=color, label=label)
+            bot.bar_label(bars, fmt="%.2f", fontsize=5)
+        bot.axhline(1.0, color="black", linewidth=0.6)
+        bot.set_xticks(x, names, fontsize=7)
+        bot.set_ylim(0, 1.3)
+        bot.set_ylabel("L2 / L0 cycles")
+        bot.set_title("locality: high-locality (L2) over low-locality (L0) cycles", fontsize=9)
+        bot.legend(fontsize=7, ncols=3, loc="upper center")
+    else:
+        bot.set_axis_off()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
