@@ -128,13 +128,12 @@ def measure(p: Point) -> dict[str, Any]:
     ablation step's machine; check core 0's result against numpy. SLS: one trace per core
     (:func:`core_inputs`); MP: the whole graph on core 0 (one trace). The only function that
     calls the timing model."""
-    from sam.dae.machine import ABLATION, paper_machine
-    from sam.dae.simulate import simulate
-
     from custard.ember.errors import EmberError
     from custard.ember.ops import reference, scf_text
     from custard.ember.pipeline import compile_module
     from custard.ember.to_tmu import access_trace, lower_to_tmu, simulate_tmu
+    from sam.dae.machine import ABLATION, paper_machine
+    from sam.dae.simulate import simulate
 
     machine = paper_machine()
     compiled = compile_module(scf_text(p["op"]), p["level"], p["vlen"])
