@@ -334,3 +334,16 @@ def test_replace_overrides_for_the_cli():
         paper_machine().replace(latency_cycles=3)
     with pytest.raises(SimulationError, match="no such field"):
         paper_machine().replace(warp_size=32)
+
+
+
+def test_the_shipped_lookahead_machine_is_the_paper_machine_with_1_kb_of_storage():
+    """ember_dae_lookahead1k.yaml (the ember-opt experiment's lookahead-limited machine) differs
+    from the paper machine only in its name and the TMU storage."""
+    from dataclasses import replace
+
+    from sam.dae.machine import CONFIGS, load_machine, paper_machine
+
+    look = load_machine(CONFIGS / "ember_dae_lookahead1k.yaml")
+    assert look.tmu.storage_bytes == 1024 and look.name == "ember-dae-lookahead1k"
+    assert replace(look, name="ember-dae") == paper_machine().replace(storage_bytes=1024)
