@@ -56,8 +56,9 @@ MODEL_MARGIN = 0.20
 #: the machines the claims are checked on (module docstring)
 PAPER = "paper machine (Fig. 5)"
 LOOKAHEAD = "lookahead-limited"
-#: the lookahead-limited machine's TMU storage (bytes): two RM3 embeddings at FP32
-LOOKAHEAD_STORAGE = 1024  # = sam/memory_configs/ember_dae_lookahead1k.yaml (tests/test_dae_machine.py)
+#: the lookahead-limited machine's TMU storage (bytes): two RM3 embeddings at FP32; the shipped
+#: sam/memory_configs/ember_dae_lookahead1k.yaml (tests/test_dae_machine.py checks they agree)
+LOOKAHEAD_STORAGE = 1024
 #: the storage sweep (bytes, full run only) and the points it runs at
 STORAGE_SWEEP = (8192, 4096, 2048, 1024, 512)
 SWEEP_AT = {"rm": ("RM1", "RM3"), "locality": ("L0", "L2"), "level": (0, 3)}
