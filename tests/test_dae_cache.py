@@ -70,9 +70,9 @@ def _compiled():
     if not _JIT:
         import numba
 
-        from sam.dae.cache import register_helpers
+        from sam.runtime.jit import register_jitables
 
-        register_helpers()
+        register_jitables()
         _JIT.append(numba.njit(_run_all))
     return _JIT[0]
 

@@ -4,12 +4,14 @@ A cache is two ``(sets, ways)`` int64 arrays: ``tags`` (the line held by each wa
 empty) and ``ages`` (each way's LRU rank in its set: ``0`` the most recently used,
 ``ways - 1`` the least). Line ``n`` maps to set ``n % sets``. Empty ways always hold the
 oldest ranks, so a set fills before it evicts. The functions are plain Python on numpy arrays
-and compile unchanged with numba (:func:`register_helpers`).
+and compile unchanged with numba (marked :func:`~sam.runtime.jit.jitable`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from sam.runtime.jit import jitable
 
 
 def new_cache(sets: int, ways: int) -> tuple[np.ndarray, np.ndarray]:
@@ -19,6 +21,7 @@ def new_cache(sets: int, ways: int) -> tuple[np.ndarray, np.ndarray]:
     return tags, ages
 
 
+@jitable
 def _touch(ages: np.ndarray, s: int, way: int) -> None:
     """Make ``way`` of set ``s`` the most recently used."""
     age = ages[s, way]
@@ -28,6 +31,7 @@ def _touch(ages: np.ndarray, s: int, way: int) -> None:
     ages[s, way] = 0
 
 
+@jitable
 def lookup(tags: np.ndarray, ages: np.ndarray, line: int) -> int:
     """The way holding ``line`` (made most recently used), or ``-1`` on a miss (no change)."""
     s = line % tags.shape[0]
@@ -38,6 +42,7 @@ def lookup(tags: np.ndarray, ages: np.ndarray, line: int) -> int:
     return -1
 
 
+@jitable
 def fill(tags: np.ndarray, ages: np.ndarray, line: int) -> int:
     """Put ``line`` (not held) in the least recently used way of its set, evicting what it
     held; return that way."""
@@ -52,23 +57,10 @@ def fill(tags: np.ndarray, ages: np.ndarray, line: int) -> int:
     return victim
 
 
+@jitable
 def access(tags: np.ndarray, ages: np.ndarray, line: int) -> bool:
     """Look ``line`` up and fill it on a miss; whether it hit."""
     if lookup(tags, ages, line) >= 0:
         return True
     fill(tags, ages, line)
     return False
-
-
-def register_helpers() -> None:
-    """Make these functions callable from numba-compiled code (imports numba; once)."""
-    global _REGISTERED
-    if not _REGISTERED:
-        from numba.extending import register_jitable
-
-        for fn in (_touch, lookup, fill, access):
-            register_jitable(fn)
-        _REGISTERED = True
-
-
-_REGISTERED = False

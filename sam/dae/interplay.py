@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from sam.dae.memory import line_request
+from sam.runtime.jit import jitable
 
 #: Columns of ``stats``.
 STATS = ("finish", "access_finish", "busy", "stall_empty", "stall_full", "stall_mshr",
@@ -36,6 +37,7 @@ STATS = ("finish", "access_finish", "busy", "stall_empty", "stall_full", "stall_
 FINISH, ACCESS_FINISH, BUSY, STALL_EMPTY, STALL_FULL, STALL_MSHR, LINES = range(len(STATS))
 
 
+@jitable
 def _heap_push(heap: np.ndarray, c: int, size: int, value: float) -> None:
     """Push ``value`` on core ``c``'s min-heap of ``size`` entries (``heap[c, :size]``)."""
     k = size
@@ -48,6 +50,7 @@ def _heap_push(heap: np.ndarray, c: int, size: int, value: float) -> None:
         k = parent
 
 
+@jitable
 def _heap_replace_top(heap: np.ndarray, c: int, size: int, value: float) -> None:
     """Replace the smallest entry of core ``c``'s heap (``size`` entries) with ``value``."""
     heap[c, 0] = value
@@ -65,6 +68,7 @@ def _heap_replace_top(heap: np.ndarray, c: int, size: int, value: float) -> None
         k = small
 
 
+@jitable
 def _advance_private(c: int, po: np.ndarray, to: np.ndarray, do: np.ndarray,
                      pu_queue: np.ndarray, pu_dep: np.ndarray, pu_after: np.ndarray,
                      pu_qpos: np.ndarray, ctrl_push: np.ndarray, tok_ns: np.ndarray,
@@ -291,26 +295,20 @@ def interplay_fast(*args: object) -> int:
     ``sam/dae`` and ``sam/memory_timeline.py``, since numba only notices its own file)."""
     global _JIT
     if _JIT is None:
-        import hashlib
-        import os
         from pathlib import Path
 
         import numba
-        from numba.extending import register_jitable
 
-        from sam.dae import memory
+        from sam import memory_timeline
+        from sam.runtime.jit import register_jitables
+        from sam.runtime.kernel import keyed_cache_dir
 
-        memory.register_helpers()
-        for fn in (_heap_push, _heap_replace_top, _advance_private):
-            register_jitable(fn)
+        memory_timeline.register_helpers()
+        register_jitables()
         root = Path(__file__).resolve().parent
-        digest = hashlib.sha256()
-        for src in sorted([*root.glob("*.py"), root.parent / "memory_timeline.py"]):
-            digest.update(src.read_bytes())
-        base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
-            os.path.expanduser("~"), ".cache", "sam-toolkit")
         saved = numba.config.CACHE_DIR
-        numba.config.CACHE_DIR = os.path.join(base, "dae-" + digest.hexdigest()[:16])
+        numba.config.CACHE_DIR = keyed_cache_dir(
+            "dae", [*root.glob("*.py"), root.parent / "memory_timeline.py"])
         try:
             _JIT = numba.njit(cache=True, boundscheck=False, nogil=True)(interplay)
         finally:

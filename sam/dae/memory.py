@@ -17,7 +17,8 @@
 
 Without caches (the ablation's access-only steps) every request goes straight to its channel.
 Times are core cycles (floats). The function is plain Python on numpy arrays and compiles with
-numba (:func:`register_helpers`).
+numba (marked :func:`~sam.runtime.jit.jitable`; :func:`sam.memory_timeline.pipelined_finish`
+is registered by :func:`sam.memory_timeline.register_helpers`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 from sam.dae.cache import fill, lookup
 from sam.memory_timeline import pipelined_finish
+from sam.runtime.jit import jitable
 
 #: Where a line request was served (index into the counters of :func:`line_request`).
 L2_HIT, LLC_HIT, HBM = 0, 1, 2
@@ -45,6 +47,7 @@ def noc_round_trips(cores: int, slices: int, mesh_x: int, mesh_y: int, router: f
     return out
 
 
+@jitable
 def line_request(line: int, t: float, core: int, use_l2: bool, use_llc: bool,
                  l2_lat: float, l2_tags: np.ndarray, l2_ages: np.ndarray,
                  l2_ready: np.ndarray, llc_lat: float, llc_tags: np.ndarray,
@@ -85,21 +88,3 @@ def line_request(line: int, t: float, core: int, use_l2: bool, use_llc: bool,
         w2 = fill(l2_tags[core], l2_ages[core], line)
         l2_ready[core, line % l2_tags.shape[1], w2] = done
     return done
-
-
-def register_helpers() -> None:
-    """Make :func:`line_request` and what it calls callable from numba-compiled code."""
-    global _REGISTERED
-    if not _REGISTERED:
-        from numba.extending import register_jitable
-
-        from sam import memory_timeline
-        from sam.dae import cache
-
-        cache.register_helpers()
-        memory_timeline.register_helpers()
-        register_jitable(line_request)
-        _REGISTERED = True
-
-
-_REGISTERED = False

@@ -88,22 +88,8 @@ def producer(prod, kind, v, lane, nw):
 
 
 @jitable
-def grow8(a):
-    return np.concatenate((a, a))
-
-
-@jitable
-def grow16(a):
-    return np.concatenate((a, a))
-
-
-@jitable
-def grow32(a):
-    return np.concatenate((a, a))
-
-
-@jitable
-def grow64(a):
+def grow(a):
+    """``a`` twice as long (its first half kept): an output array that is full."""
     return np.concatenate((a, a))
 
 
@@ -163,12 +149,12 @@ def walk(prog, work, vals, pool, sbytes, sec_of_id, ctrl_bytes, cap):
                 if bad >= 0:
                     break
                 while nld + ns * nw > la.shape[0]:
-                    la = grow16(la)
-                    lf = grow64(lf)
-                    lc = grow32(lc)
-                    lst = grow64(lst)
-                    ld = grow32(ld)
-                    lp = grow32(lp)
+                    la = grow(la)
+                    lf = grow(lf)
+                    lc = grow(lc)
+                    lst = grow(lst)
+                    ld = grow(ld)
+                    lp = grow(lp)
                 lrec = layer_at(prog, nd)
                 first = prog[lrec + LY_FIRST_STREAM]
                 for s in range(first, first + prog[lrec + LY_STREAMS]):
@@ -260,11 +246,11 @@ def walk(prog, work, vals, pool, sbytes, sec_of_id, ctrl_bytes, cap):
                     nd -= 1
         else:
             if npu + 1 > pq.shape[0]:
-                pq = grow8(pq)
-                pb = grow32(pb)
-                pd = grow32(pd)
-                ps = grow16(ps)
-                pv = grow8(pv)
+                pq = grow(pq)
+                pb = grow(pb)
+                pd = grow(pd)
+                ps = grow(ps)
+                pv = grow(pv)
             pq[npu] = Q_CTRL
             pb[npu] = ctrl_bytes
             pd[npu] = -1
@@ -279,11 +265,11 @@ def walk(prog, work, vals, pool, sbytes, sec_of_id, ctrl_bytes, cap):
         if hi <= lo:
             continue
         while npu + (hi - lo) > pq.shape[0]:
-            pq = grow8(pq)
-            pb = grow32(pb)
-            pd = grow32(pd)
-            ps = grow16(ps)
-            pv = grow8(pv)
+            pq = grow(pq)
+            pb = grow(pb)
+            pd = grow(pd)
+            ps = grow(ps)
+            pv = grow(pv)
         lrec = layer_at(prog, ed)
         tp = -1
         u0 = prog[lrec + LY_FIRST_TU]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -136,24 +136,29 @@ class State:
         return st
 
 
-def cache_dir() -> str:
-    """Where compiled kernels are cached: one directory per version of the kernel sources.
+def keyed_cache_dir(prefix: str, sources: Iterable[Path]) -> str:
+    """A numba cache directory ``PREFIX-<hash>`` keyed on the contents of ``sources``: numba
+    only notices changes to a compiled function's own file, not to the helpers it inlines.
+    ``SAM_CACHE_DIR`` overrides the base directory (default ``~/.cache/sam-toolkit``)."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for src in sorted(sources):
+        digest.update(str(src.relative_to(root)).encode())
+        digest.update(src.read_bytes())
+    base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "sam-toolkit")
+    return os.path.join(base, f"{prefix}-{digest.hexdigest()[:16]}")
 
-    numba only notices changes to a kernel's own file, not to the helpers it inlines, so the
-    cache is keyed on a hash of every source file kernels are built from. ``SAM_CACHE_DIR``
-    overrides the base directory (default ``~/.cache/sam-toolkit``).
-    """
+
+def cache_dir() -> str:
+    """Where compiled kernels are cached: one directory per version of the kernel sources
+    (every source file kernels are built from, :func:`keyed_cache_dir`)."""
     global _CACHE_DIR
     if _CACHE_DIR is None:
         root = Path(__file__).resolve().parent.parent
-        digest = hashlib.sha256()
-        for src in sorted([*root.glob("runtime/*.py"), *root.glob("sim/*.py"),
-                           *root.glob("blocks/*.py")]):
-            digest.update(str(src.relative_to(root)).encode())
-            digest.update(src.read_bytes())
-        base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
-            os.path.expanduser("~"), ".cache", "sam-toolkit")
-        _CACHE_DIR = os.path.join(base, "numba-" + digest.hexdigest()[:16])
+        _CACHE_DIR = keyed_cache_dir("numba", [*root.glob("runtime/*.py"),
+                                               *root.glob("sim/*.py"),
+                                               *root.glob("blocks/*.py")])
     return _CACHE_DIR
 
 
