@@ -298,6 +298,8 @@ def test_engines_give_identical_numbers(traces, mshrs, step, storage):
 # ----------------------------------------------------------------------------- YAML
 def test_the_shipped_machine_is_figure_5():
     m = paper_machine()
+    # the dataclasses' defaults (what a file leaves out) are the shipped file's values
+    assert m == DaeMachine()
     assert (m.cores, m.clocks.core_ghz, m.clocks.tmu_ghz) == (8, 2.4, 1.0)
     assert (m.tmu.mshrs, m.tmu.storage_bytes, m.tmu.reads_from) == (256, 8192, "L2")
     assert (m.l2.size_bytes, m.l2.ways, m.l2.latency_cycles) == (512 * 1024, 8, 8)

@@ -195,6 +195,15 @@ _ABOVE_ZERO = {"cores", "line_bytes", "core_ghz", "tmu_ghz", "mshrs", "storage_b
 _LEVELS = ("L2", "LLC")
 
 
+def _no_unknown_fields(cls: type, data: Mapping, where: str) -> None:
+    """Refuse a key of ``data`` that is not a field of the dataclass ``cls``."""
+    names = [f.name for f in fields(cls)]
+    unknown = sorted(set(map(str, data)) - set(names))
+    if unknown:
+        raise SimulationError(f"{where}: unknown field {unknown[0]!r}; fields are "
+                              f"{', '.join(names)}")
+
+
 def _component(cls: type, data: Any, where: str, optional: bool = False) -> Any:
     """``cls`` from the mapping ``data`` (missing fields take the class's defaults, except
     for :class:`Cache`, which needs all but ``slices``), every field checked."""
@@ -203,11 +212,7 @@ def _component(cls: type, data: Any, where: str, optional: bool = False) -> Any:
     if not isinstance(data, Mapping):
         raise SimulationError(f"{where}: give a mapping of "
                               f"{', '.join(f.name for f in fields(cls))}")
-    names = [f.name for f in fields(cls)]
-    unknown = sorted(set(map(str, data)) - set(names))
-    if unknown:
-        raise SimulationError(f"{where}: unknown field {unknown[0]!r}; fields are "
-                              f"{', '.join(names)}")
+    _no_unknown_fields(cls, data, where)
     values: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data:
@@ -242,11 +247,7 @@ def machine_from(data: Any, where: str = "DAE machine") -> DaeMachine:
                               "core, l2, llc, noc, hbm")
     parts = {"clocks": Clocks, "tmu": Tmu, "queues": Queues, "core": CoreCosts, "l2": Cache,
              "llc": Cache, "noc": Noc, "hbm": Hbm}
-    names = [f.name for f in fields(DaeMachine)]
-    unknown = sorted(set(map(str, data)) - set(names))
-    if unknown:
-        raise SimulationError(f"{where}: unknown field {unknown[0]!r}; fields are "
-                              f"{', '.join(names)}")
+    _no_unknown_fields(DaeMachine, data, where)
     values: dict[str, Any] = {}
     for name, cls in parts.items():
         if name in data:
