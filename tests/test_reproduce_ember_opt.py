@@ -232,8 +232,15 @@ def test_measure_times_one_trace_per_core_and_each_ablation_machine(monkeypatch)
         def ablation(self, step: str) -> Machine:
             return Machine(8 if step == "cores" else 1)
 
-        def replace(self, storage_bytes: int) -> Machine:
-            return Machine(self.cores, storage_bytes)
+        def replace(self, storage_bytes: int | None = None, name: str | None = None
+                    ) -> Machine:
+            return Machine(self.cores, storage_bytes or self.tmu.storage_bytes)
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Machine) and (self.cores, self.tmu.storage_bytes) == (
+                other.cores, other.tmu.storage_bytes)
+
+        name = "fake"
 
     def access_trace(low: Any, *, engine: str = "fast") -> Any:
         seen.append(low.tensors["idxs"].to_dense())
@@ -254,6 +261,9 @@ def test_measure_times_one_trace_per_core_and_each_ablation_machine(monkeypatch)
     assert r["correct"] and r["cycles"] == 8057 and r["lookahead_cycles"] == 8064
     assert r["ablation"] == {"access": 1008, "core": 1008, "caches": 1008, "queues": 1008,
                              "cores": 8057}
+    # the paper machine, the lookahead-limited one and the four ablation steps that differ
+    # from the paper machine: its last step is the paper machine, timed once
+    assert len(made) == 6
     assert "storage" not in r
     assert len(seen) == 8 and len({a.tobytes() for a in seen}) == 8  # each core its inputs
     # the sweep re-times the same traces, once per storage not already timed
