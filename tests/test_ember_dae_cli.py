@@ -142,12 +142,17 @@ def test_a_machine_file_and_queue_entries(tmp_path, fig10, capsys):
     (["-O3", "--run", "--queue-entries", "0", "T"], "--queue-entries 0: give 1 or more"),
     (["-O3", "--run", "--machine", "W/none.yaml", "T"], "none.yaml"),
     (["-O3", "--run", "--machine", "W/bad.yaml", "T"], "cannot parse"),
+    (["-O3", "--run", "--machine", "W/empty.yaml", "T"], "W/empty.yaml: the DAE machine is empty"),
+    (["-O3", "--run", "--machine", "W/binary.yaml", "T"], "W/binary.yaml:1:1: the DAE machine is "
+     "not UTF-8 text"),
     (["-O3", "--run", "--machine", "W/field.yaml", "T"], "unknown field 'warp'"),
     (["-O3", "--run", "--machine", "W/m.json", "--trace", "W/m.json", "T"],
      "--trace W/m.json: that is an input of this command"),
 ])
 def test_option_errors_are_one_line(tmp_path, fig10, capsys, argv, message):
     (tmp_path / "bad.yaml").write_text("hbm: [1,\n")
+    (tmp_path / "empty.yaml").write_bytes(b"")
+    (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00cores")
     (tmp_path / "field.yaml").write_text("core:\n  warp: 32\n")
     (tmp_path / "m.json").write_text("{}")
     argv = [a.replace("W/", f"{tmp_path}/") for a in argv]
@@ -207,6 +212,8 @@ def test_sam_sim_tmu_summary_is_simulates(capsys):
     (["--cores", "9"], "--cores 9: the machine ember-dae has 8 cores"),
     (["--queue-entries", "-1"], "--queue-entries -1: give 1 or more"),
     (["--machine", "W/bad.yaml"], "cannot parse"),
+    (["--machine", "W/empty.yaml"], "empty.yaml: the DAE machine is empty"),
+    (["--machine", "W/binary.yaml"], "binary.yaml:1:1: the DAE machine is not UTF-8 text"),
     (["--machine", "W/m.yaml", "--dim", "4", "--cores", "3"],
      "--cores 3: the machine two has 2 cores"),
 ])
@@ -214,6 +221,8 @@ def test_sam_sim_tmu_option_errors_are_one_line(tmp_path, capsys, argv, message)
     from sam.cli import main
 
     (tmp_path / "bad.yaml").write_text("hbm: [1,\n")
+    (tmp_path / "empty.yaml").write_bytes(b"")
+    (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00cores")
     (tmp_path / "m.yaml").write_text("name: two\ncores: 2\n")
     argv = [a.replace("W/", f"{tmp_path}/") for a in argv]
     assert main(["tmu", "--op", "sls", "-A", "random:0.3:1:6x8", *argv]) == 1
