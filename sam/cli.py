@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,43 @@ def _format_option(text: str | None, bv_width: int | None = None) -> Format | No
             except FormatError:
                 pass
         raise
+
+
+def _cmd_warm(args: argparse.Namespace) -> int:
+    from sam.graph.dot import load_all
+    from sam.runtime.jitcache import root
+    from sam.sim import warm
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ToolkitError(f"-j {args.jobs}: give at least 1 process")
+    if not args.graphs and not args.all:
+        raise ToolkitError("name the graphs whose kernels to compile (sam-sim warm G.gv ...), "
+                           "or give --all for every kernel")
+    names: list[str] = warm.all_kernels() if args.all else []
+    for path in args.graphs:
+        for graph in load_all(path):
+            names += warm.graph_kernels(graph)
+    names = list(dict.fromkeys(names))
+    todo = warm.missing(names)
+    prog = "sam-sim warm"
+    if not todo:
+        print(f"{prog}: all {len(names)} kernels are compiled already (in {root()})")
+        return 0
+    jobs = min(args.jobs or warm.jobs_default(), len(todo))
+    print(f"{prog}: compiling {len(todo)} of {len(names)} kernels with numba in {jobs} "
+          f"process{'es' * (jobs > 1)} (cached in {root()})", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    done = warm.compile_kernels(todo, jobs=jobs, progress=warm.say_progress(prog))
+    for item in sorted(done, key=lambda d: -d.seconds):
+        print(f"  {item.seconds:6.2f} s  {item.name}")
+    print(f"compiled {len(done)} kernels in {time.perf_counter() - start:.1f} s; "
+          f"{len(names) - len(todo)} were compiled already")
+    if args.prune:
+        stale = [p for name in names for p in warm.stale_files(name)]
+        for path in stale:
+            path.unlink(missing_ok=True)
+        print(f"removed {len(stale)} files of older versions of these kernels")
+    return 0
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
@@ -237,7 +275,6 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
     # later phase's inputs exist only once the phases before it ran.
     gold = gold_for_check(expression, tensors, prog, graph) if args.check and one else None
 
-    _say_if_compiling(args, prog)
     with _ProgressBar(args) as bar, _keep_partial(args, program, graph_path, expression,
                                                    tensors, resolved, latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
@@ -341,15 +378,6 @@ class _ProgressBar:
             # close() leaves the bar on the line. Clear the line ourselves.
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
-
-
-def _say_if_compiling(args: argparse.Namespace, prog: str) -> None:
-    """The fast engine's first run compiles its kernels for 20-40 s: say so, not silence."""
-    from sam.runtime.kernel import cache_dir, kernels_cached
-
-    if args.engine == "fast" and not kernels_cached():
-        print(f"{prog}: compiling the simulator's kernels with numba (first run only, about "
-              f"20-40 s; cached in {cache_dir()})", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
@@ -527,7 +555,7 @@ def _plugins() -> list[Callable[[Any], None]]:
 
 
 #: Subcommands defined in sam itself: running one of them loads no plugin (start-up time).
-BUILTIN_COMMANDS = ("run", "draw", "plot", "tmu", "tensor", "data")
+BUILTIN_COMMANDS = ("run", "draw", "plot", "tmu", "tensor", "data", "warm")
 
 
 def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
@@ -606,6 +634,22 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--zero-based", action="store_true", help=".tns file with 0-based indices")
     p.add_argument("--shape", help="shape of a .tns tensor, e.g. 10x20x30")
     p.set_defaults(func=_cmd_tensor)
+
+    p = sub.add_parser("warm", help="compile the fast engine's kernels ahead of time",
+                       description="Compile the block kernels a graph uses (or all of them) "
+                       "with numba, in parallel processes, into the disk cache "
+                       "($SAM_CACHE_DIR/kernels, default ~/.cache/sam-toolkit/kernels). Each "
+                       "kernel is keyed on its own code and the helpers it calls: after an "
+                       "edit only the kernels whose code changed compile again. Runs compile "
+                       "what they need by themselves; this only does it ahead.")
+    p.add_argument("graphs", nargs="*", metavar="GRAPH", help="SAM graphs (.gv/.dot) or "
+                   "programs whose kernels to compile")
+    p.add_argument("--all", action="store_true", help="every kernel of the simulator")
+    p.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="worker processes (default: one per CPU)")
+    p.add_argument("--prune", action="store_true",
+                   help="also delete the cached code of older versions of these kernels")
+    p.set_defaults(func=_cmd_warm)
 
     p = sub.add_parser("data", help="list the shipped matrices and tensors",
                        description="List the shipped SuiteSparse matrices and FROSTT tensors "

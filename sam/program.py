@@ -97,6 +97,14 @@ class ProgramResult:
         return sum(r.jit_time for r in self.phases)
 
     @property
+    def compile_time(self) -> float:
+        return sum(r.compile_time for r in self.phases)
+
+    @property
+    def compiled_kernels(self) -> list[str]:
+        return [k for r in self.phases for k in r.compiled_kernels]
+
+    @property
     def interrupted(self) -> bool:
         return any(r.interrupted for r in self.phases)
 

@@ -83,7 +83,7 @@ def build_report(
         "cycles": result.cycles,
         "phase_cycles": result.phase_cycles,
         "wall_time_s": wall,
-        "jit_time_s": result.jit_time,
+        **_times(result),
         "tokens": result.tokens,
         "tokens_per_s": result.tokens / wall if wall > 0 else None,
         "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
@@ -91,6 +91,18 @@ def build_report(
         "check": check,
         "phases": phases,
     }
+
+
+def _times(result: SimResult | ProgramResult) -> dict[str, Any]:
+    """Where the time went besides the simulation (``wall_time_s``): the process's start-up
+    and imports before the command began (None outside a command), importing numba and
+    loading or compiling kernels (``jit_time_s``), of which compiling kernels not on disk
+    (``compile_time_s``, with their names)."""
+    from sam.command import entry
+
+    return {"import_time_s": entry.IMPORT_SECONDS, "jit_time_s": result.jit_time,
+            "compile_time_s": result.compile_time,
+            "compiled_kernels": list(result.compiled_kernels)}
 
 
 def _graph_report(
@@ -116,7 +128,7 @@ def _graph_report(
         "error": result.error,
         "cycles": result.cycles,
         "wall_time_s": wall,
-        "jit_time_s": result.jit_time,
+        **_times(result),
         "tokens": result.tokens,
         "tokens_per_s": result.tokens / wall if wall > 0 else None,
         "inputs": {n: tensor_summary(t, sources.get(n)) for n, t in inputs.items()},
@@ -254,8 +266,11 @@ def format_text(report: Mapping[str, Any]) -> str:
         + (f", {rate / 1e6:.2f} M tokens/s" if rate else "")
     )
     if report.get("jit_time_s"):
-        lines.append(f"JIT: {report['jit_time_s']:.2f} s to compile the block kernels or load "
-                     "them from the disk cache (not in the wall time)")
+        compiled = report.get("compiled_kernels") or []
+        how = (f"compiling {len(compiled)} of them took {report['compile_time_s']:.2f} s"
+               if compiled else "loaded from the disk cache")
+        lines.append(f"JIT: {report['jit_time_s']:.2f} s to import numba and get the block "
+                     f"kernels ({how}; not in the wall time)")
     if report.get("fifo_depth"):
         lines.append(f"FIFO depth: {report['fifo_depth']}")
     if report.get("interrupted"):

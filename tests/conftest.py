@@ -32,6 +32,9 @@ from hypothesis import settings
 from helpers import tiers
 
 os.environ.setdefault("SAM_INTERPRET_SECONDS", "0")
+# kernels a test needs compile in the test's own process (workers are processes: only tests
+# marked ``subprocess`` start them; tests/test_warm.py does)
+os.environ.setdefault("SAM_COMPILE_JOBS", "1")
 
 #: the ``dev`` profile's cap on any test's example count
 DEV_MAX_EXAMPLES = 10

@@ -59,9 +59,28 @@ def _say(prog: str, text: str) -> None:
         pass
 
 
+def process_age() -> float | None:
+    """Seconds since this process started (Linux ``/proc``; None elsewhere), to 10 ms."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+#: seconds from the process's start to the command's (Python's start-up and the imports the
+#: command's module needed); set by :func:`run_main`, None outside a command
+IMPORT_SECONDS: float | None = None
+
+
 def run_main(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
              argv: Sequence[str] | None, *, debug_env: str) -> int:
     """Parse ``argv`` and run the chosen subcommand (``args.func(args)``); the exit status."""
+    global IMPORT_SECONDS
+    IMPORT_SECONDS = process_age()
     try:
         return _run(prog, build_parser, argv, debug_env)
     except KeyboardInterrupt:  # Ctrl-C between two handlers (while printing, say)

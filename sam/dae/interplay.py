@@ -291,26 +291,14 @@ _JIT = None
 
 
 def interplay_fast(*args: object) -> int:
-    """:func:`interplay` compiled with numba (cached on disk, keyed on the sources of
-    ``sam/dae`` and ``sam/memory_timeline.py``, since numba only notices its own file)."""
+    """:func:`interplay` compiled with numba (cached on disk, keyed on its own code and the
+    helpers it calls, :mod:`sam.runtime.jitcache`)."""
     global _JIT
     if _JIT is None:
-        from pathlib import Path
-
-        import numba
-
         from sam import memory_timeline
-        from sam.runtime.jit import register_jitables
-        from sam.runtime.kernel import keyed_cache_dir
+        from sam.runtime.jitcache import code_key
+        from sam.runtime.kernel import compiled
 
         memory_timeline.register_helpers()
-        register_jitables()
-        root = Path(__file__).resolve().parent
-        saved = numba.config.CACHE_DIR
-        numba.config.CACHE_DIR = keyed_cache_dir(
-            "dae", [*root.glob("*.py"), root.parent / "memory_timeline.py"])
-        try:
-            _JIT = numba.njit(cache=True, boundscheck=False, nogil=True)(interplay)
-        finally:
-            numba.config.CACHE_DIR = saved
+        _JIT = compiled(interplay, code_key(interplay))
     return int(_JIT(*args))

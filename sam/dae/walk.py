@@ -320,16 +320,12 @@ _JIT = None
 
 
 def walk_jit(*args):
-    """:func:`walk` compiled with numba (on first use; cached on disk next to the block
-    kernels, keyed on the same sources)."""
+    """:func:`walk` compiled with numba (on first use; cached on disk with the block kernels,
+    keyed on its own code, :mod:`sam.runtime.jitcache`)."""
     global _JIT
     if _JIT is None:
-        import numba
+        from sam.runtime.jitcache import code_key
+        from sam.runtime.kernel import compiled
 
-        from sam.runtime.jit import register_jitables
-        from sam.runtime.kernel import cache_dir
-
-        register_jitables()
-        numba.config.CACHE_DIR = cache_dir()
-        _JIT = numba.njit(cache=True, boundscheck=False, nogil=True)(walk)
+        _JIT = compiled(walk, code_key(walk))
     return _JIT(*args)

@@ -29,6 +29,7 @@ def jitable(fn: F | None = None, *, inline: bool = False):
     """
     def mark(f: F) -> F:
         _PENDING.append((f, inline))
+        f._sam_jit_options = {"inline": inline}  # part of the cache key of kernels calling f
         return f
 
     return mark if fn is None else mark(fn)
@@ -40,9 +41,12 @@ def register_jitables() -> None:
         return
     from numba.extending import register_jitable
 
+    # helpers are called from compiled code only: no wrappers for calls from Python or C
+    # (each would be generated and compiled with the helper)
+    bare = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     while _PENDING:
         fn, inline = _PENDING.pop(0)
         if inline:
-            register_jitable(forceinline=True, _nrt=False)(fn)
+            register_jitable(forceinline=True, _nrt=False, **bare)(fn)
         else:
-            register_jitable(fn)
+            register_jitable(**bare)(fn)

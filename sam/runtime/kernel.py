@@ -29,13 +29,11 @@ blocks give their memories by (:attr:`Kernel.memories`).
 
 from __future__ import annotations
 
-import hashlib
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from sam.runtime import jitcache
 from sam.runtime.jit import jitable, register_jitables
 from sam.runtime.wires import (
     BUSY,
@@ -136,39 +134,19 @@ class State:
         return st
 
 
-def keyed_cache_dir(prefix: str, sources: Iterable[Path]) -> str:
-    """A numba cache directory ``PREFIX-<hash>`` keyed on the contents of ``sources``: numba
-    only notices changes to a compiled function's own file, not to the helpers it inlines.
-    ``SAM_CACHE_DIR`` overrides the base directory (default ``~/.cache/sam-toolkit``)."""
-    root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for src in sorted(sources):
-        digest.update(str(src.relative_to(root)).encode())
-        digest.update(src.read_bytes())
-    base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "sam-toolkit")
-    return os.path.join(base, f"{prefix}-{digest.hexdigest()[:16]}")
+#: Every kernel defined so far, by :attr:`Kernel.name` (``sam-sim warm`` compiles them).
+KERNELS: dict[str, Kernel] = {}
 
 
-def cache_dir() -> str:
-    """Where compiled kernels are cached: one directory per version of the kernel sources
-    (every source file kernels are built from, :func:`keyed_cache_dir`)."""
-    global _CACHE_DIR
-    if _CACHE_DIR is None:
-        root = Path(__file__).resolve().parent.parent
-        _CACHE_DIR = keyed_cache_dir("numba", [*root.glob("runtime/*.py"),
-                                               *root.glob("sim/*.py"),
-                                               *root.glob("blocks/*.py")])
-    return _CACHE_DIR
+def compiled(fn: Callable[..., object], key: str) -> Callable[..., object]:
+    """``fn`` as a numba dispatcher with the kernels' options, cached on disk under ``key``
+    (helpers marked :func:`~sam.runtime.jit.jitable` are registered first)."""
+    import numba
 
-
-_CACHE_DIR: str | None = None
-
-
-def kernels_cached() -> bool:
-    """Whether compiled kernels of this version of the sources are on disk (else the fast
-    engine's first run compiles them: 20-40 s)."""
-    return any(True for _ in Path(cache_dir()).rglob("*.nbi"))
+    register_jitables()
+    dispatcher = numba.njit(boundscheck=False, nogil=True)(fn)
+    jitcache.enable(dispatcher, key)
+    return dispatcher
 
 
 class Kernel:
@@ -182,6 +160,10 @@ class Kernel:
                             f"uniform kernel signature has {n_args}")
         self.py = fn
         self.__name__ = fn.__name__
+        #: ``module.function``: the kernel's name in :data:`KERNELS` and in the disk cache
+        self.name = f"{fn.__module__}.{fn.__qualname__}"
+        KERNELS[self.name] = self
+        self._key: str | None = None
         self.__doc__ = fn.__doc__
         #: The kernel's names of its memory arguments (int64 ones, then float64 ones).
         self.memories: tuple[str, ...] = code.co_varnames[FIRST_MEMORY_ARG:n_args]
@@ -199,14 +181,24 @@ class Kernel:
         return self._jit is not None and bool(self._jit.overloads)
 
     @property
-    def jit(self) -> Callable[..., int]:
-        """The numba-compiled kernel (compiled on first use, cached on disk)."""
-        if self._jit is None:
-            import numba
+    def key(self) -> str:
+        """The kernel's cache key: a hash of its code and of everything it calls
+        (:func:`sam.runtime.jitcache.code_key`)."""
+        if self._key is None:
+            self._key = jitcache.code_key(self.py)
+        return self._key
 
-            register_jitables()
-            numba.config.CACHE_DIR = cache_dir()
-            self._jit = numba.njit(cache=True, boundscheck=False, nogil=True)(self.py)
+    @property
+    def cached(self) -> bool:
+        """Whether this version of the kernel is compiled on disk (no numba import)."""
+        return jitcache.is_cached(self.py, self.key)
+
+    @property
+    def jit(self) -> Callable[..., int]:
+        """The numba-compiled kernel (compiled on first call for a signature, or loaded from
+        the disk cache, :mod:`sam.runtime.jitcache`)."""
+        if self._jit is None:
+            self._jit = compiled(self.py, self.key)
         return self._jit
 
     def __call__(self, *args):

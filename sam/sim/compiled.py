@@ -54,30 +54,71 @@ def _typeof(a: object, seen: dict[tuple, object]) -> object:
     return t
 
 
+def compile_after_seconds() -> float:
+    """How much CPU time the fast engine interprets before it *compiles* kernels that are not
+    on disk yet (``SAM_COMPILE_AFTER``, default 1.0): compiling costs seconds per kernel, so a
+    run that would finish interpreted within this time never waits for it (at most this
+    much is spent before compiling: ski rental). Inputs too large to finish interpreting
+    (:data:`INTERPRET_MAX_VALUES`) compile from the start."""
+    try:
+        return float(os.environ.get("SAM_COMPILE_AFTER", "1.0"))
+    except ValueError:
+        raise SimulationError("SAM_COMPILE_AFTER must be a number of seconds, got "
+                              f"{os.environ['SAM_COMPILE_AFTER']!r}") from None
+
+
 class CompiledTier(Scheduler):
     """The scheduler with the fast engine's compiled kernels and compiled driver."""
 
     #: seconds spent compiling kernels or loading them from the disk cache in the last run
     jit_time = 0.0
+    #: of which compiling kernels that were not on disk (:mod:`sam.sim.warm`)
+    compile_time = 0.0
+    #: the kernels the last run compiled (not on disk before), by name
+    compiled_kernels: list[str] = []
 
     def _compiled_loaded(self) -> bool:
         """Whether this process has loaded every compiled kernel of the graph already (an
         earlier run, a sweep's earlier point): then there is nothing to save by interpreting."""
         return all(r.block.kernel.loaded for r in self.runs.values())
 
+    def _needs_driver(self) -> bool:
+        """Whether the compiled tier runs the sweeps in compiled code (:meth:`_use_driver`)."""
+        return bool(self.feedback) or bool((self.depths > 0).any())
+
+    def missing_kernels(self) -> list[str]:
+        """The kernels (and the driver) this run's compiled tier needs that are neither loaded
+        in this process nor compiled on disk: the switch would compile them."""
+        from sam.sim import loops, warm
+
+        names = sorted({r.block.kernel.name for r in self.runs.values()
+                        if not r.block.kernel.loaded and not r.block.kernel.cached})
+        if self._needs_driver() and not (loops._DRIVE is not None and loops._DRIVE.overloads) \
+                and not loops.driver_cached():
+            names.append(warm.DRIVER)
+        return names
+
     def _use_compiled(self) -> None:
         """Switch every block to its compiled kernel (compiled or loaded from the disk cache;
-        the time goes to ``jit_time``, not the simulation's wall time)."""
+        the time goes to ``jit_time``, not the simulation's wall time). Kernels not on disk
+        yet are compiled first, in parallel worker processes (:mod:`sam.sim.warm`)."""
+        from sam.sim import warm
+
         self._tier_at = float("inf")
+        start = time.perf_counter()  # numba's import (first switch of the process) counts too
+        if not getattr(self, "_compiled", False):
+            self.compiled_kernels = warm.compile_missing(self.missing_kernels())
+            self.compile_time = time.perf_counter() - start
         fns = {bid: r.block.kernel.jit for bid, r in self.runs.items()}
         if not getattr(self, "_compiled", False):
             # once per Simulation: a rebound run reuses the kernels (a new signature, if any,
             # is compiled by numba on its first call)
-            self.jit_time += self._compile(fns)
+            self._compile(fns)
             self._compiled = True
         self._fns = fns
-        if self.feedback or bool((self.depths > 0).any()):
+        if self._needs_driver():
             self._use_driver()
+        self.jit_time += time.perf_counter() - start
 
     def _use_driver(self) -> None:
         """Run the scheduler's sweeps in compiled code (:mod:`sam.sim.loops`): for graphs with
@@ -120,11 +161,9 @@ class CompiledTier(Scheduler):
         self._drive_static = (isfb, np.int64(1 if self.feedback else 0), addr,
                               np.array(uptr, np.int64), np.array(ublk, np.int64),
                               np.array(fuse, np.int64).reshape(-1, 3))
-        start = time.perf_counter()
         fn = loops.driver()
         if not fn.overloads:  # compiled once, or loaded from the disk cache
             fn.compile(loops.signature_of(self._driver_args(np.zeros(3, np.int64))))
-        self.jit_time += time.perf_counter() - start
         self._driver = fn
 
     def _driver_args(self, out: np.ndarray) -> tuple:

@@ -23,7 +23,12 @@ from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.model import Graph
 from sam.runtime import wires as W
 from sam.runtime.paths import ALL, FastPaths
-from sam.sim.compiled import INTERPRET_MAX_VALUES, CompiledTier, interpret_seconds
+from sam.sim.compiled import (
+    INTERPRET_MAX_VALUES,
+    CompiledTier,
+    compile_after_seconds,
+    interpret_seconds,
+)
 from sam.sim.elaborate import TIMINGS, BlockRun, Channel
 from sam.sim.stats import (
     BlockStats,
@@ -79,9 +84,11 @@ class Simulation(CompiledTier):
         self._start(engine)
         self._fns = {bid: r.block.kernel.py for bid, r in self.runs.items()}
         # The fast engine interprets until this clock reading, then loads the compiled kernels.
-        self._tier_at = (time.process_time() + interpret_seconds() if engine == "fast"
-                         else float("inf"))
         large = sum(len(t.vals) for t in self.tensors.values()) > INTERPRET_MAX_VALUES
+        budget = interpret_seconds()
+        if engine == "fast" and budget > 0 and not large and self.missing_kernels():
+            budget = max(budget, compile_after_seconds())  # compiling costs more than loading
+        self._tier_at = (time.process_time() + budget if engine == "fast" else float("inf"))
         if engine == "fast" and (self._tier_at <= time.process_time() or large
                                  or self._compiled_loaded()):
             self._use_compiled()  # never for the reference engine: it is Python throughout
@@ -130,6 +137,8 @@ class Simulation(CompiledTier):
         #: kernel calls the compiled loop made in the last run
         self.driver_calls = 0
         self.jit_time = 0.0
+        self.compile_time = 0.0
+        self.compiled_kernels = []
 
     def _result(self, engine: str, wall: float, interrupted: bool) -> SimResult:
         from sam.sim.assemble import assemble_outputs
@@ -141,7 +150,8 @@ class Simulation(CompiledTier):
         streams = stream_stats(self.channels, self.wires)
         outputs = {} if interrupted else assemble_outputs(self.graph, self.runs, self.tensors)
         return SimResult(outputs, cycles, stats, streams, wall, engine, self.fifo_depth,
-                         interrupted, jit_time=self.jit_time)
+                         interrupted, jit_time=self.jit_time, compile_time=self.compile_time,
+                         compiled_kernels=list(self.compiled_kernels))
 
 
 def simulate(

@@ -40,9 +40,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sam.runtime import jitcache
 from sam.runtime import wires as W
 from sam.runtime.jit import jitable
-from sam.runtime.kernel import cache_dir
+from sam.runtime.kernel import compiled
 
 #: Return codes of :func:`drive`.
 ALL_DONE, STALLED, NEED, BUDGET = 0, 1, 2, 3
@@ -225,6 +226,7 @@ def call_kernel(addr, w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
 
 
 _DRIVE: Callable[..., int] | None = None
+_DRIVE_KEY: str | None = None
 
 
 def _intrinsic() -> object:
@@ -280,8 +282,8 @@ def driver() -> Callable[..., int]:
 
         from sam.runtime.jit import register_jitables
 
+        key = driver_key()  # before the placeholders below are bound
         register_jitables()
-        numba.config.CACHE_DIR = cache_dir()
         globals()["call_kernel"] = _intrinsic()
         int_ptr, float_ptr, byte_ptr = _pointers()
 
@@ -315,8 +317,25 @@ def driver() -> Callable[..., int]:
         globals()["skip_component"] = skiploop.skip_component
         globals()["block_arrays"] = numba.njit(inline="always")(block_arrays)
         globals()["fused"] = numba.njit(inline="always")(fused)
-        _DRIVE = numba.njit(cache=True, boundscheck=False, nogil=True)(drive_py)
+        _DRIVE = compiled(drive_py, key)
     return _DRIVE
+
+
+def driver_key() -> str:
+    """The compiled driver's cache key: its code, the skipping loop it links
+    (:func:`sam.blocks.skiploop.skip_component`) and the code binding its placeholders."""
+    global _DRIVE_KEY
+    if _DRIVE_KEY is None:
+        from sam.blocks import skiploop
+
+        _DRIVE_KEY = jitcache.code_key(drive_py, skiploop.skip_component, driver, _intrinsic,
+                                       _pointers)
+    return _DRIVE_KEY
+
+
+def driver_cached() -> bool:
+    """Whether this version of the compiled driver is on disk."""
+    return jitcache.is_cached(drive_py, driver_key())
 
 
 def signature_of(args: tuple) -> tuple:
@@ -330,6 +349,15 @@ def kernel_address(dispatcher: object, sig: tuple) -> int:
     """Address of ``dispatcher``'s compiled code for ``sig`` (compiled already)."""
     cres = dispatcher.overloads[sig]
     return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+
+
+def driver_signature() -> tuple:
+    """The argument types of :func:`drive_py` (those ``CompiledTier._driver_args`` passes)."""
+    i64 = np.zeros(1, np.int64)
+    table = np.zeros((1, 2), np.int64)
+    return signature_of((W.allocate(1, 4), np.zeros(1, np.int8), i64, i64, np.int64(1),
+                         np.int64(0), i64, i64, i64, table, table,
+                         np.zeros((1, 3), np.int64)))
 
 
 def uniform_signature(wires: W.Wires) -> tuple:

@@ -85,6 +85,10 @@ class SimResult:
     #: seconds spent compiling the fast engine's kernels or loading them from the disk cache
     #: (not part of ``wall_time``)
     jit_time: float = 0.0
+    #: of ``jit_time``, seconds compiling kernels that were not on disk yet
+    compile_time: float = 0.0
+    #: the kernels compiled for this run (not on disk before), by name
+    compiled_kernels: list[str] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:

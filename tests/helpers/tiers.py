@@ -22,6 +22,7 @@ SLOW_SECONDS = 1.0
 
 TABLE: dict[str, list[str]] = {
     "subprocess": [
+        "test_warm.py",
         "test_bench_sim.py::test_spmv_lanes_row_splits_the_cycles",
         "test_cli.py",
         "test_commands.py::test_ctrl_c_in_the_middle_is_one_line",
@@ -124,6 +125,8 @@ TABLE: dict[str, list[str]] = {
         "test_engines_agree.py::test_miswired_graph",
     ],
     "slow": [
+        "test_jitcache.py::test_a_kernel_is_compiled_once_then_loaded_from_its_own_entry",
+        "test_warm.py",
         "test_accumulator_burst.py::test_emit_and_sort_match_numpy_and_general_path",
         "test_atomic.py::test_streaming_keeps_memory_small",
         "test_backends.py::test_both_engines_give_the_same_cycles",

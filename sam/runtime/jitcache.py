@@ -1,0 +1,219 @@
+"""The compiled kernels' disk cache, one entry per kernel keyed on that kernel's own code.
+
+numba's own cache keys a compiled function on the modification stamp of its source *file*,
+and knows nothing of the helpers the function calls: an edit anywhere in ``reducers.py``
+would recompile every kernel of that file, and an edit to a helper in ``wires.py`` none of
+the kernels that inline it. Here a kernel's key (:func:`code_key`) is a hash of the code it
+is made of: its own bytecode and constants, and, transitively, those of every function it
+calls (helpers marked :func:`~sam.runtime.jit.jitable`, other kernels) and the values of the
+module constants it reads (state slots, token kinds). An edit to one kernel recompiles that
+kernel; an edit to a shared helper recompiles the kernels that use it; an edit to a comment
+recompiles nothing.
+
+:func:`enable` gives a numba dispatcher a cache under :func:`root` whose file names and
+freshness stamp are that key (numba's ``_CacheLocator`` protocol), so entries of different
+versions of a kernel live side by side and :func:`is_cached` can tell, without importing
+numba, whether a kernel's compiled code for this version is on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import types
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+#: Bumped when the way kernels are compiled changes (numba options, calling convention).
+KEY_VERSION = 1
+
+#: Packages whose functions are part of a kernel's key (others, numpy's, are libraries).
+OWN_PACKAGES = ("sam.", "formats.")
+
+
+def root() -> Path:
+    """The cache directory of compiled kernels: ``$SAM_CACHE_DIR/kernels`` (default
+    ``~/.cache/sam-toolkit/kernels``)."""
+    base = os.environ.get("SAM_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "sam-toolkit")
+    return Path(base) / "kernels"
+
+
+# --------------------------------------------------------------------------------- the key
+_DIGESTS: dict[int, tuple[object, str]] = {}
+#: functions met on a cycle of calls (their digests are not memoized)
+_CYCLIC: set[int] = set()
+
+
+def _own(fn: object) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith(OWN_PACKAGES)
+
+
+def _function_of(value: object) -> types.FunctionType | None:
+    """The Python function behind a global a kernel reads: a function of our packages, a
+    :class:`~sam.runtime.kernel.Kernel` (its ``py``) or a numba dispatcher (its
+    ``py_func``); None for anything else."""
+    if isinstance(value, types.FunctionType):
+        return value if _own(value) else None
+    inner = getattr(value, "py", None) or getattr(value, "py_func", None)
+    if isinstance(inner, types.FunctionType) and _own(inner):
+        return inner
+    return None
+
+
+def _codes(code: types.CodeType) -> Iterable[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _constant(value: object) -> str | None:
+    """A module constant's contribution to the key (numba freezes global values when it
+    compiles), or None when ``value`` is not a constant numba would read."""
+    if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
+        return repr(value)
+    if isinstance(value, tuple) and all(_constant(v) is not None for v in value):
+        return repr(value)
+    shape = getattr(value, "shape", None)
+    if shape is not None and hasattr(value, "tobytes"):  # a global array
+        return f"array{shape}:{hashlib.sha256(value.tobytes()).hexdigest()}"
+    return None
+
+
+def _digest(fn: types.FunctionType, stack: list[int]) -> str:
+    """Hash of ``fn``'s code and of everything it reads from its globals (recursively)."""
+    known = _DIGESTS.get(id(fn))
+    if known is not None and known[0] is fn:
+        return known[1]
+    if id(fn) in stack:  # recursion: the cycle's code is hashed where it was entered
+        _CYCLIC.update(stack[stack.index(id(fn)):])
+        return f"cycle:{fn.__module__}.{fn.__qualname__}"
+    stack.append(id(fn))
+    h = hashlib.sha256()
+    h.update(f"{fn.__module__}.{fn.__qualname__}".encode())
+    h.update(repr(getattr(fn, "_sam_jit_options", None)).encode())
+    names: list[str] = []
+    for code in _codes(fn.__code__):
+        h.update(code.co_code)
+        h.update(repr(code.co_varnames).encode())
+        h.update(repr(code.co_names).encode())
+        for const in code.co_consts:
+            if not isinstance(const, types.CodeType):
+                h.update(repr(const).encode())
+        names.extend(code.co_names)
+    h.update(repr(fn.__defaults__).encode())
+    g = fn.__globals__
+    # names read from modules (``W.BUSY``, ``burst.fiber_burst``): any name the code uses
+    # that a module it reads defines
+    spaces = [g] + [vars(v) for n in names if isinstance(v := g.get(n), types.ModuleType)
+                    and v.__name__.startswith(OWN_PACKAGES)]
+    for name in sorted(set(names)):
+        for space in spaces:
+            if name not in space:
+                continue
+            value = space[name]
+            if isinstance(value, types.ModuleType):
+                continue
+            inner = _function_of(value)
+            if inner is not None:
+                h.update(f"{name}->{_digest(inner, stack)}".encode())
+                continue
+            const = _constant(value)
+            h.update(f"{name}={const if const is not None else type(value).__qualname__}"
+                     .encode())
+    stack.pop()
+    digest = h.hexdigest()
+    if id(fn) not in _CYCLIC:  # a digest made inside a cycle depends on where it was entered
+        _DIGESTS[id(fn)] = (fn, digest)
+    return digest
+
+
+def code_key(fn: Callable[..., object], *also: Callable[..., object]) -> str:
+    """The cache key of kernel ``fn``: its code and that of everything it calls (and of the
+    functions ``also``, for code bound into ``fn`` at compile time), the compile options'
+    version, Python's and numba's versions (numba's own index checks the CPU)."""
+    import importlib.metadata
+
+    try:
+        numba_version = importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
+        numba_version = "?"
+    h = hashlib.sha256()
+    h.update(f"{KEY_VERSION}:{sys.version_info[:2]}:{numba_version}:".encode())
+    for f in (fn, *also):
+        h.update(_digest(f, []).encode())
+    return h.hexdigest()[:20]
+
+
+# ------------------------------------------------------------------------- the numba side
+def _file_base(fn: Callable[..., object], key: str) -> str:
+    """numba's file name base of ``fn``'s cache entries under our locator (see
+    ``numba.core.caching.CacheImpl.get_filename_base``)."""
+    modname = os.path.splitext(os.path.basename(fn.__code__.co_filename))[0]
+    qualname = fn.__qualname__.replace("<", "").replace(">", "")
+    abiflags = getattr(sys, "abiflags", "")
+    return f"{modname}.{qualname}-{key}.py{sys.version_info[0]}{sys.version_info[1]}{abiflags}"
+
+
+def is_cached(fn: Callable[..., object], key: str) -> bool:
+    """Whether compiled code of this version of ``fn`` is on disk (its index file)."""
+    return (root() / f"{_file_base(fn, key)}.nbi").is_file()
+
+
+def stale_entries(fn: Callable[..., object], key: str) -> list[Path]:
+    """Cache files of ``fn`` under other keys (older versions of its code)."""
+    base = _file_base(fn, key)
+    prefix, _, rest = base.rpartition(f"-{key}")
+    return [p for p in root().glob(f"{prefix}-*{rest}.*") if not p.name.startswith(base)]
+
+
+_KEYS: dict[int, tuple[Callable[..., object], str]] = {}
+_INSTALLED = False
+
+
+def _install() -> None:
+    """Put our locator first in numba's list (functions not keyed here fall through)."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    from numba.core import caching
+
+    class KeyedLocator(caching._CacheLocator):
+        """numba cache locator of a function keyed by :func:`code_key`."""
+
+        def __init__(self, key: str) -> None:
+            self._key = key
+
+        def ensure_cache_path(self) -> None:
+            os.makedirs(self.get_cache_path(), exist_ok=True)
+
+        def get_cache_path(self) -> str:
+            return str(root())
+
+        def get_source_stamp(self) -> str:
+            return self._key
+
+        def get_disambiguator(self) -> str:
+            return self._key
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            entry = _KEYS.get(id(py_func))
+            return cls(entry[1]) if entry is not None and entry[0] is py_func else None
+
+    caching.CacheImpl._locator_classes.insert(0, KeyedLocator)
+    _INSTALLED = True
+
+
+def enable(dispatcher: object, key: str) -> None:
+    """Cache ``dispatcher`` (a numba ``njit`` dispatcher made without ``cache=True``) under
+    :func:`root`, keyed by ``key``."""
+    from numba.core.caching import FunctionCache
+
+    _install()
+    fn = dispatcher.py_func
+    _KEYS[id(fn)] = (fn, key)
+    dispatcher._cache = FunctionCache(fn)
