@@ -55,6 +55,26 @@ def test_large_problems_use_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_allclose(gold.toarray(), want)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["X(i,j)=B(i,j)*C(i,k)*D(k,j)", "X(i,j)=C(i,k)*B(i,j)*D(k,j)",
+                        "X(i,j)=B(i,j)*C(i,k)*D(k,j)*E(i,j)"]),
+       st.integers(1, 9), st.integers(1, 9), st.integers(1, 9), st.floats(0.0, 1.0),
+       st.integers(0, 10_000))
+def test_sampled_products_use_scipy(expr: str, m: int, n: int, k: int, density: float,
+                                    seed: int) -> None:
+    """SDDMM's sum over k of a product with factors lacking k: those factors times a matrix
+    product, with scipy, equal to numpy's."""
+    ops = {"B": random_tensor((m, n), density, seed), "C": random_tensor((m, k), 1.0, seed + 1),
+           "D": random_tensor((k, n), 1.0, seed + 2), "E": random_tensor((m, n), 0.5, seed + 3)}
+    if "E(" not in expr:
+        del ops["E"]
+    gold = check._expected_sparse(expr, parse_expression(expr), ops)
+    assert sp.issparse(gold)
+    d = {name: t.to_dense() for name, t in ops.items()}
+    want = d["B"] * (d["C"] @ d["D"]) * (d["E"] if "E" in d else 1.0)
+    np.testing.assert_allclose(gold.toarray(), want, rtol=1e-12, atol=1e-9)
+
+
 def test_scipy_cannot_do_it_follows_the_nonzeros(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past SPARSE_FROM, an expression scipy cannot evaluate takes the COO evaluation: no dense
     array of the operands' size, and no "too large to check" any more."""

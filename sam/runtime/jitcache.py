@@ -208,12 +208,41 @@ def _install() -> None:
     _INSTALLED = True
 
 
+def _cache_class() -> type:
+    """numba's function cache, loading without numba's full set-up.
+
+    Before loading an entry numba refreshes its target context, which imports and installs
+    every implementation numba can compile (about 0.4 s, the larger part of loading a
+    graph's kernels); running loaded machine code needs only numba's runtime (NRT). A compile
+    (an entry not on disk) still refreshes the context fully, in numba's compiler, after the
+    helpers kernels call are registered with numba (:func:`sam.runtime.jit.register_jitables`:
+    about 0.1 s, needed only to compile)."""
+    global _CACHE_CLASS
+    if _CACHE_CLASS is None:
+        from numba.core.caching import FunctionCache
+        from numba.core.runtime import rtsys
+
+        class KernelCache(FunctionCache):
+            def load_overload(self, sig, target_context):
+                rtsys.initialize(target_context)
+                loaded = self._load_overload(sig, target_context)
+                if loaded is None:  # numba compiles next
+                    from sam.runtime.jit import register_jitables
+
+                    register_jitables()
+                return loaded
+
+        _CACHE_CLASS = KernelCache
+    return _CACHE_CLASS
+
+
+_CACHE_CLASS: type | None = None
+
+
 def enable(dispatcher: object, key: str) -> None:
     """Cache ``dispatcher`` (a numba ``njit`` dispatcher made without ``cache=True``) under
     :func:`root`, keyed by ``key``."""
-    from numba.core.caching import FunctionCache
-
     _install()
     fn = dispatcher.py_func
     _KEYS[id(fn)] = (fn, key)
-    dispatcher._cache = FunctionCache(fn)
+    dispatcher._cache = _cache_class()(fn)

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from sam.runtime import jitcache
-from sam.runtime.jit import jitable, register_jitables
+from sam.runtime.jit import jitable
 from sam.runtime.wires import (
     BUSY,
     ERR,
@@ -140,10 +140,10 @@ KERNELS: dict[str, Kernel] = {}
 
 def compiled(fn: Callable[..., object], key: str) -> Callable[..., object]:
     """``fn`` as a numba dispatcher with the kernels' options, cached on disk under ``key``
-    (helpers marked :func:`~sam.runtime.jit.jitable` are registered first)."""
+    (helpers marked :func:`~sam.runtime.jit.jitable` are registered with numba when it
+    compiles, :func:`sam.runtime.jitcache.enable`)."""
     import numba
 
-    register_jitables()
     dispatcher = numba.njit(boundscheck=False, nogil=True)(fn)
     jitcache.enable(dispatcher, key)
     return dispatcher

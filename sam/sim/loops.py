@@ -280,10 +280,7 @@ def driver() -> Callable[..., int]:
     if _DRIVE is None:
         import numba
 
-        from sam.runtime.jit import register_jitables
-
         key = driver_key()  # before the placeholders below are bound
-        register_jitables()
         globals()["call_kernel"] = _intrinsic()
         int_ptr, float_ptr, byte_ptr = _pointers()
 
@@ -313,7 +310,6 @@ def driver() -> Callable[..., int]:
         globals()["bare_wires"] = bare_wires
         from sam.blocks import skiploop
 
-        register_jitables()
         globals()["skip_component"] = skiploop.skip_component
         globals()["block_arrays"] = numba.njit(inline="always")(block_arrays)
         globals()["fused"] = numba.njit(inline="always")(fused)
