@@ -75,6 +75,40 @@ def test_sampled_products_use_scipy(expr: str, m: int, n: int, k: int, density: 
     np.testing.assert_allclose(gold.toarray(), want, rtol=1e-12, atol=1e-9)
 
 
+EINSUM_EXPRESSIONS = ["X(i,j)=B(i,j)*C(i,k)*D(k,j)", "X(i,j)=2*B(i,j)*C(j,i)*D(i,j)",
+                      "a=B(i,k)*C(k,j)*D(i,j)", "X(i,j)=T(i,j,k)*c(k)",
+                      "X(i,j)=T(i,k,l)*C(k,j)*D(l,j)", "x(i)=T(i,j,k)"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(EINSUM_EXPRESSIONS), st.integers(1, 6), st.floats(0.0, 1.0),
+       st.integers(0, 10_000))
+def test_sums_of_products_with_einsum_equal_the_dense_gold(expr: str, n: int, density: float,
+                                                          seed: int) -> None:
+    names = {a.name: len(a.indices) for a in parse_expression(expr).rhs.accesses()}
+    ops = {name: random_tensor((n,) * order, density, seed + k)
+           for k, (name, order) in enumerate(sorted(names.items()))}
+    assign = parse_expression(expr)
+    sizes = check._index_sizes(assign, ops, None)
+    got = check._expected_einsum(assign, ops, sizes)
+    assert got is not None
+    want = check.expected(expr, ops)  # small: the dense evaluation
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+
+
+def test_einsum_is_not_for_sums_matrix_products_or_large_operands(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    ops = _operands("X(i,j)=B(i,j)+C(i,j)", 4, 0.5, 1)
+    ops["D"] = random_tensor((4, 4), 0.5, 9)
+    sizes = {"i": 4, "j": 4, "k": 4}
+    for expr in ("X(i,j)=B(i,j)+C(i,j)", "X(i,j)=B(i,k)*C(k,j)", "X(i,j)=B(i,j)*C(i,j)"):
+        assert check._expected_einsum(parse_expression(expr), ops, sizes) is None
+    sddmm = parse_expression("X(i,j)=B(i,j)*C(i,k)*D(k,j)")
+    assert check._expected_einsum(sddmm, ops, sizes) is not None
+    monkeypatch.setattr(check, "SPARSE_FROM", 10)
+    assert check._expected_einsum(sddmm, ops, sizes) is None
+
+
 def test_scipy_cannot_do_it_follows_the_nonzeros(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past SPARSE_FROM, an expression scipy cannot evaluate takes the COO evaluation: no dense
     array of the operands' size, and no "too large to check" any more."""

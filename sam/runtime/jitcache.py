@@ -131,18 +131,33 @@ def _digest(fn: types.FunctionType, stack: list[int]) -> str:
     return digest
 
 
+def _numba_stamp() -> str:
+    """Which numba is installed, without importing it (its ``__init__.py``'s path, size and
+    modification time: a new version is a new file)."""
+    global _NUMBA_STAMP
+    if _NUMBA_STAMP is None:
+        import importlib.util
+
+        spec = importlib.util.find_spec("numba")
+        origin = spec.origin if spec is not None else None
+        if origin:
+            st = os.stat(origin)
+            _NUMBA_STAMP = f"{origin}:{st.st_size}:{st.st_mtime_ns}"
+        else:  # pragma: no cover - numba is a dependency
+            _NUMBA_STAMP = "none"
+    return _NUMBA_STAMP
+
+
+_NUMBA_STAMP: str | None = None
+
+
 def code_key(fn: Callable[..., object], *also: Callable[..., object]) -> str:
     """The cache key of kernel ``fn``: its code and that of everything it calls (and of the
     functions ``also``, for code bound into ``fn`` at compile time), the compile options'
-    version, Python's and numba's versions (numba's own index checks the CPU)."""
-    import importlib.metadata
-
-    try:
-        numba_version = importlib.metadata.version("numba")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
-        numba_version = "?"
+    version, Python's version and numba's installation (numba's own index checks the CPU and
+    numba's version too)."""
     h = hashlib.sha256()
-    h.update(f"{KEY_VERSION}:{sys.version_info[:2]}:{numba_version}:".encode())
+    h.update(f"{KEY_VERSION}:{sys.version_info[:2]}:{_numba_stamp()}:".encode())
     for f in (fn, *also):
         h.update(_digest(f, []).encode())
     return h.hexdigest()[:20]
