@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # reinstall when pyproject.toml changes (new dependencies, entry points)
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test test-fast corpus
+.PHONY: demo test test-fast corpus warm
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -29,6 +29,11 @@ demo: $(INSTALLED)
 	$(BIN)/sam-sim draw $(OUT)/matmul_ikj.gv --stats $(OUT)/report.json -o $(OUT)/graph.svg
 	$(BIN)/sam-sim plot $(OUT)/report.json -o $(OUT)/tokens.png
 	@echo "== results in $(OUT)/: graph.svg, tokens.png, tokens-timeline.png, report.json, X.mtx"
+
+# Compile every block kernel of the fast engine ahead of time (runs compile what they need by
+# themselves; this saves the first long run its wait), in one process per CPU, with progress.
+warm: $(INSTALLED)
+	$(BIN)/sam-sim warm --all
 
 # pytest exits 5 when it collects no test: not a failure here.
 test: $(INSTALLED)

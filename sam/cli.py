@@ -123,6 +123,8 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     prog = "sam-sim warm"
     if not todo:
         print(f"{prog}: all {len(names)} kernels are compiled already (in {root()})")
+        if args.prune:
+            _prune(names)
         return 0
     jobs = min(args.jobs or warm.jobs_default(), len(todo))
     print(f"{prog}: compiling {len(todo)} of {len(names)} kernels with numba in {jobs} "
@@ -134,11 +136,25 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     print(f"compiled {len(done)} kernels in {time.perf_counter() - start:.1f} s; "
           f"{len(names) - len(todo)} were compiled already")
     if args.prune:
-        stale = [p for name in names for p in warm.stale_files(name)]
-        for path in stale:
-            path.unlink(missing_ok=True)
-        print(f"removed {len(stale)} files of older versions of these kernels")
+        _prune(names)
     return 0
+
+
+def _prune(names: Sequence[str]) -> None:
+    """Delete cached code of older versions of kernels ``names`` and earlier caches' folders."""
+    import shutil
+
+    from sam.runtime.jitcache import legacy_dirs
+    from sam.sim import warm
+
+    stale = [p for name in names for p in warm.stale_files(name)]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    old = legacy_dirs()
+    for folder in old:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"removed {len(stale)} files of older versions of these kernels and {len(old)} "
+          "folders of earlier caches")
 
 
 def _cmd_data(args: argparse.Namespace) -> int:

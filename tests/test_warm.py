@@ -55,8 +55,13 @@ def test_only_the_edited_kernel_compiles_again(tmp_path: Path) -> None:
     doc_end = next(k for k in range(start + 1, len(lines)) if lines[k].rstrip().endswith('"""'))
     lines.insert(doc_end + 1, "    unused = 0  # an edit")
     writers.write_text("\n".join(lines) + "\n")
-    edited = _sam(src, cache, "warm", str(GRAPH))
+    (cache / "numba-0123456789abcdef").mkdir()  # an earlier toolkit's cache folder
+    edited = _sam(src, cache, "warm", str(GRAPH), "--prune")
     assert _compiled(edited) == {"sam.blocks.writers.write_vals"}
+    # the old version's index and code file, and the old folder, are gone
+    assert "removed 2 files of older versions of these kernels and 1 folders" in edited.stdout
+    assert len(list((cache / "kernels").glob("writers.write_vals-*"))) == 2
+    assert not (cache / "numba-0123456789abcdef").exists()
     # a comment alone compiles nothing
     writers.write_text(writers.read_text().replace("# an edit", "# a comment"))
     assert _compiled(_sam(src, cache, "warm", str(GRAPH))) == set()

@@ -185,6 +185,14 @@ def stale_entries(fn: Callable[..., object], key: str) -> list[Path]:
     return [p for p in root().glob(f"{prefix}-*{rest}.*") if not p.name.startswith(base)]
 
 
+def legacy_dirs() -> list[Path]:
+    """Cache directories of earlier versions of the toolkit (one directory per version of all
+    kernel sources: ``numba-<hash>``, ``dae-<hash>``) beside :func:`root`."""
+    base = root().parent
+    return sorted(p for pattern in ("numba-*", "dae-*") for p in base.glob(pattern)
+                  if p.is_dir())
+
+
 _KEYS: dict[int, tuple[Callable[..., object], str]] = {}
 _INSTALLED = False
 
