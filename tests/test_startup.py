@@ -198,3 +198,33 @@ def test_reference_engine_never_runs_compiled_kernels(monkeypatch: pytest.Monkey
     assert calls_fast and all(calls_fast)
     assert compiled and not any(compiled)
     assert _summary(ref) == _summary(fast)
+
+
+def test_a_run_shorter_than_a_compile_never_compiles(tmp_path: Path) -> None:
+    """Kernels not on disk: the run interprets up to SAM_COMPILE_AFTER before compiling, so a
+    small one finishes interpreted, loads no numba and compiles nothing."""
+    code = ("import sys; from sam.sim.engine import simulate; import custard; "
+            "from formats.synthetic import random_tensor as R; "
+            "r = simulate(custard.compile('x(i)=B(i,j)*c(j)'), "
+            "{'B': R((8, 8), 0.3, 0), 'c': R((8,), 0.5, 1)}); "
+            "print(r.tokens > 0, r.compiled_kernels, 'numba' in sys.modules)")
+    assert _fresh(code, SAM_INTERPRET_SECONDS="0.000001", SAM_COMPILE_AFTER="30",
+                  SAM_CACHE_DIR=str(tmp_path)) == "True [] False"
+    assert not (tmp_path / "kernels").exists()
+
+
+def test_report_separates_import_kernels_and_simulation(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from sam import cli
+
+    monkeypatch.setenv("SAM_INTERPRET_SECONDS", "1000")  # interpreted: no kernel time
+    report = tmp_path / "r.json"
+    rc = cli.main(["run", str(ROOT / "dot_graphs" / "vec_identity.gv"), "-t",
+                   "b=random:0.5:1:10", "--report", str(report)])
+    assert rc == 0
+    r = json.loads(report.read_text())
+    assert r["import_time_s"] is None or 0 <= r["import_time_s"] < 600
+    assert r["jit_time_s"] == 0 and r["compile_time_s"] == 0 and r["compiled_kernels"] == []
+    assert r["wall_time_s"] > 0

@@ -100,6 +100,7 @@ TABLE: dict[str, list[str]] = {
         "test_startup.py::test_command_line_imports_are_lazy",
         "test_startup.py::test_custard_compile_loads_no_simulator_nor_heavy_modules",
         "test_startup.py::test_small_run_never_loads_numba",
+        "test_startup.py::test_a_run_shorter_than_a_compile_never_compiles",
         "test_sweep_faults.py::test_a_point_that_kills_its_workers",
         "test_sweep_faults.py::test_a_worker_address_is_not_a_scheduler",
         "test_sweep_faults.py::test_client_killed_mid_sweep_resumes",
