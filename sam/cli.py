@@ -109,8 +109,10 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     from sam.runtime.jitcache import root
     from sam.sim import warm
 
-    if args.jobs is not None and args.jobs < 1:
-        raise ToolkitError(f"-j {args.jobs}: give at least 1 process")
+    most = 4 * warm.jobs_default()
+    if args.jobs is not None and not 1 <= args.jobs <= most:
+        raise ToolkitError(f"-j {args.jobs}: give between 1 and {most} processes (4 per CPU; "
+                           "each compiles one kernel at a time)")
     if not args.graphs and not args.all:
         raise ToolkitError("name the graphs whose kernels to compile (sam-sim warm G.gv ...), "
                            "or give --all for every kernel")
