@@ -6,7 +6,8 @@ It runs only where the original is installed (``--original``, default
 ``~/.cache/sam-original``: its clone in ``sam/``, a virtual environment with its pinned
 requirements in ``venv/``); elsewhere it says so in one line.
 
-For each final-apps kernel (``sam/sim/test/final-apps/test_<kernel>_FINAL.py``) and matrix:
+For each final-apps kernel (``sam/sim/test/final-apps/test_<kernel>_FINAL.py``; the
+``tensor3_*`` ones need FROSTT tensors and are left out) and matrix:
 
 * **operands**: the original's formatter writes them once
   (``scripts/formatting/datastructure_suitesparse.py -n MATRIX -hw -b KERNEL``, seed 0, into
@@ -17,13 +18,15 @@ For each final-apps kernel (``sam/sim/test/final-apps/test_<kernel>_FINAL.py``) 
   --check-gold`` (its gold check), through this script's ``--driver`` mode, which times the
   test's simulation loop (the ``while not done`` loop of block updates, compiled from the test's
   own source with a clock read before and after it; the files are not changed) and keeps the
-  result's values; the process's wall time is the whole-process time (one run: it is slow);
+  result's values; the process is the whole-process time; best of ``--original-runs``;
 * **ours**: ``sam-sim run dot_graphs/<graph>.gv ... --check --timing original --report`` in
   cold processes, best of ``--runs``, after one warm-up run (the kernel cache is warm), with
   ``SAM_INTERPRET_SECONDS`` as the user has it (default) and with ``SAM_INTERPRET_SECONDS=0``
   (compiled kernels from the first cycle); the simulation time is the report's
-  ``wall_time_s`` (every other ``*_s`` field of the report is kept in ``--json``).
+  ``wall_time_s`` (every other ``*_s`` field of the report is kept in ``--json``); the same
+  options through ``custard compile <its kernel-suite.tsv line> --run`` for one more column.
 
+Two tables: wall times, then CPU times (user + system; steadier on a shared machine).
 Both results are checked (the original's gold, our ``--check``) and compared with each other
 (number of nonzeros and sum of the values written).
 
