@@ -341,6 +341,10 @@ def same_result(orig: dict, mine: dict) -> str:
         f"differs (nnz {orig['nnz']}/{mine['nnz']}, sum {orig['sum']:.6g}/{mine['sum']:.6g})"
 
 
+def _n(x: int | None) -> str:
+    return "-" if x is None else f"{x:,}"
+
+
 def _s(x: float | None) -> str:
     if x is None:
         return "-"
@@ -378,8 +382,8 @@ def table(rows: list[dict]) -> str:
         if "error" in m:
             checks = f"ours: {m['error']}"
         lines.append(
-            f"| {r['kernel']} | {r['matrix']} | {m.get('tokens', 0):,} | "
-            f"{o.get('cycles') or '-':,} / {m.get('cycles', 0):,} | "
+            f"| {r['kernel']} | {r['matrix']} | {_n(m.get('tokens'))} | "
+            f"{_n(o.get('cycles'))} / {_n(m.get('cycles'))} | "
             f"{oshow or _s(osim)} | {_s(d.get('wall_time_s'))} | "
             f"{_ratio(osim, d.get('wall_time_s'))} | {_s(c.get('wall_time_s'))} | "
             f"{_ratio(osim, c.get('wall_time_s'))} | {oshow or _s(owhole)} | "
