@@ -24,8 +24,8 @@ from custard.ember.workloads import (
 
 #: how far a generated trace's CDF at NEAR and FAR may sit from the targets: a 4,096-lookup
 #: trace cannot reuse deeper than the rows it has used, which moves some mass (measured: at
-#: most 0.03 below the target on Table 3's traces)
-TOLERANCE = 0.04
+#: most 0.03 below the target on Table 3's traces, at most 0.046 over 120 random seeds)
+TOLERANCE = 0.055
 
 
 def test_table_3_models() -> None:

@@ -108,7 +108,8 @@ class CompiledTier(Scheduler):
         start = time.perf_counter()  # numba's import (first switch of the process) counts too
         if not getattr(self, "_compiled", False):
             self.compiled_kernels = warm.compile_missing(self.missing_kernels())
-            self.compile_time = time.perf_counter() - start
+            if self.compiled_kernels:
+                self.compile_time = time.perf_counter() - start
         fns = {bid: r.block.kernel.jit for bid, r in self.runs.items()}
         if not getattr(self, "_compiled", False):
             # once per Simulation: a rebound run reuses the kernels (a new signature, if any,
