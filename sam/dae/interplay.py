@@ -296,9 +296,11 @@ def interplay_fast(*args: object) -> int:
     global _JIT
     if _JIT is None:
         from sam import memory_timeline
-        from sam.runtime.jitcache import code_key
+        from sam.runtime.jitcache import code_key, say_if_compiling
         from sam.runtime.kernel import compiled
 
         memory_timeline.register_helpers()
-        _JIT = compiled(interplay, code_key(interplay))
+        key = code_key(interplay)
+        say_if_compiling(interplay, key, "the DAE machine's timing model")
+        _JIT = compiled(interplay, key)
     return int(_JIT(*args))

@@ -324,8 +324,10 @@ def walk_jit(*args):
     keyed on its own code, :mod:`sam.runtime.jitcache`)."""
     global _JIT
     if _JIT is None:
-        from sam.runtime.jitcache import code_key
+        from sam.runtime.jitcache import code_key, say_if_compiling
         from sam.runtime.kernel import compiled
 
-        _JIT = compiled(walk, code_key(walk))
+        key = code_key(walk)
+        say_if_compiling(walk, key, "the access-trace recorder")
+        _JIT = compiled(walk, key)
     return _JIT(*args)

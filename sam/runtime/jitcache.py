@@ -185,6 +185,15 @@ def stale_entries(fn: Callable[..., object], key: str) -> list[Path]:
     return [p for p in root().glob(f"{prefix}-*{rest}.*") if not p.name.startswith(base)]
 
 
+def say_if_compiling(fn: Callable[..., object], key: str, what: str) -> None:
+    """One line on stderr when ``fn`` is not compiled on disk yet (its first call compiles
+    it, for seconds): better than silence."""
+    if not is_cached(fn, key):
+        name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "sam"
+        print(f"{name}: compiling {what} with numba (once per version of its code; cached in "
+              f"{root()})", file=sys.stderr, flush=True)
+
+
 def legacy_dirs() -> list[Path]:
     """Cache directories of earlier versions of the toolkit (one directory per version of all
     kernel sources: ``numba-<hash>``, ``dae-<hash>``) beside :func:`root`."""
