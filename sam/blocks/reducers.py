@@ -54,9 +54,7 @@ from sam.runtime.burst import (
     commit_stops,
     fan_out,
     first_channel,
-    put,
     put_row,
-    putv,
     ring_mask,
 )
 from sam.runtime.jit import jitable
@@ -465,14 +463,14 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
                 break
             v = vv[sv] if kv == DATA else 0.0
             x = x & NONNEG
+            # a new coordinate becomes point npts, a repeated one adds to its point (written
+            # without a branch: which of the two is as good as random)
             p = where[x]
-            if p == 0:
-                where[x] = npts + 1
-                pts[npts] = x
-                vals[npts] = v
-                npts += 1
-            else:
-                vals[(p - 1) & NONNEG] += v
+            q = (p - 1 if p > 0 else npts) & NONNEG
+            vals[q] = v + (vals[q] if p > 0 else 0.0)
+            where[x] = q + 1
+            pts[npts & NONNEG] = x
+            npts += 1 if p == 0 else 0
             fresh = 0
         elif kc[sc] == STOP and stops and dc[sc] == 0 and kv == STOP and dv[sv] == 0:
             fresh = 1
@@ -773,14 +771,15 @@ def _sort_distinct(pts, vals, npts, where, opts, ovals):
         elif x > hi:
             hi = x
     if hi - lo < SCAN_SPAN * npts:
+        # without a branch per slot: each slot writes point q, kept when the slot holds one
+        # (q < npts until the last point, at hi; an empty slot reads vals[-1], overwritten)
         q = 0
         for x in range(lo, hi + 1):
             p = where[x]
-            if p != 0:
-                opts[q] = x
-                ovals[q] = vals[p - 1]
-                where[x] = 0
-                q += 1
+            opts[q] = x
+            ovals[q] = vals[p - 1]
+            where[x] = 0
+            q += 1 if p != 0 else 0
         return npts
     perm = np.argsort(pts[:npts], kind="mergesort")
     for q in range(npts):
@@ -836,6 +835,32 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
 
 
 @jitable(inline=True)
+def _emit_run(w, optr, ochan, port, m, k, opts, ovals, a, values):
+    """Write points ``k .. k + m - 1`` of a sorted group on ``port``, their coordinates
+    (``opts``) or their ``values`` (``ovals``), one per cycle from cycle ``a``
+    (:func:`_emit_burst`)."""
+    o = first_channel(optr, ochan, port)
+    if o < 0:
+        return
+    mask = ring_mask(w)
+    tail = w.tail[o]
+    ko = w.kind[o]
+    do = w.data[o]
+    vo = w.fdata[o]
+    to = w.time[o]
+    for j in range(m):
+        s = (tail + j) & mask
+        q = (k + j) & NONNEG
+        ko[s] = DATA
+        if values:
+            vo[s] = ovals[q]
+        else:
+            do[s] = opts[q]
+        to[s] = a + j
+    fan_out(w, optr, ochan, port, m)
+
+
+@jitable(inline=True)
 def _emit_burst(w, st, optr, ochan, opts, ovals):
     """Vector reducer (n = 1): emit a run of the sorted group's points in one loop, one per
     cycle from the block's clock, as :func:`_emit` does one per firing (:mod:`sam.runtime.burst`;
@@ -853,9 +878,8 @@ def _emit_burst(w, st, optr, ochan, opts, ovals):
         return 0
     t = st[T]
     a = t + st[LAT]
-    for j in range(m):
-        put(w, optr, ochan, CRD_OUT, j, DATA, opts[k + j], a + j)
-        putv(w, optr, ochan, VAL_OUT, j, ovals[k + j], a + j)
+    _emit_run(w, optr, ochan, CRD_OUT, m, k, opts, ovals, a, False)
+    _emit_run(w, optr, ochan, VAL_OUT, m, k, opts, ovals, a, True)
     commit(w, optr, ochan, CRD_OUT, DATA, m)
     commit(w, optr, ochan, VAL_OUT, DATA, m)
     account(st, t, t + m - 1, 0, m)
