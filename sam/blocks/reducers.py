@@ -463,14 +463,14 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
                 break
             v = vv[sv] if kv == DATA else 0.0
             x = x & NONNEG
-            # a new coordinate becomes point npts, a repeated one adds to its point (written
-            # without a branch: which of the two is as good as random)
             p = where[x]
-            q = (p - 1 if p > 0 else npts) & NONNEG
-            vals[q] = v + (vals[q] if p > 0 else 0.0)
-            where[x] = q + 1
-            pts[npts & NONNEG] = x
-            npts += 1 if p == 0 else 0
+            if p == 0:  # a new coordinate: point npts
+                where[x] = npts + 1
+                pts[npts & NONNEG] = x
+                vals[npts & NONNEG] = v
+                npts += 1
+            else:
+                vals[(p - 1) & NONNEG] += v
             fresh = 0
         elif kc[sc] == STOP and stops and dc[sc] == 0 and kv == STOP and dv[sv] == 0:
             fresh = 1
