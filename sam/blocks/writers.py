@@ -36,8 +36,6 @@ from sam.runtime.wires import (
     pop,
 )
 
-#: A full memory of a writer grows by this factor.
-GROWTH = 4
 #: Coordinates (or values) and stop tokens written so far.
 WRITE = State(count=0, stops=0)
 COUNT, STOPS = WRITE.slots
@@ -202,13 +200,9 @@ class LevelWriter(LevelBlock):
         return {name: np.zeros(INITIAL_LENGTH, np.int64) for name in CRD_MEMORIES}
 
     def grow_memory(self, mem: Memories, which: int) -> None:
-        """Stop positions and stop levels grow together, each by :data:`GROWTH` (a result
-        stream is long: fewer copies than doubling)."""
+        """Stop positions and stop levels grow together."""
         for k in ((STOP_AT, STOP_LEVEL) if which in (STOP_AT, STOP_LEVEL) else (which,)):
-            old = mem.arrays[k]
-            new = np.zeros(GROWTH * len(old), old.dtype)
-            new[: len(old)] = old
-            mem.arrays[k] = new
+            mem.grow(k)
 
     def recorded(self, st: np.ndarray, mem: Memories) -> dict[str, np.ndarray]:
         """What the writer stored: ``crd``, ``stop_at`` and ``stop_level``, or ``vals``."""
