@@ -115,8 +115,10 @@ def repeat_burst(w, st, optr, ochan, cref, csig):
     reference stream's ``S(n-1)``). The firings made. Anything else (an ``R`` facing a stop, a
     stop with no reference held, a done token, a reference not there yet) takes the general
     path."""
+    if st[DROP] != 0 or cref < 0 or w.depth[cref] > 0:
+        return 0
     o = first_channel(optr, ochan, REF_OUT)
-    if o < 0 or st[DROP] != 0 or cref < 0 or w.depth[cref] > 0:
+    if o < 0:
         return 0
     n = burst_len(w, st, ochan, csig)
     if n == 0:

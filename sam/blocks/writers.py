@@ -51,10 +51,12 @@ def write_burst(w, st, c, crd, stop_at, stop_level, vals, values):
     the cycle its token arrives): coordinates and stops into ``crd``/``stop_at``/``stop_level``,
     or (``values``) values, empty ones as 0, and stops into ``vals``. The firings made. A done
     token, an empty coordinate or a full memory takes the general path."""
-    if not bursts_on(st) or w.depth[c] > 0:
+    if w.depth[c] > 0 or not bursts_on(st):
+        return 0
+    n = w.tail[c] - w.head[c]
+    if n == 0:
         return 0
     st[PATH_RUNS] += 1  # a burst may run (tests/test_paths.py)
-    n = w.tail[c] - w.head[c]
     mask = ring_mask(w)
     h = w.head[c]
     kc = w.kind[c]
