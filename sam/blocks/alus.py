@@ -22,7 +22,14 @@ import math
 
 from sam.blocks.base import Block, Port, Ports
 from sam.errors import GraphError
-from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
+from sam.runtime.burst import (
+    account,
+    burst_len,
+    commit_stops,
+    fan_out,
+    first_channel,
+    ring_mask,
+)
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -76,16 +83,9 @@ def binary(op, x, y):
 
 
 @jitable(inline=True)
-def values_burst(w, st, optr, ochan, ca, cb, op):
-    """Combine a run of value pairs, and pass the aligned stop tokens between them, in one
-    loop (:mod:`sam.runtime.burst`); the firings made."""
-    n = burst_len(w, st, ochan, ca)
-    nb = burst_len(w, st, ochan, cb)
-    if nb < n:
-        n = nb
-    if n == 0:
-        return 0
-    mask = w.kind.shape[1] - 1
+def values_run(w, st, optr, ochan, ca, cb, o, n, op):
+    """The loop of :func:`values_burst`: at most ``n`` firings, output rows of channel ``o``."""
+    mask = ring_mask(w)
     ha = w.head[ca]
     hb = w.head[cb]
     ka = w.kind[ca]
@@ -96,43 +96,38 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
     vb = w.fdata[cb]
     db = w.data[cb]
     tb_ = w.time[cb]
-    o = first_channel(optr, ochan, VAL_OUT)
-    ko = w.kind[o if o >= 0 else ca]  # the rows of the first output channel
-    vo = w.fdata[o if o >= 0 else ca]
-    do = w.data[o if o >= 0 else ca]
-    to = w.time[o if o >= 0 else ca]
-    tail = w.tail[o] if o >= 0 else 0
-    t = st[T]
+    ko = w.kind[o]  # the rows of the first output channel
+    vo = w.fdata[o]
+    do = w.data[o]
+    to = w.time[o]
+    tail = w.tail[o]
+    t_start = st[T]
+    t = t_start
     lat = st[LAT]
-    idle = 0
-    t0 = t
     m = 0
     nstop = 0
     while m < n:
         sa = (ha + m) & mask
         sb = (hb + m) & mask
+        so = (tail + m) & mask
         k = ka[sa]
-        if k != kb[sb] or (k != DATA and (k != STOP or da[sa] != db[sb])):
+        if k != kb[sb]:
+            break
+        if k == DATA:
+            vo[so] = binary(op, va[sa], vb[sb])
+        elif k == STOP and da[sa] == db[sb]:
+            do[so] = da[sa]
+            nstop += 1
+        else:
             break  # values and stops of one level go through; the rest takes the general path
+        ko[so] = k
         ta = ta_[sa]
         tb = tb_[sb]
         if tb > ta:
             ta = tb
         if ta > t:
-            idle += ta - t
             t = ta
-        if m == 0:
-            t0 = t
-        if o >= 0:
-            so = (tail + m) & mask
-            if k == DATA:
-                ko[so] = DATA
-                vo[so] = binary(op, va[sa], vb[sb])
-            else:
-                ko[so] = STOP
-                do[so] = da[sa]
-                nstop += 1
-            to[so] = t + lat
+        to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
@@ -140,8 +135,35 @@ def values_burst(w, st, optr, ochan, ca, cb, op):
         w.head[cb] = hb + m
         fan_out(w, optr, ochan, VAL_OUT, m)
         commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
-        account(st, t0, t - 1, idle, m)
+        t0 = ta_[ha & mask]  # the first firing's cycle; every cycle not firing was idle
+        if tb_[hb & mask] > t0:
+            t0 = tb_[hb & mask]
+        if t0 < t_start:
+            t0 = t_start
+        account(st, t0, t - 1, t - t_start - m, m)
     return m
+
+
+@jitable(inline=True)
+def values_burst(w, st, optr, ochan, ca, cb, op):
+    """Combine a run of value pairs, and pass the aligned stop tokens between them, in one
+    loop (:mod:`sam.runtime.burst`); the firings made. The loop is written out for the
+    multiplier and the adder (their operation a constant in it). A block whose output is
+    unconnected takes the general path."""
+    o = first_channel(optr, ochan, VAL_OUT)
+    if o < 0:
+        return 0
+    n = burst_len(w, st, ochan, ca)
+    nb = burst_len(w, st, ochan, cb)
+    if nb < n:
+        n = nb
+    if n == 0:
+        return 0
+    if op == MUL:
+        return values_run(w, st, optr, ochan, ca, cb, o, n, MUL)
+    if op == ADD:
+        return values_run(w, st, optr, ochan, ca, cb, o, n, ADD)
+    return values_run(w, st, optr, ochan, ca, cb, o, n, op)
 
 
 @kernel

@@ -20,7 +20,15 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
-from sam.runtime.burst import account, burst_len, commit_stops, fan_out, first_channel
+from sam.runtime.burst import (
+    NONNEG,
+    account,
+    burst_len,
+    commit_stops,
+    fan_out,
+    first_channel,
+    ring_mask,
+)
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -66,59 +74,59 @@ REF_IN, VAL_IN = STORE_IN.slots
 @jitable(inline=True)
 def load_burst(w, st, optr, ochan, c, vals):
     """Load a run of data references, and pass the stop tokens between them, in one loop
-    (:mod:`sam.runtime.burst`); the firings made."""
+    (:mod:`sam.runtime.burst`); the firings made. A block whose output is unconnected takes the
+    general path."""
+    o = first_channel(optr, ochan, VAL_OUT)
+    if o < 0:
+        return 0
     n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     h = w.head[c]
     kc = w.kind[c]
     dc = w.data[c]
     tc = w.time[c]
-    o = first_channel(optr, ochan, VAL_OUT)
-    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
-    vo = w.fdata[o if o >= 0 else c]
-    do = w.data[o if o >= 0 else c]
-    to = w.time[o if o >= 0 else c]
-    tail = w.tail[o] if o >= 0 else 0
-    t = st[T]
+    ko = w.kind[o]  # the rows of the first output channel
+    vo = w.fdata[o]
+    do = w.data[o]
+    to = w.time[o]
+    tail = w.tail[o]
+    size = vals.shape[0]
+    t_start = st[T]
+    t = t_start
     lat = st[LAT]
-    idle = 0
-    t0 = t
     m = 0
     nstop = 0
     while m < n:
         s = (h + m) & mask
         k = kc[s]
         r = dc[s]
+        so = (tail + m) & mask
         if k == DATA:
-            if r < 0 or r >= vals.shape[0]:
+            if r < 0 or r >= size:
                 break  # the general path reports it
-        elif k != STOP:
+            vo[so] = vals[r & NONNEG]
+        elif k == STOP:
+            do[so] = r
+            nstop += 1
+        else:
             break
+        ko[so] = k
         ta = tc[s]
         if ta > t:
-            idle += ta - t
             t = ta
-        if m == 0:
-            t0 = t
-        if o >= 0:
-            so = (tail + m) & mask
-            if k == DATA:
-                ko[so] = DATA
-                vo[so] = vals[r]
-            else:
-                ko[so] = STOP
-                do[so] = r
-                nstop += 1
-            to[so] = t + lat
+        to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
         w.head[c] = h + m
         fan_out(w, optr, ochan, VAL_OUT, m)
         commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
-        account(st, t0, t - 1, idle, m)
+        t0 = tc[h & mask]  # the first firing's cycle; every cycle not firing was idle
+        if t0 < t_start:
+            t0 = t_start
+        account(st, t0, t - 1, t - t_start - m, m)
     return m
 
 

@@ -46,6 +46,7 @@ from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
 from sam.errors import GraphError
 from sam.runtime.burst import (
+    NONNEG,
     account,
     burst_room,
     bursts_on,
@@ -53,9 +54,8 @@ from sam.runtime.burst import (
     commit_stops,
     fan_out,
     first_channel,
-    put,
     put_row,
-    putv,
+    ring_mask,
 )
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
@@ -123,7 +123,7 @@ def scalar_burst(w, st, fst, optr, ochan, c):
     room = burst_room(w, st, ochan)
     if room == 0:
         return 0
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     kc, dc, vc, tc = w.kind[c], w.data[c], w.fdata[c], w.time[c]
     o = first_channel(optr, ochan, VAL_OUT)
     ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
@@ -420,8 +420,10 @@ def _gather(w, st, ins, optr, ochan, n, pts, where, vals, cur):
 @jitable(inline=True)
 def _gather_burst(w, st, ins, pts, where, vals, cur):
     """Vector reducer (n = 1), innermost level: gather a run of (coordinate, value) points in
-    one loop, as :func:`_gather_coordinate` does one per firing (:mod:`sam.runtime.burst`); the
-    firings made. Anything else (a stop, a full store, a bounded FIFO) takes the general path."""
+    one loop, as :func:`_gather_coordinate` does one per firing, and take the ``S0`` stops
+    between the fibers of a group, as :func:`_gather_stop` does (:mod:`sam.runtime.burst`); the
+    firings made. Anything else (a stop closing the group, a full store, a bounded FIFO,
+    ``--timing original``) takes the general path."""
     cv = ins[VAL_IN]
     c = ins[CRD_IN]
     if not bursts_on(st) or w.depth[cv] > 0 or w.depth[c] > 0:
@@ -430,48 +432,69 @@ def _gather_burst(w, st, ins, pts, where, vals, cur):
     n = w.tail[c] - w.head[c]
     if w.tail[cv] - w.head[cv] < n:
         n = w.tail[cv] - w.head[cv]
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     hc = w.head[c]
     hv = w.head[cv]
-    t = st[T]
-    idle = 0
-    t0 = t
+    kc = w.kind[c]
+    dc = w.data[c]
+    tc = w.time[c]
+    kv_ = w.kind[cv]
+    dv = w.data[cv]
+    vv = w.fdata[cv]
+    tv = w.time[cv]
+    # an S0 between fibers: the general path's firing, when nothing else is pending
+    stops = st[A_EXPECT] == 0 and st[A_ORIG] == 0
+    size = where.shape[0]
+    room = pts.shape[0] if pts.shape[0] < vals.shape[0] else vals.shape[0]
+    fresh = cur[1]
+    t_start = st[T]
+    t = t_start
     npts = st[A_NPTS]
     m = 0
     while m < n:
         sc = (hc + m) & mask
         sv = (hv + m) & mask
-        kv = w.kind[cv, sv]
-        if w.kind[c, sc] != DATA or (kv != DATA and kv != EMPTY):
-            break
-        x = w.data[c, sc]
-        if x < 0 or x >= where.shape[0] or npts + 1 > pts.shape[0] or npts + 1 > vals.shape[0]:
-            break
-        ta = w.time[c, sc]
-        if w.time[cv, sv] > ta:
-            ta = w.time[cv, sv]
-        if ta > t:
-            idle += ta - t
-            t = ta
-        if m == 0:
-            t0 = t
-        v = w.fdata[cv, sv] if kv == DATA else 0.0
-        if where[x] == 0:
-            where[x] = npts + 1
-            pts[npts] = x
-            vals[npts] = v
-            npts += 1
+        kv = kv_[sv]
+        if kc[sc] == DATA:
+            if kv != DATA and kv != EMPTY:
+                break
+            x = dc[sc]
+            if x < 0 or x >= size or npts >= room:
+                break
+            v = vv[sv] if kv == DATA else 0.0
+            x = x & NONNEG
+            p = where[x]
+            if p == 0:  # a new coordinate: point npts
+                where[x] = npts + 1
+                pts[npts & NONNEG] = x
+                vals[npts & NONNEG] = v
+                npts += 1
+            else:
+                vals[(p - 1) & NONNEG] += v
+            fresh = 0
+        elif kc[sc] == STOP and stops and dc[sc] == 0 and kv == STOP and dv[sv] == 0:
+            fresh = 1
         else:
-            vals[where[x] - 1] += v
+            break
+        ta = tc[sc]
+        if tv[sv] > ta:
+            ta = tv[sv]
+        if ta > t:
+            t = ta
         t += 1
         m += 1
     if m > 0:
         w.head[c] = hc + m
         w.head[cv] = hv + m
         st[A_NPTS] = npts
-        cur[1] = 0
+        cur[1] = fresh
         st[A_EXPECT] = 0
-        account(st, t0, t - 1, idle, m)
+        t0 = tc[hc & mask]  # the first firing's cycle; every cycle not firing was idle
+        if tv[hv & mask] > t0:
+            t0 = tv[hv & mask]
+        if t0 < t_start:
+            t0 = t_start
+        account(st, t0, t - 1, t - t_start - m, m)
     return m
 
 
@@ -748,14 +771,15 @@ def _sort_distinct(pts, vals, npts, where, opts, ovals):
         elif x > hi:
             hi = x
     if hi - lo < SCAN_SPAN * npts:
+        # without a branch per slot: each slot writes point q, kept when the slot holds one
+        # (q < npts until the last point, at hi; an empty slot reads vals[-1], overwritten)
         q = 0
         for x in range(lo, hi + 1):
             p = where[x]
-            if p != 0:
-                opts[q] = x
-                ovals[q] = vals[p - 1]
-                where[x] = 0
-                q += 1
+            opts[q] = x
+            ovals[q] = vals[p - 1]
+            where[x] = 0
+            q += 1 if p != 0 else 0
         return npts
     perm = np.argsort(pts[:npts], kind="mergesort")
     for q in range(npts):
@@ -811,6 +835,32 @@ def _emit(w, st, optr, ochan, n, opts, ovals):
 
 
 @jitable(inline=True)
+def _emit_run(w, optr, ochan, port, m, k, opts, ovals, a, values):
+    """Write points ``k .. k + m - 1`` of a sorted group on ``port``, their coordinates
+    (``opts``) or their ``values`` (``ovals``), one per cycle from cycle ``a``
+    (:func:`_emit_burst`)."""
+    o = first_channel(optr, ochan, port)
+    if o < 0:
+        return
+    mask = ring_mask(w)
+    tail = w.tail[o]
+    ko = w.kind[o]
+    do = w.data[o]
+    vo = w.fdata[o]
+    to = w.time[o]
+    for j in range(m):
+        s = (tail + j) & mask
+        q = (k + j) & NONNEG
+        ko[s] = DATA
+        if values:
+            vo[s] = ovals[q]
+        else:
+            do[s] = opts[q]
+        to[s] = a + j
+    fan_out(w, optr, ochan, port, m)
+
+
+@jitable(inline=True)
 def _emit_burst(w, st, optr, ochan, opts, ovals):
     """Vector reducer (n = 1): emit a run of the sorted group's points in one loop, one per
     cycle from the block's clock, as :func:`_emit` does one per firing (:mod:`sam.runtime.burst`;
@@ -828,9 +878,8 @@ def _emit_burst(w, st, optr, ochan, opts, ovals):
         return 0
     t = st[T]
     a = t + st[LAT]
-    for j in range(m):
-        put(w, optr, ochan, CRD_OUT, j, DATA, opts[k + j], a + j)
-        putv(w, optr, ochan, VAL_OUT, j, ovals[k + j], a + j)
+    _emit_run(w, optr, ochan, CRD_OUT, m, k, opts, ovals, a, False)
+    _emit_run(w, optr, ochan, VAL_OUT, m, k, opts, ovals, a, True)
     commit(w, optr, ochan, CRD_OUT, DATA, m)
     commit(w, optr, ochan, VAL_OUT, DATA, m)
     account(st, t, t + m - 1, 0, m)

@@ -15,7 +15,15 @@ stop closes an outer level the reference stream's stop is dropped one cycle late
 from __future__ import annotations
 
 from sam.blocks.base import Block, Port, Ports
-from sam.runtime.burst import account, burst_len, commit, fan_out, first_channel
+from sam.runtime.burst import (
+    account,
+    burst_len,
+    commit_kinds,
+    commit_stops,
+    fan_out,
+    first_channel,
+    ring_mask,
+)
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -47,48 +55,157 @@ REPEAT_OUT = Ports.outputs(ref=Port("ref"))
 
 
 @jitable(inline=True)
-def data_burst(w, st, optr, ochan, c, port, kind, data):
-    """Take a run of data tokens of channel ``c``, emitting one ``kind``/``data`` token on
-    ``port`` for each (:mod:`sam.runtime.burst`); the firings made."""
+def signals_burst(w, st, optr, ochan, c):
+    """Repeat-signal generator: turn a run of coordinates into ``R`` signals, and pass the stop
+    tokens between them, in one loop (:mod:`sam.runtime.burst`); the firings made."""
+    o = first_channel(optr, ochan, REPSIG_OUT)
+    if o < 0:
+        return 0
     n = burst_len(w, st, ochan, c)
     if n == 0:
         return 0
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     h = w.head[c]
     kc = w.kind[c]
+    dc = w.data[c]
     tc = w.time[c]
-    o = first_channel(optr, ochan, port)
-    ko = w.kind[o if o >= 0 else c]  # the rows of the first output channel
-    do = w.data[o if o >= 0 else c]
-    to = w.time[o if o >= 0 else c]
-    tail = w.tail[o] if o >= 0 else 0
-    t = st[T]
+    ko = w.kind[o]  # the rows of the first output channel
+    do = w.data[o]
+    to = w.time[o]
+    tail = w.tail[o]
+    t_start = st[T]
+    t = t_start
     lat = st[LAT]
-    idle = 0
-    t0 = t
     m = 0
+    nstop = 0
     while m < n:
         s = (h + m) & mask
-        if kc[s] != DATA:
+        k = kc[s]
+        so = (tail + m) & mask
+        if k == DATA:
+            do[so] = 0
+        elif k == STOP:
+            do[so] = dc[s]
+            nstop += 1
+        else:
             break
+        ko[so] = k
         ta = tc[s]
         if ta > t:
-            idle += ta - t
             t = ta
-        if m == 0:
-            t0 = t
-        if o >= 0:
-            so = (tail + m) & mask
-            ko[so] = kind
-            do[so] = data
-            to[so] = t + lat
+        to[so] = t + lat
         t += 1
         m += 1
     if m > 0:
         w.head[c] = h + m
-        fan_out(w, optr, ochan, port, m)
-        commit(w, optr, ochan, port, kind, m)
-        account(st, t0, t - 1, idle, m)
+        fan_out(w, optr, ochan, REPSIG_OUT, m)
+        commit_stops(w, optr, ochan, REPSIG_OUT, m, nstop)
+        t0 = tc[h & mask]  # the first firing's cycle; every cycle not firing was idle
+        if t0 < t_start:
+            t0 = t_start
+        account(st, t0, t - 1, t - t_start - m, m)
+    return m
+
+
+@jitable(inline=True)
+def repeat_burst(w, st, optr, ochan, cref, csig):
+    """Repeater: a run of firings in one loop (:mod:`sam.runtime.burst`), as the general path
+    makes them one at a time: an ``R`` repeats the held reference (taking the next one first
+    when none is held), a stop ends the held reference (a stop ``Sn``, n >= 1, with the
+    reference stream's ``S(n-1)``). The firings made. Anything else (an ``R`` facing a stop, a
+    stop with no reference held, a done token, a reference not there yet) takes the general
+    path."""
+    if st[DROP] != 0 or cref < 0 or w.depth[cref] > 0:
+        return 0
+    o = first_channel(optr, ochan, REF_OUT)
+    if o < 0:
+        return 0
+    n = burst_len(w, st, ochan, csig)
+    if n == 0:
+        return 0
+    mask = ring_mask(w)
+    hs = w.head[csig]
+    ks = w.kind[csig]
+    ds = w.data[csig]
+    ts = w.time[csig]
+    hr = w.head[cref]
+    nr = w.tail[cref] - hr  # references waiting
+    kr = w.kind[cref]
+    dr = w.data[cref]
+    tr = w.time[cref]
+    ko = w.kind[o]  # the rows of the first output channel
+    do = w.data[o]
+    to = w.time[o]
+    tail = w.tail[o]
+    have = st[HAVE]
+    reg = st[REG]
+    reg_kind = st[REG_KIND]
+    t_start = st[T]
+    t = t_start
+    t0 = t
+    lat = st[LAT]
+    m = 0
+    q = 0  # references taken
+    nstop = 0
+    nempty = 0
+    while m < n:
+        s = (hs + m) & mask
+        sk = ks[s]
+        ta = ts[s]
+        if sk == DATA:
+            if have == 0:  # take the next reference
+                if q == nr:
+                    break
+                p = (hr + q) & mask
+                rk = kr[p]
+                if rk != DATA and rk != EMPTY:
+                    break
+                if tr[p] > ta:
+                    ta = tr[p]
+                have = 1
+                reg = dr[p]
+                reg_kind = rk
+                q += 1
+            out_kind = reg_kind
+            out = reg
+        elif sk == STOP and have == 1:
+            out = ds[s]
+            if out >= 1:  # the reference stream's stop S(n-1) goes with it
+                if q == nr:
+                    break
+                p = (hr + q) & mask
+                if kr[p] != STOP or dr[p] != out - 1:
+                    break
+                if tr[p] > ta:
+                    ta = tr[p]
+                q += 1
+            have = 0
+            out_kind = STOP
+        else:
+            break
+        so = (tail + m) & mask
+        ko[so] = out_kind
+        do[so] = out
+        if ta > t:
+            t = ta
+        if m == 0:
+            t0 = t
+        to[so] = t + lat
+        if out_kind == STOP:
+            nstop += 1
+        elif out_kind == EMPTY:
+            nempty += 1
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[csig] = hs + m
+        w.head[cref] = hr + q
+        st[HAVE] = have
+        st[REG] = reg
+        st[REG_KIND] = reg_kind
+        fan_out(w, optr, ochan, REF_OUT, m)
+        commit_kinds(w, optr, ochan, REF_OUT, m, nstop, nempty)
+        account(st, t0, t - 1, t - t_start - m, m)  # every cycle not firing was idle
     return m
 
 
@@ -97,7 +214,7 @@ def repeat_signals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
     """Repeat-signal generator: coordinates become ``R``; stop and done tokens pass."""
     c = ins[CRD_IN]
     while st[STATUS] == 0:
-        if data_burst(w, st, optr, ochan, c, REPSIG_OUT, DATA, 0) > 0:
+        if signals_burst(w, st, optr, ochan, c) > 0:
             continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
@@ -137,9 +254,8 @@ def repeat(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, f0, f1):
             pop(w, cref, t_in)
             st[DROP] = 0
             continue
-        if st[HAVE] == 1 and data_burst(w, st, optr, ochan, csig, REF_OUT,
-                                        st[REG_KIND], st[REG]) > 0:
-            continue  # R signals while holding a reference: repeat it
+        if repeat_burst(w, st, optr, ochan, cref, csig) > 0:
+            continue
         t_in = arrive(w, st, csig, t)
         if t_in == NOT_YET:
             return RC_IN

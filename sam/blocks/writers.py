@@ -19,9 +19,22 @@ import numpy as np
 
 from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, LevelBlock, Memories, Port, Ports
+from sam.runtime.burst import NONNEG, account, bursts_on, ring_mask
+from sam.runtime.jit import jitable
 from sam.runtime.kernel import NOT_YET, State, arrive, end_cycle, fail, fire, kernel, need_memory
 from sam.runtime.tokens import DATA, DONE, EMPTY, STOP
-from sam.runtime.wires import DONE_T, RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop
+from sam.runtime.wires import (
+    DONE_T,
+    PATH_RUNS,
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    T,
+    hdata,
+    hkind,
+    hval,
+    pop,
+)
 
 #: Coordinates (or values) and stop tokens written so far.
 WRITE = State(count=0, stops=0)
@@ -32,12 +45,74 @@ WRITE_IN = Ports.inputs(stream=Port("crd"))
 (STREAM_IN,) = WRITE_IN.slots
 
 
+@jitable(inline=True)
+def write_burst(w, st, c, crd, stop_at, stop_level, vals, values):
+    """A run of firings in one loop (:mod:`sam.runtime.burst`: unbounded FIFOs, each firing in
+    the cycle its token arrives): coordinates and stops into ``crd``/``stop_at``/``stop_level``,
+    or (``values``) values, empty ones as 0, and stops into ``vals``. The firings made. A done
+    token, an empty coordinate or a full memory takes the general path."""
+    if w.depth[c] > 0 or not bursts_on(st):
+        return 0
+    n = w.tail[c] - w.head[c]
+    if n == 0:
+        return 0
+    st[PATH_RUNS] += 1  # a burst may run (tests/test_paths.py)
+    mask = ring_mask(w)
+    h = w.head[c]
+    kc = w.kind[c]
+    dc = w.data[c]
+    vc = w.fdata[c]
+    tc = w.time[c]
+    count = st[COUNT]
+    stops = st[STOPS]
+    size = vals.shape[0] if values else crd.shape[0]
+    t_start = st[T]
+    t = t_start
+    m = 0
+    while m < n:
+        s = (h + m) & mask
+        k = kc[s]
+        if k == DATA or (values and k == EMPTY):
+            if count >= size:
+                break
+            if values:
+                vals[count & NONNEG] = vc[s] if k == DATA else 0.0
+            else:
+                crd[count & NONNEG] = dc[s]
+            count += 1
+        elif k == STOP:
+            if not values:
+                if stops >= stop_at.shape[0]:
+                    break
+                stop_at[stops & NONNEG] = count
+                stop_level[stops & NONNEG] = dc[s]
+                stops += 1
+        else:
+            break
+        ta = tc[s]
+        if ta > t:
+            t = ta
+        t += 1
+        m += 1
+    if m > 0:
+        w.head[c] = h + m
+        st[COUNT] = count
+        st[STOPS] = stops
+        t0 = tc[h & mask]  # the first firing's cycle; every cycle not firing was idle
+        if t0 < t_start:
+            t0 = t_start
+        account(st, t0, t - 1, t - t_start - m, m)
+    return m
+
+
 @kernel
 def write_crd(w, st, fst, ins, optr, ochan, crd, stop_at, stop_level, m3, f0, f1):
     """Coordinate level writer: coordinates into ``crd``; each stop token's position (the
     number of coordinates before it) into ``stop_at`` and its level into ``stop_level``."""
     c = ins[STREAM_IN]
     while st[STATUS] == 0:
+        if write_burst(w, st, c, crd, stop_at, stop_level, f0, False) > 0:
+            continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
             return RC_IN
@@ -72,6 +147,8 @@ def write_vals(w, st, fst, ins, optr, ochan, m0, m1, m2, m3, vals, f1):
     """Value writer: values into ``vals`` in arrival order."""
     c = ins[STREAM_IN]
     while st[STATUS] == 0:
+        if write_burst(w, st, c, m0, m1, m2, vals, True) > 0:
+            continue
         t_in = arrive(w, st, c, st[T])
         if t_in == NOT_YET:
             return RC_IN

@@ -18,8 +18,20 @@ from __future__ import annotations
 
 from sam.runtime.jit import jitable
 from sam.runtime.paths import BURST, is_on
-from sam.runtime.tokens import DATA, STOP
+from sam.runtime.tokens import DATA, EMPTY, STOP
 from sam.runtime.wires import BUSY, FIRST_T, IDLE, PATH_RUNS, WIDTH, T
+
+#: Every bit but the sign. ``x & NONNEG`` is ``x`` for any ``x >= 0``, and tells the compiler
+#: so: numba wraps a negative index around (a shift, an and and an add, and a register holding
+#: the array's length, per access) unless it can prove the index non-negative.
+NONNEG = (1 << 63) - 1
+
+
+@jitable(inline=True)
+def ring_mask(w):
+    """The slot mask of the rings (capacity - 1), non-negative to the compiler: a slot
+    ``n & ring_mask(w)`` indexes a ring row without numba's negative-index wrap-around."""
+    return (w.kind.shape[1] - 1) & NONNEG
 
 
 @jitable
@@ -63,7 +75,7 @@ def burst_len(w, st, ochan, c):
 @jitable(inline=True)
 def put(w, optr, ochan, port, m, kind, data, a):
     """Write token ``m`` of a burst (``m`` slots past the tail) on every channel of ``port``."""
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     for j in range(optr[port], optr[port + 1]):
         oc = ochan[j]
         s = (w.tail[oc] + m) & mask
@@ -75,7 +87,7 @@ def put(w, optr, ochan, port, m, kind, data, a):
 @jitable(inline=True)
 def putv(w, optr, ochan, port, m, value, a):
     """Like :func:`put`, a data token with a value payload."""
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     for j in range(optr[port], optr[port + 1]):
         oc = ochan[j]
         s = (w.tail[oc] + m) & mask
@@ -134,6 +146,18 @@ def commit_stops(w, optr, ochan, port, m, nstop):
 
 
 @jitable
+def commit_kinds(w, optr, ochan, port, m, nstop, nempty):
+    """Publish the ``m`` tokens a burst wrote on ``port``: ``nstop`` stop tokens, ``nempty``
+    empty ones and the rest data."""
+    for j in range(optr[port], optr[port + 1]):
+        oc = ochan[j]
+        w.tail[oc] += m
+        w.count[oc, DATA] += m - nstop - nempty
+        w.count[oc, STOP] += nstop
+        w.count[oc, EMPTY] += nempty
+
+
+@jitable
 def account(st, t_first, t_last, idle, m):
     """Account ``m`` firings in cycles ``t_first .. t_last`` with ``idle`` cycles waiting for
     input between them (as :func:`sam.runtime.kernel.fire` does one at a time; no stall: the
@@ -158,7 +182,7 @@ def fan_out(w, optr, ochan, port, m):
     port's other channels (before :func:`commit` publishes them)."""
     if optr[port + 1] - optr[port] < 2:
         return
-    mask = w.kind.shape[1] - 1
+    mask = ring_mask(w)
     first = ochan[optr[port]]
     src = w.tail[first]
     for j in range(optr[port] + 1, optr[port + 1]):

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sam.runtime.jit import jitable
-from sam.runtime.tokens import DATA, N_KINDS
+from sam.runtime.tokens import N_KINDS
 
 
 class Wires(NamedTuple):
@@ -240,8 +240,10 @@ def allocate(n_channels: int, capacity: int, depths: np.ndarray | None = None) -
         cap //= 2
     _check_fits(n_channels, cap, bounded)
     data = np.zeros((n_channels, cap), np.int64)
+    # zeros (kind 0 is DATA) rather than uninitialised memory: a fresh ring is then the same in
+    # every run (tests compare whole rings), and zeroed lazily by the system when it is new
     return Wires(
-        kind=np.full((n_channels, cap), DATA, np.int8),
+        kind=np.zeros((n_channels, cap), np.int8),
         data=data,
         fdata=data.view(np.float64),
         time=np.zeros((n_channels, cap), np.int64),
