@@ -289,7 +289,8 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
 @jitable(inline=True)
 def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
     """Intersect a run of data coordinates in one loop (:mod:`sam.runtime.burst`): each firing
-    emits a coordinate all inputs hold, or drops those behind the largest; stops, done
+    emits a coordinate all inputs hold, or drops those behind the largest (two operands:
+    :func:`intersect2_burst`; more: :func:`intersectn_burst`, which passes stops too); done
     tokens, skip streams and bounded FIFOs take the general path. The firings made."""
     for k in range(m):
         if skipto[k] >= 0:
@@ -302,6 +303,18 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
         return 0
     if m == 2:
         return intersect2_burst(w, st, optr, ochan, ins, last, room)
+    return intersectn_burst(w, st, optr, ochan, ins, last, m, room)
+
+
+@jitable(inline=True)
+def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
+    """:func:`intersect_burst` for m >= 3 operands, the clock and counts in local variables:
+    each firing emits a coordinate every input holds, drops the inputs behind the largest
+    coordinate, drops every input still holding data when the others hold their fiber's stop
+    (those wait), or passes a stop every input holds (the fiber's end: ``last`` starts over).
+    A done token, an empty ring or a malformed token (a coordinate out of order, stops of
+    different levels, a reference that does not line up) ends it: the general path takes or
+    reports it. The firings made."""
     mask = w.kind.shape[1] - 1
     t = st[T]
     lat = st[LAT]
@@ -311,6 +324,8 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
     emitted = 0
     while True:
         tt = t
+        nstop = 0
+        level = -1
         cmin = -1
         cmax = -1
         ok = True
@@ -320,8 +335,23 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
                 ok = False
                 break
             s = w.head[c] & mask
+            kind = w.kind[c, s]
             x = w.data[c, s]
-            if w.kind[c, s] != DATA or x <= last[k]:
+            if kind == DATA:
+                if x <= last[k]:
+                    ok = False
+                    break
+                if cmin < 0 or x < cmin:
+                    cmin = x
+                if x > cmax:
+                    cmax = x
+            elif kind == STOP:
+                if level >= 0 and x != level:
+                    ok = False
+                    break
+                level = x
+                nstop += 1
+            else:
                 ok = False
                 break
             if w.time[c, s] > tt:
@@ -331,44 +361,56 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
                 if w.head[r] >= w.tail[r]:
                     ok = False
                     break
-                sr = w.head[r] & mask
-                if w.kind[r, sr] != DATA and w.kind[r, sr] != EMPTY:
+                q = w.head[r] & mask
+                rk = w.kind[r, q]
+                if kind == DATA:
+                    if rk != DATA and rk != EMPTY:
+                        ok = False
+                        break
+                elif rk != STOP or w.data[r, q] != x:
                     ok = False
                     break
-                if w.time[r, sr] > tt:
-                    tt = w.time[r, sr]
-            if cmin < 0 or x < cmin:
-                cmin = x
-            if x > cmax:
-                cmax = x
-        if not ok or (cmin == cmax and emitted == room):
+                if w.time[r, q] > tt:
+                    tt = w.time[r, q]
+        if not ok:
+            break
+        emits = nstop == m or (nstop == 0 and cmin == cmax)
+        if emits and emitted == room:
             break
         if tt > t:
             idle += tt - t
             t = tt
         if fired == 0:
             t0 = t
-        a = t + lat
-        if cmin == cmax:
-            put(w, optr, ochan, CRD_OUT, emitted, DATA, cmin, a)
+        if emits:
+            a = t + lat
+            if nstop == m:
+                put_counted(w, optr, ochan, CRD_OUT, emitted, STOP, level, a)
+            else:
+                put_counted(w, optr, ochan, CRD_OUT, emitted, DATA, cmin, a)
             for k in range(m):
-                c = ins[crd_in(k)]
                 r = ins[ref_in(k)]
-                if r >= 0:
-                    sr = w.head[r] & mask
-                    put_counted(w, optr, ochan, REF_OUT + k, emitted, w.kind[r, sr], w.data[r, sr],
-                                a)
-                    w.head[r] += 1
+                if nstop == m:
+                    put_counted(w, optr, ochan, REF_OUT + k, emitted, STOP, level, a)
+                    last[k] = -1
+                elif r >= 0:
+                    q = w.head[r] & mask
+                    put_counted(w, optr, ochan, REF_OUT + k, emitted, w.kind[r, q],
+                                w.data[r, q], a)
+                    last[k] = cmin
                 else:
                     put_counted(w, optr, ochan, REF_OUT + k, emitted, EMPTY, 0, a)
-                w.head[c] += 1
-                last[k] = cmin
+                    last[k] = cmin
+                w.head[ins[crd_in(k)]] += 1
+                if r >= 0:
+                    w.head[r] += 1
             emitted += 1
         else:
             for k in range(m):
                 c = ins[crd_in(k)]
-                x = w.data[c, w.head[c] & mask]
-                if x < cmax:
+                s = w.head[c] & mask
+                x = w.data[c, s]
+                if w.kind[c, s] == DATA and (nstop > 0 or x < cmax):
                     last[k] = x
                     w.head[c] += 1
                     if ins[ref_in(k)] >= 0:
@@ -376,7 +418,7 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
         t += 1
         fired += 1
     if emitted > 0:
-        commit(w, optr, ochan, CRD_OUT, DATA, emitted)
+        advance(w, optr, ochan, CRD_OUT, emitted)
         for k in range(m):
             advance(w, optr, ochan, REF_OUT + k, emitted)
     if fired > 0:
