@@ -33,6 +33,12 @@ element, ``Sk`` per ``F(k)``, ``D``.
 
 Timing (docs/timing-model.md, "Lanes"): one firing per cycle; a firing takes at most one token
 from each input (the reducer one from every lane) and emits at most one per output.
+
+Burst paths (:mod:`sam.runtime.burst`): with unbounded FIFOs the parallelizer and the
+serializer make runs of firings in one loop (:func:`parallelize_burst`,
+:func:`serialize_burst`, :func:`serialize_crd_burst`), their phase in local variables: the
+elements and the stops closing them; a fiber end, a done token, a malformed stream, an empty
+input or a full ring ends a run and the general path goes on from the same state.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import numpy as np
 
 from sam.blocks.base import INITIAL_LENGTH, Block, Port
 from sam.errors import GraphError
+from sam.runtime.burst import account, burst_room, commit, put
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -55,7 +62,19 @@ from sam.runtime.kernel import (
     reserve_all,
 )
 from sam.runtime.tokens import DATA, DONE, STOP
-from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.wires import (
+    LAT,
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    T,
+    hdata,
+    hkind,
+    hval,
+    pop,
+    push,
+    pushv,
+)
 
 #: Parallelizer modes (``mode`` attribute) and serializer modes.
 RR, RANGE, FOLLOW, BY_CRD = 0, 1, 2, 3
@@ -85,6 +104,113 @@ def _pass(w, optr, ochan, port, c, isval, a):
         push(w, optr, ochan, port, k, hdata(w, c), a)
 
 
+@jitable(inline=True)
+def _unbounded(w, c):
+    """Whether input channel ``c`` may take part in a burst (connected, no modeled depth: a
+    pop writes no pop cycle)."""
+    return c >= 0 and w.depth[c] == 0
+
+
+@jitable(inline=True)
+def parallelize_burst(w, st, ins, optr, ochan, pend):
+    """The parallelizer's firings in one loop (see :func:`parallelize`): dealt elements
+    (``mode=rr|range``), followed ones (``mode=order``, any depth: the order token, the
+    element's tokens, its closing stop). Stops of the dealt stream, the order's stops and done
+    token, a malformed token, an empty input or the room left on the outputs end it (each
+    firing emits at most one token per output port). The firings made."""
+    room = burst_room(w, st, ochan)
+    cin = ins[0]
+    cord = ins[1] if ins.shape[0] > 1 else -1
+    follow = st[MODE] == FOLLOW
+    if room == 0 or not _unbounded(w, cin) or (follow and not _unbounded(w, cord)):
+        return 0
+    mask = w.kind.shape[1] - 1
+    n = st[P_LANES]
+    d = st[DEPTH]
+    isval = st[ISVAL]
+    rr = st[MODE] == RR
+    size = st[SIZE]
+    phase = st[PHASE]
+    cur = st[CUR]
+    merged = st[MERGED]
+    nxt = st[NEXT]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    while fired < room:
+        tt = t
+        if not follow:
+            if w.head[cin] >= w.tail[cin] or hkind(w, cin) != DATA:
+                break
+            tt = w.time[cin, w.head[cin] & mask]
+            tt = tt if tt > t else t
+            if rr:
+                lane = nxt % n
+            else:
+                lane = min(max(hdata(w, cin) * n // size, 0), n - 1)
+            _pass(w, optr, ochan, lane, cin, isval, tt + lat)
+            push(w, optr, ochan, n, DATA, lane, tt + lat)
+            nxt += 1
+            w.head[cin] += 1
+        elif phase == INSIDE:
+            if w.head[cin] >= w.tail[cin]:
+                break
+            k = hkind(w, cin)
+            if k == DONE:
+                break
+            tt = w.time[cin, w.head[cin] & mask]
+            tt = tt if tt > t else t
+            if k == STOP and hdata(w, cin) >= d - 1:
+                sl = hdata(w, cin)
+                pend[cur] = 1
+                merged = sl - d + 1 if sl > d - 1 else 0
+                phase = BETWEEN
+            else:
+                _pass(w, optr, ochan, cur, cin, isval, tt + lat)
+            w.head[cin] += 1
+        else:
+            if w.head[cord] >= w.tail[cord] or hkind(w, cord) != DATA:
+                break
+            lane = hdata(w, cord)
+            if lane < 0 or lane >= n:
+                break
+            tt = w.time[cord, w.head[cord] & mask]
+            tt = tt if tt > t else t
+            if d == 0:
+                if w.head[cin] >= w.tail[cin]:
+                    break
+                k = hkind(w, cin)
+                if k == STOP or k == DONE:
+                    break
+                ta = w.time[cin, w.head[cin] & mask]
+                tt = ta if ta > tt else tt
+                _pass(w, optr, ochan, lane, cin, isval, tt + lat)
+                w.head[cin] += 1
+            else:
+                if merged != 0:
+                    break
+                if pend[lane] == 1:
+                    push(w, optr, ochan, lane, STOP, d - 1, tt + lat)
+                    pend[lane] = 0
+                cur = lane
+                phase = INSIDE
+            w.head[cord] += 1
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    st[PHASE] = phase
+    st[CUR] = cur
+    st[MERGED] = merged
+    st[NEXT] = nxt
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
 @kernel
 def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
     """Parallelizer: deal the elements of input 0 over outputs 0..n-1 (output n: the order).
@@ -96,6 +222,8 @@ def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
     cin = ins[0]
     cord = ins[1] if ins.shape[0] > 1 else -1
     while st[STATUS] == 0:
+        if parallelize_burst(w, st, ins, optr, ochan, pend) > 0:
+            continue
         t_in = st[T]
         if st[MODE] != FOLLOW:
             # Decide on the element itself (depth 0) and emit the order.
@@ -241,6 +369,164 @@ def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
     return RC_DONE
 
 
+@jitable(inline=True)
+def serialize_burst(w, st, ins, optr, ochan, merged):
+    """The serializer's firings in one loop, ``mode=order`` (see :func:`serialize`): an element
+    taken at depth 0 (order and lane token together); at depth d >= 1 the order token, the
+    element's tokens, its closing stop and an owed ``S(d-1)``. The order's stops and done
+    token, a malformed token, an empty input or a full output ring end it. The firings made."""
+    room = burst_room(w, st, ochan)
+    n = st[P_LANES]
+    cord = ins[n] if ins.shape[0] > n else -1
+    if room == 0 or not _unbounded(w, cord):
+        return 0
+    mask = w.kind.shape[1] - 1
+    d = st[DEPTH]
+    isval = st[ISVAL]
+    phase = st[PHASE]
+    cur = st[CUR]
+    pend = st[PEND]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while True:
+        tt = t
+        if phase == INSIDE:
+            c = ins[cur]
+            if w.head[c] >= w.tail[c] or not _unbounded(w, c):
+                break
+            s = w.head[c] & mask
+            k = w.kind[c, s]
+            if k == DONE:
+                break
+            tt = w.time[c, s]
+            tt = tt if tt > t else t
+            if k == STOP and w.data[c, s] >= d - 1:
+                sl = w.data[c, s]
+                merged[cur] = sl - d + 1 if sl > d - 1 else 0
+                pend = 1
+                phase = BETWEEN
+            else:
+                if emitted == room:
+                    break
+                _pass(w, optr, ochan, 0, c, isval, tt + lat)
+                emitted += 1
+            w.head[c] += 1
+        else:
+            if w.head[cord] >= w.tail[cord]:
+                break
+            so = w.head[cord] & mask
+            if w.kind[cord, so] != DATA:
+                break
+            lane = w.data[cord, so]
+            if lane < 0 or lane >= n:
+                break
+            tt = w.time[cord, so]
+            tt = tt if tt > t else t
+            if pend == 1:  # the previous element's close is S(d-1): another element follows
+                if emitted == room:
+                    break
+                push(w, optr, ochan, 0, STOP, d - 1, tt + lat)
+                emitted += 1
+                pend = 0
+            elif d == 0:
+                c = ins[lane]
+                if w.head[c] >= w.tail[c] or not _unbounded(w, c):
+                    break
+                k = hkind(w, c)
+                if k == STOP or k == DONE or emitted == room:
+                    break
+                ta = w.time[c, w.head[c] & mask]
+                tt = ta if ta > tt else tt
+                _pass(w, optr, ochan, 0, c, isval, tt + lat)
+                emitted += 1
+                w.head[c] += 1
+                w.head[cord] += 1
+            else:
+                if merged[lane] != 0:
+                    break
+                cur = lane
+                phase = INSIDE
+                w.head[cord] += 1
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    st[PHASE] = phase
+    st[CUR] = cur
+    st[PEND] = pend
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
+@jitable(inline=True)
+def serialize_crd_burst(w, st, ins, optr, ochan):
+    """The serializer's firings in one loop, ``mode=crd`` (see :func:`serialize`): the
+    smallest head coordinate of the lanes, and its lane on the order output. A firing where no
+    lane holds a coordinate (stops, done), a malformed token, an empty lane or a full output
+    ring ends it. The firings made."""
+    room = burst_room(w, st, ochan)
+    n = st[P_LANES]
+    if room == 0:
+        return 0
+    for lane in range(n):
+        if not _unbounded(w, ins[lane]):
+            return 0
+    mask = w.kind.shape[1] - 1
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    while fired < room:
+        tt = t
+        best = -1
+        bx = 0
+        level = -1
+        ok = True
+        for lane in range(n):
+            c = ins[lane]
+            if w.head[c] >= w.tail[c]:
+                ok = False
+                break
+            s = w.head[c] & mask
+            k = w.kind[c, s]
+            if k == DATA:
+                if best < 0 or w.data[c, s] < bx:
+                    best = lane
+                    bx = w.data[c, s]
+            elif k == STOP:
+                if level >= 0 and w.data[c, s] != level:
+                    ok = False
+                    break
+                level = w.data[c, s]
+            elif k != DONE:
+                ok = False
+                break
+            if w.time[c, s] > tt:
+                tt = w.time[c, s]
+        if not ok or best < 0:
+            break
+        put(w, optr, ochan, 0, fired, DATA, bx, tt + lat)
+        put(w, optr, ochan, 1, fired, DATA, best, tt + lat)
+        w.head[ins[best]] += 1
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    if fired > 0:
+        commit(w, optr, ochan, 0, DATA, fired)
+        commit(w, optr, ochan, 1, DATA, fired)
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
 @kernel
 def serialize(w, st, fst, ins, optr, ochan, merged, m1, m2, m3, f0, f1):
     """Serializer: inputs 0..n-1 the lanes, input n the order (``mode=order``); output 0 the
@@ -252,6 +538,11 @@ def serialize(w, st, fst, ins, optr, ochan, merged, m1, m2, m3, f0, f1):
     d = st[DEPTH]
     cord = ins[n] if ins.shape[0] > n else -1
     while st[STATUS] == 0:
+        if st[MODE] == BY_CRD:
+            if serialize_crd_burst(w, st, ins, optr, ochan) > 0:
+                continue
+        elif serialize_burst(w, st, ins, optr, ochan, merged) > 0:
+            continue
         t_in = st[T]
         if st[MODE] == BY_CRD:
             # Merge depth-0 coordinate streams: the smallest head coordinate goes first.
