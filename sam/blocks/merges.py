@@ -312,6 +312,7 @@ def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
     each firing emits a coordinate every input holds, drops the inputs behind the largest
     coordinate, drops every input still holding data when the others hold their fiber's stop
     (those wait), or passes a stop every input holds (the fiber's end: ``last`` starts over).
+    When one input alone is behind, the rest of its run is dropped by :func:`drop_run`.
     A done token, an empty ring or a malformed token (a coordinate out of order, stops of
     different levels, a reference that does not line up) ends it: the general path takes or
     reports it. The firings made."""
@@ -382,6 +383,8 @@ def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
             t = tt
         if fired == 0:
             t0 = t
+        behind = 0  # inputs dropped by this firing (the last one: kb)
+        kb = 0
         if emits:
             a = t + lat
             if nstop == m:
@@ -415,8 +418,25 @@ def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
                     w.head[c] += 1
                     if ins[ref_in(k)] >= 0:
                         w.head[ins[ref_in(k)]] += 1
+                    behind += 1
+                    kb = k
         t += 1
         fired += 1
+        if behind == 1:
+            # One input behind the others (they hold cmax, or their fiber's stop): drop the
+            # rest of its run alone, as the two-operand loop does.
+            c = ins[crd_in(kb)]
+            r = ins[ref_in(kb)]
+            rr = r if r >= 0 else c
+            h, g, lst, t, idle, n, tf = drop_run(
+                w.kind[c], w.data[c], w.time[c], w.kind[rr], w.time[rr], r >= 0, w.head[c],
+                w.tail[c], w.head[rr], w.tail[rr], last[kb], NO_LIMIT if nstop > 0 else cmax,
+                t, idle, mask)
+            w.head[c] = h
+            if r >= 0:
+                w.head[r] = g
+            last[kb] = lst
+            fired += n
     if emitted > 0:
         advance(w, optr, ochan, CRD_OUT, emitted)
         for k in range(m):
