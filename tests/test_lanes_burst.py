@@ -1,9 +1,11 @@
-"""The lane blocks' burst paths (``sam.blocks.lanes``: ``parallelize_burst``, ``serialize_burst``,
-``serialize_crd_burst``) change nothing. Block by block on random fibertrees split at any level,
-with random arrival cycles, streams cut short (the rest not there yet) and malformed order
-streams: bursts on and off (and the compiled kernel) give the same tokens, arrival cycles, state,
-memories and error. Whole graphs with lanes (Gustavson and SpMV, ``-s=parallelize(i,n)``) with
-bursts on and off: every token and the state after every kernel call (as tests/test_burst.py).
+"""The lane blocks' burst paths (``sam.blocks.lanes``: ``parallelize_burst``,
+``serialize_burst``, ``serialize_crd_burst``, ``lanereduce_burst``) change nothing. Block by
+block on random fibertrees split at any level (and random lane groups for the reducer), with
+random arrival cycles, streams cut short (the rest not there yet) and malformed order streams:
+bursts on and off (and the compiled kernel) give the same tokens, arrival cycles, state,
+memories and error. Whole graphs with lanes (Gustavson and SpMV, ``-s=parallelize(i,n)``;
+Gamma, whose lanes join in the n-input reducer) with bursts on and off: every token and the
+state after every kernel call (as tests/test_burst.py).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import custard
 import sam.graph.registry  # noqa: F401  (fills the block types)
 from formats.synthetic import random_tensor
 from sam.blocks import lanes as lane_blocks
-from sam.blocks.lanes import Parallelizer, Serializer
+from sam.blocks.lanes import LaneReducer, Parallelizer, Serializer
 from sam.errors import SimulationError
 from sam.runtime.paths import FastPaths
 from sam.sim.harness import run_block
@@ -120,6 +122,35 @@ def test_lane_blocks_bursts_change_nothing(data) -> None:
             assert run_block(ser, ser_in)[f"{kind}:out"] == text
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_lane_reducer_bursts_change_nothing(data) -> None:
+    """Random fibers per lane and group (as tests/test_block_lanes.py), random arrivals."""
+    draw = data.draw
+    lanes = draw(st.integers(1, 4))
+    crd_in: list[list[str]] = [[] for _ in range(lanes)]
+    val_in: list[list[str]] = [[] for _ in range(lanes)]
+    for _ in range(draw(st.integers(1, 4))):
+        for lane in range(lanes):
+            n_fibers = draw(st.integers(0, 2))
+            for f in range(n_fibers):
+                for c in sorted(draw(st.sets(st.integers(0, 20), max_size=6))):
+                    crd_in[lane].append(str(c))
+                    val_in[lane].append(repr(float(draw(st.integers(1, 5)))))
+                if f < n_fibers - 1:
+                    crd_in[lane].append("S0")
+                    val_in[lane].append("S0")
+            crd_in[lane].append("S1")
+            val_in[lane].append("S1")
+    ins = {}
+    for lane in range(lanes):
+        crd_in[lane][-1] = val_in[lane][-1] = "S2"
+        ins[f"crd:in{lane}"] = ", ".join([*crd_in[lane], "D"])
+        ins[f"val:in{lane}"] = ", ".join([*val_in[lane], "D"])
+    engines = ["fast"] if draw(st.integers(0, 3)) == 0 else []
+    _same(draw, LaneReducer("r", {"lanes": lanes}), ins, engines)
+
+
 def test_serializer_firings_are_the_bursts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not vacuous: with bursts the serializer of a depth-1 stream makes every firing but the
     order's stops and done token in a burst (counted through the general path's ``fire``)."""
@@ -155,6 +186,7 @@ def _path_free(o: Outcome) -> Outcome:
     ("X(i,j)=B(i,k)*C(k,j)", "ikj", "parallelize(i,4)"),
     ("X(i,j)=B(i,k)*C(k,j)", "ikj", "parallelize(i,3,range)"),
     ("x(i)=B(i,j)*c(j)", None, "parallelize(i,5)"),
+    ("X(i,j)=B(i,k)*C(k,j)", "ikj", "parallelize(k,4)"),  # Gamma: the lanes' reducer
 ])
 def test_lane_graphs_bursts_change_nothing(expr: str, order, schedule: str,
                                            capacity: int) -> None:

@@ -37,8 +37,9 @@ from each input (the reducer one from every lane) and emits at most one per outp
 Burst paths (:mod:`sam.runtime.burst`): with unbounded FIFOs the parallelizer and the
 serializer make runs of firings in one loop (:func:`parallelize_burst`,
 :func:`serialize_burst`, :func:`serialize_crd_burst`), their phase in local variables: the
-elements and the stops closing them; a fiber end, a done token, a malformed stream, an empty
-input or a full ring ends a run and the general path goes on from the same state.
+elements and the stops closing them; the reducer gathers and emits in one loop
+(:func:`lanereduce_burst`). A fiber end, a done token, a malformed stream, an empty input or a
+full ring ends a run and the general path goes on from the same state.
 """
 
 from __future__ import annotations
@@ -693,11 +694,106 @@ GATHER, EMIT, CLOSE = 0, 1, 2
 AT_DONE = -1
 
 
+@jitable(inline=True)
+def lanereduce_burst(w, st, ins, optr, ochan, crds, waiting, outc, vals, outv):
+    """The n-input vector reducer's firings in one loop (see :func:`lanereduce`): gathering
+    (one token from every lane still in the group) and emitting the merged points (and an owed
+    ``S0`` before them). A complete group (its sort), a closing stop, the done token, a
+    malformed token, an empty input, a full memory or a full output ring end it. The firings
+    made."""
+    room = burst_room(w, st, ochan)
+    n = st[R_LANES]
+    if room == 0:
+        return 0
+    for k in range(2 * n):
+        if not _unbounded(w, ins[k]):
+            return 0
+    mask = w.kind.shape[1] - 1
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while True:
+        tt = t
+        if st[R_PHASE] == GATHER:
+            if crds.shape[0] < st[COUNT] + n or vals.shape[0] < st[COUNT] + n:
+                break
+            active = 0
+            ok = True
+            for lane in range(n):
+                if waiting[lane] != 0:
+                    continue
+                active += 1
+                c = ins[2 * lane]
+                v = ins[2 * lane + 1]
+                if w.head[c] >= w.tail[c] or w.head[v] >= w.tail[v]:
+                    ok = False
+                    break
+                s = w.head[c] & mask
+                sv = w.head[v] & mask
+                if w.kind[c, s] != w.kind[v, sv]:
+                    ok = False
+                    break
+                if w.time[c, s] > tt:
+                    tt = w.time[c, s]
+                if w.time[v, sv] > tt:
+                    tt = w.time[v, sv]
+            if not ok or active == 0:
+                break
+            for lane in range(n):
+                if waiting[lane] != 0:
+                    continue
+                c = ins[2 * lane]
+                v = ins[2 * lane + 1]
+                s = w.head[c] & mask
+                k = w.kind[c, s]
+                if k == DATA:
+                    crds[st[COUNT]] = w.data[c, s]
+                    vals[st[COUNT]] = w.fdata[v, w.head[v] & mask]
+                    st[COUNT] += 1
+                elif k == STOP:
+                    if w.data[c, s] >= 1:
+                        waiting[lane] = w.data[c, s]
+                elif k == DONE:
+                    waiting[lane] = AT_DONE
+                    continue  # the done token stays until every lane is done
+                w.head[c] += 1
+                w.head[v] += 1
+        elif st[R_PHASE] == EMIT and st[NOUT] > 0 and emitted < room:
+            if st[R_PEND] == 1:  # the previous fiber's close: another fiber follows
+                push(w, optr, ochan, 0, STOP, 0, tt + lat)
+                push(w, optr, ochan, 1, STOP, 0, tt + lat)
+                st[R_PEND] = 0
+            else:
+                e = st[EMITTED]
+                pushv(w, optr, ochan, 0, DATA, outv[e], tt + lat)
+                push(w, optr, ochan, 1, DATA, outc[e], tt + lat)
+                st[EMITTED] = e + 1
+                if e + 1 == st[NOUT]:
+                    st[R_PHASE] = CLOSE
+                    st[STARTED] = 1
+            emitted += 1
+        else:
+            break
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
 @kernel
 def lanereduce(w, st, fst, ins, optr, ochan, crds, waiting, outc, m3, vals, outv):
     """n-input vector reducer: inputs (crd, val) of lane l at 2l, 2l+1; outputs val, crd."""
     n = st[R_LANES]
     while st[STATUS] == 0:
+        if lanereduce_burst(w, st, ins, optr, ochan, crds, waiting, outc, vals, outv) > 0:
+            continue
         t_in = st[T]
         if st[R_PHASE] == GATHER:
             # One token from every lane still in the group.
