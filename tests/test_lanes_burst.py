@@ -174,6 +174,48 @@ def test_serializer_firings_are_the_bursts(monkeypatch: pytest.MonkeyPatch) -> N
     assert calls["n"] == on.st[2]  # every firing (BUSY) through fire
 
 
+def _run_two_channels(block, inputs: dict[str, str], bursts: bool):
+    """Run ``block`` as :func:`sam.sim.harness.run_block` does, with every output port feeding
+    two channels (a burst writes the first channel's rows and copies them to the second):
+    (tokens per channel as kind, payload, arrival; state; return code)."""
+    from sam.runtime import wires as W
+    from sam.runtime.tokens import encode, parse_stream
+
+    in_ports, out_ports = block.inputs(), block.outputs()
+    n_in = len(in_ports)
+    w = W.allocate(n_in + 2 * len(out_ports), 256)
+    ins = np.arange(n_in, dtype=np.int64)
+    for c, port in enumerate(in_ports):
+        kinds, data = encode(parse_stream(inputs[port.name], port.kind), port.kind)
+        for j in range(len(kinds)):
+            W.push(w, np.array([0, 1]), np.array([c]), 0, int(kinds[j]), int(data[j]), j)
+    optr = np.arange(0, 2 * len(out_ports) + 1, 2, dtype=np.int64)
+    ochan = np.arange(n_in, n_in + 2 * len(out_ports), dtype=np.int64)
+    st, fst, mem = block.initial_state({})
+    st[W.LAT] = 1
+    st[W.PATHS_OFF] = FastPaths(burst=bursts).off()
+    rc = block.kernel.py(w, st, fst, ins, optr, ochan, *mem.args())
+    chans = [[a.tolist() for a in W.drain(w, c)] for c in ochan]
+    return chans, path_free(st).tolist(), int(rc), w.count[ochan].tolist()
+
+
+@pytest.mark.parametrize("depth, kind", [(1, "crd"), (2, "val")])
+def test_serializer_burst_writes_every_channel_of_its_output(depth: int, kind: str) -> None:
+    tree = [(c, [(d, [(e, float(c + d + e)) for e in range(c % 3 + 1)]) for d in range(3)])
+            for c in range(9)]
+    split = 2 - depth
+    key = run_block(Parallelizer("p", {"lanes": 3}), {"crd:in": level_stream(tree, split)})
+    text = level_stream(tree, 2, values=kind == "val")
+    follow = Parallelizer("q", {"lanes": 3, "mode": "order", "depth": depth, "kind": kind})
+    parts = run_block(follow, {f"{kind}:in": text, "crd:order": key["crd:order"]})
+    ser = Serializer("s", {"lanes": 3, "mode": "order", "depth": depth, "kind": kind})
+    ins = {f"{kind}:lane{k}": parts[f"{kind}:lane{k}"] for k in range(3)}
+    ins["crd:order"] = key["crd:order"]
+    on = _run_two_channels(ser, ins, True)
+    assert on == _run_two_channels(ser, ins, False)
+    assert on[0][0] == on[0][1] and len(on[0][0][0]) == len(text.split(", "))
+
+
 def _path_free(o: Outcome) -> Outcome:
     """``o`` with the fast-path slots of its recorded block states cleared."""
     calls = [(b, rc, path_free(np.frombuffer(st, np.int64)).tobytes(), fst)

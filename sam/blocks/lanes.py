@@ -48,7 +48,16 @@ import numpy as np
 
 from sam.blocks.base import INITIAL_LENGTH, Block, Port
 from sam.errors import GraphError
-from sam.runtime.burst import account, burst_room, commit, put
+from sam.runtime.burst import (
+    account,
+    burst_room,
+    commit,
+    commit_stops,
+    fan_out,
+    first_channel,
+    put,
+    put_row,
+)
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -382,6 +391,10 @@ def serialize_burst(w, st, ins, optr, ochan, merged):
     if room == 0 or not _unbounded(w, cord):
         return 0
     mask = w.kind.shape[1] - 1
+    oc = first_channel(optr, ochan, 0)
+    ko = w.kind[oc if oc >= 0 else cord]  # (rows never written without a channel)
+    do = w.data[oc if oc >= 0 else cord]
+    to = w.time[oc if oc >= 0 else cord]
     d = st[DEPTH]
     isval = st[ISVAL]
     phase = st[PHASE]
@@ -397,9 +410,44 @@ def serialize_burst(w, st, ins, optr, ochan, merged):
         tt = t
         if phase == INSIDE:
             c = ins[cur]
-            if w.head[c] >= w.tail[c] or not _unbounded(w, c):
+            if not _unbounded(w, c):
                 break
-            s = w.head[c] & mask
+            # The element's data (and inner stops) straight into the first output channel's
+            # rows, one firing each, published once.
+            h = w.head[c]
+            e = w.tail[c]
+            kc = w.kind[c]
+            dc = w.data[c]
+            tc = w.time[c]
+            on = oc >= 0
+            tail = w.tail[oc] if on else 0
+            m = 0
+            nstop = 0
+            while h < e and emitted + m < room:
+                s = h & mask
+                k = kc[s]
+                if k != DATA and (k != STOP or dc[s] >= d - 1):
+                    break
+                tt = tc[s]
+                tt = tt if tt > t else t
+                m = put_row(on, ko, do, to, tail, m, k, dc[s], tt + lat, mask)
+                if k == STOP:
+                    nstop += 1
+                if fired == 0:
+                    t0 = tt
+                idle += tt - t
+                t = tt + 1
+                fired += 1
+                h += 1
+            w.head[c] = h
+            if m > 0:
+                fan_out(w, optr, ochan, 0, m)
+                commit_stops(w, optr, ochan, 0, m, nstop)
+                emitted += m
+            if h >= e:
+                break
+            tt = t
+            s = h & mask
             k = w.kind[c, s]
             if k == DONE:
                 break
