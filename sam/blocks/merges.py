@@ -307,12 +307,64 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
 
 
 @jitable(inline=True)
+def drop_all_run(w, ins, last, dmask, m, t, idle, mask):
+    """Firings that drop every input of ``dmask`` (a bit per operand) at once while the others
+    hold their fiber's stop, one per cycle: each waits for the dropped inputs' coordinates and
+    references (the stops' arrivals are already behind ``t``). Stops at a token of a dropped
+    input that is not a data coordinate in order (its stop: the general firing takes it) or a
+    reference that is neither data nor empty, or an empty ring. (t, idle, firings)."""
+    n = 0
+    while True:
+        tt = t
+        ok = True
+        for k in range(m):
+            if (dmask >> k) & 1 == 0:
+                continue
+            c = ins[crd_in(k)]
+            if w.head[c] >= w.tail[c]:
+                ok = False
+                break
+            s = w.head[c] & mask
+            if w.kind[c, s] != DATA or w.data[c, s] <= last[k]:
+                ok = False
+                break
+            if w.time[c, s] > tt:
+                tt = w.time[c, s]
+            r = ins[ref_in(k)]
+            if r >= 0:
+                if w.head[r] >= w.tail[r]:
+                    ok = False
+                    break
+                q = w.head[r] & mask
+                if w.kind[r, q] != DATA and w.kind[r, q] != EMPTY:
+                    ok = False
+                    break
+                if w.time[r, q] > tt:
+                    tt = w.time[r, q]
+        if not ok:
+            break
+        for k in range(m):
+            if (dmask >> k) & 1 == 0:
+                continue
+            c = ins[crd_in(k)]
+            last[k] = w.data[c, w.head[c] & mask]
+            w.head[c] += 1
+            if ins[ref_in(k)] >= 0:
+                w.head[ins[ref_in(k)]] += 1
+        idle += tt - t
+        t = tt + 1
+        n += 1
+    return t, idle, n
+
+
+@jitable(inline=True)
 def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
     """:func:`intersect_burst` for m >= 3 operands, the clock and counts in local variables:
     each firing emits a coordinate every input holds, drops the inputs behind the largest
     coordinate, drops every input still holding data when the others hold their fiber's stop
     (those wait), or passes a stop every input holds (the fiber's end: ``last`` starts over).
-    When one input alone is behind, the rest of its run is dropped by :func:`drop_run`.
+    When one input alone is behind, the rest of its run is dropped by :func:`drop_run`; when
+    several face the others' stops, by :func:`drop_all_run`.
     A done token, an empty ring or a malformed token (a coordinate out of order, stops of
     different levels, a reference that does not line up) ends it: the general path takes or
     reports it. The firings made."""
@@ -383,8 +435,9 @@ def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
             t = tt
         if fired == 0:
             t0 = t
-        behind = 0  # inputs dropped by this firing (the last one: kb)
+        behind = 0  # inputs dropped by this firing (the last one: kb; all: the bits of dmask)
         kb = 0
+        dmask = 0
         if emits:
             a = t + lat
             if nstop == m:
@@ -420,6 +473,7 @@ def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
                         w.head[ins[ref_in(k)]] += 1
                     behind += 1
                     kb = k
+                    dmask |= 1 << k
         t += 1
         fired += 1
         if behind == 1:
@@ -436,6 +490,10 @@ def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
             if r >= 0:
                 w.head[r] = g
             last[kb] = lst
+            fired += n
+        elif behind > 1 and nstop > 0 and m < 63:
+            # Several inputs facing the others' stops: drop them together.
+            t, idle, n = drop_all_run(w, ins, last, dmask, m, t, idle, mask)
             fired += n
     if emitted > 0:
         advance(w, optr, ochan, CRD_OUT, emitted)
