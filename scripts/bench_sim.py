@@ -153,6 +153,16 @@ elif case in ("elemmul-ds", "elemmul-b64"):
     f = "ds" if case == "elemmul-ds" else "db64"
     graph = custard.compile("X(i,j)=B(i,j)*C(i,j)", {"B": f, "C": f, "X": "ds"})
     tensors = {"B": B, "C": B}
+elif case == "spmv3":  # SpMV times a second vector: a 3-input intersecter facing B's stops
+    B = load_tensor("bcsstk13")
+    graph = custard.compile("x(i)=B(i,j)*c(j)*d(j)")
+    tensors = {"B": B, "c": Tensor.from_dense(rng.uniform(-1, 1, B.shape[1]), "d"),
+               "d": Tensor.from_dense(rng.uniform(-1, 1, B.shape[1]), "d")}
+elif case == "elemmul3-ds":  # three operands: one 3-input intersecter per level
+    B = load_tensor("bcsstk13")
+    graph = custard.compile("X(i,j)=B(i,j)*C(i,j)*D(i,j)",
+                            {"B": "ds", "C": "ds", "D": "ds", "X": "ds"})
+    tensors = {"B": B, "C": B, "D": B}
 elif case in ("elemmul-ragged", "elemmul-dense-rows"):
     from custard.ragged_suite import KERNELS, batch
     lengths = [int(n) for n in rng.integers(0, 512, 2000)]
@@ -193,8 +203,10 @@ SUITE = [
     ("SpMV bcsstk13 (lanes 1)", "feature", ["spmv-lanes-1"]),
     ("SpMV bcsstk13 lanes 4", "feature", ["spmv-lanes-4"]),
     ("SpMV bcsstk13 lanes 16", "feature", ["spmv-lanes-16"]),
+    ("SpMV3 bcsstk13 x=B*c*d", "feature", ["spmv3"]),
     ("elemmul bcsstk13 ds", "feature", ["elemmul-ds"]),
     ("elemmul bcsstk13 db64", "feature", ["elemmul-b64"]),
+    ("elemmul3 bcsstk13 ds", "feature", ["elemmul3-ds"]),
     ("elemmul 2000 rows ds", "feature", ["elemmul-dense-rows"]),
     ("elemmul 2000 rows dr (ragged)", "feature", ["elemmul-ragged"]),
     ("sam-sim run spmv LFAT5 (642 tok)", "cli",
@@ -212,7 +224,9 @@ CORE_OF = {
     "Gustavson bcsstk13^2 lanes 16": "Gustavson bcsstk13^2",
     "SpMV bcsstk13 lanes 4": "SpMV bcsstk13 (lanes 1)",
     "SpMV bcsstk13 lanes 16": "SpMV bcsstk13 (lanes 1)",
+    "SpMV3 bcsstk13 x=B*c*d": "SpMV bcsstk13 (lanes 1)",
     "elemmul bcsstk13 db64": "elemmul bcsstk13 ds",
+    "elemmul3 bcsstk13 ds": "elemmul bcsstk13 ds",
     "elemmul 2000 rows dr (ragged)": "elemmul 2000 rows ds",
 }
 

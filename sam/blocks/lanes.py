@@ -33,6 +33,13 @@ element, ``Sk`` per ``F(k)``, ``D``.
 
 Timing (docs/timing-model.md, "Lanes"): one firing per cycle; a firing takes at most one token
 from each input (the reducer one from every lane) and emits at most one per output.
+
+Burst paths (:mod:`sam.runtime.burst`): with unbounded FIFOs the parallelizer and the
+serializer make runs of firings in one loop (:func:`parallelize_burst`,
+:func:`serialize_burst`, :func:`serialize_crd_burst`), their phase in local variables: the
+elements and the stops closing them; the reducer gathers and emits in one loop
+(:func:`lanereduce_burst`). A fiber end, a done token, a malformed stream, an empty input or a
+full ring ends a run and the general path goes on from the same state.
 """
 
 from __future__ import annotations
@@ -41,6 +48,16 @@ import numpy as np
 
 from sam.blocks.base import INITIAL_LENGTH, Block, Port
 from sam.errors import GraphError
+from sam.runtime.burst import (
+    account,
+    burst_room,
+    commit,
+    commit_stops,
+    fan_out,
+    first_channel,
+    put,
+    put_row,
+)
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import (
     NOT_YET,
@@ -55,7 +72,19 @@ from sam.runtime.kernel import (
     reserve_all,
 )
 from sam.runtime.tokens import DATA, DONE, STOP
-from sam.runtime.wires import RC_DONE, RC_IN, STATUS, T, hdata, hkind, hval, pop, push, pushv
+from sam.runtime.wires import (
+    LAT,
+    RC_DONE,
+    RC_IN,
+    STATUS,
+    T,
+    hdata,
+    hkind,
+    hval,
+    pop,
+    push,
+    pushv,
+)
 
 #: Parallelizer modes (``mode`` attribute) and serializer modes.
 RR, RANGE, FOLLOW, BY_CRD = 0, 1, 2, 3
@@ -85,6 +114,113 @@ def _pass(w, optr, ochan, port, c, isval, a):
         push(w, optr, ochan, port, k, hdata(w, c), a)
 
 
+@jitable(inline=True)
+def _unbounded(w, c):
+    """Whether input channel ``c`` may take part in a burst (connected, no modeled depth: a
+    pop writes no pop cycle)."""
+    return c >= 0 and w.depth[c] == 0
+
+
+@jitable(inline=True)
+def parallelize_burst(w, st, ins, optr, ochan, pend):
+    """The parallelizer's firings in one loop (see :func:`parallelize`): dealt elements
+    (``mode=rr|range``), followed ones (``mode=order``, any depth: the order token, the
+    element's tokens, its closing stop). Stops of the dealt stream, the order's stops and done
+    token, a malformed token, an empty input or the room left on the outputs end it (each
+    firing emits at most one token per output port). The firings made."""
+    room = burst_room(w, st, ochan)
+    cin = ins[0]
+    cord = ins[1] if ins.shape[0] > 1 else -1
+    follow = st[MODE] == FOLLOW
+    if room == 0 or not _unbounded(w, cin) or (follow and not _unbounded(w, cord)):
+        return 0
+    mask = w.kind.shape[1] - 1
+    n = st[P_LANES]
+    d = st[DEPTH]
+    isval = st[ISVAL]
+    rr = st[MODE] == RR
+    size = st[SIZE]
+    phase = st[PHASE]
+    cur = st[CUR]
+    merged = st[MERGED]
+    nxt = st[NEXT]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    while fired < room:
+        tt = t
+        if not follow:
+            if w.head[cin] >= w.tail[cin] or hkind(w, cin) != DATA:
+                break
+            tt = w.time[cin, w.head[cin] & mask]
+            tt = tt if tt > t else t
+            if rr:
+                lane = nxt % n
+            else:
+                lane = min(max(hdata(w, cin) * n // size, 0), n - 1)
+            _pass(w, optr, ochan, lane, cin, isval, tt + lat)
+            push(w, optr, ochan, n, DATA, lane, tt + lat)
+            nxt += 1
+            w.head[cin] += 1
+        elif phase == INSIDE:
+            if w.head[cin] >= w.tail[cin]:
+                break
+            k = hkind(w, cin)
+            if k == DONE:
+                break
+            tt = w.time[cin, w.head[cin] & mask]
+            tt = tt if tt > t else t
+            if k == STOP and hdata(w, cin) >= d - 1:
+                sl = hdata(w, cin)
+                pend[cur] = 1
+                merged = sl - d + 1 if sl > d - 1 else 0
+                phase = BETWEEN
+            else:
+                _pass(w, optr, ochan, cur, cin, isval, tt + lat)
+            w.head[cin] += 1
+        else:
+            if w.head[cord] >= w.tail[cord] or hkind(w, cord) != DATA:
+                break
+            lane = hdata(w, cord)
+            if lane < 0 or lane >= n:
+                break
+            tt = w.time[cord, w.head[cord] & mask]
+            tt = tt if tt > t else t
+            if d == 0:
+                if w.head[cin] >= w.tail[cin]:
+                    break
+                k = hkind(w, cin)
+                if k == STOP or k == DONE:
+                    break
+                ta = w.time[cin, w.head[cin] & mask]
+                tt = ta if ta > tt else tt
+                _pass(w, optr, ochan, lane, cin, isval, tt + lat)
+                w.head[cin] += 1
+            else:
+                if merged != 0:
+                    break
+                if pend[lane] == 1:
+                    push(w, optr, ochan, lane, STOP, d - 1, tt + lat)
+                    pend[lane] = 0
+                cur = lane
+                phase = INSIDE
+            w.head[cord] += 1
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    st[PHASE] = phase
+    st[CUR] = cur
+    st[MERGED] = merged
+    st[NEXT] = nxt
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
 @kernel
 def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
     """Parallelizer: deal the elements of input 0 over outputs 0..n-1 (output n: the order).
@@ -96,6 +232,8 @@ def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
     cin = ins[0]
     cord = ins[1] if ins.shape[0] > 1 else -1
     while st[STATUS] == 0:
+        if parallelize_burst(w, st, ins, optr, ochan, pend) > 0:
+            continue
         t_in = st[T]
         if st[MODE] != FOLLOW:
             # Decide on the element itself (depth 0) and emit the order.
@@ -241,6 +379,203 @@ def parallelize(w, st, fst, ins, optr, ochan, pend, m1, m2, m3, f0, f1):
     return RC_DONE
 
 
+@jitable(inline=True)
+def serialize_burst(w, st, ins, optr, ochan, merged):
+    """The serializer's firings in one loop, ``mode=order`` (see :func:`serialize`): an element
+    taken at depth 0 (order and lane token together); at depth d >= 1 the order token, the
+    element's tokens, its closing stop and an owed ``S(d-1)``. The order's stops and done
+    token, a malformed token, an empty input or a full output ring end it. The firings made."""
+    room = burst_room(w, st, ochan)
+    n = st[P_LANES]
+    cord = ins[n] if ins.shape[0] > n else -1
+    if room == 0 or not _unbounded(w, cord):
+        return 0
+    mask = w.kind.shape[1] - 1
+    oc = first_channel(optr, ochan, 0)
+    ko = w.kind[oc if oc >= 0 else cord]  # (rows never written without a channel)
+    do = w.data[oc if oc >= 0 else cord]
+    to = w.time[oc if oc >= 0 else cord]
+    d = st[DEPTH]
+    isval = st[ISVAL]
+    phase = st[PHASE]
+    cur = st[CUR]
+    pend = st[PEND]
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while True:
+        tt = t
+        if phase == INSIDE:
+            c = ins[cur]
+            if not _unbounded(w, c):
+                break
+            # The element's data (and inner stops) straight into the first output channel's
+            # rows, one firing each, published once.
+            h = w.head[c]
+            e = w.tail[c]
+            kc = w.kind[c]
+            dc = w.data[c]
+            tc = w.time[c]
+            on = oc >= 0
+            tail = w.tail[oc] if on else 0
+            m = 0
+            nstop = 0
+            while h < e and emitted + m < room:
+                s = h & mask
+                k = kc[s]
+                if k != DATA and (k != STOP or dc[s] >= d - 1):
+                    break
+                tt = tc[s]
+                tt = tt if tt > t else t
+                m = put_row(on, ko, do, to, tail, m, k, dc[s], tt + lat, mask)
+                if k == STOP:
+                    nstop += 1
+                if fired == 0:
+                    t0 = tt
+                idle += tt - t
+                t = tt + 1
+                fired += 1
+                h += 1
+            w.head[c] = h
+            if m > 0:
+                fan_out(w, optr, ochan, 0, m)
+                commit_stops(w, optr, ochan, 0, m, nstop)
+                emitted += m
+            if h >= e:
+                break
+            tt = t
+            s = h & mask
+            k = w.kind[c, s]
+            if k == DONE:
+                break
+            tt = w.time[c, s]
+            tt = tt if tt > t else t
+            if k == STOP and w.data[c, s] >= d - 1:
+                sl = w.data[c, s]
+                merged[cur] = sl - d + 1 if sl > d - 1 else 0
+                pend = 1
+                phase = BETWEEN
+            else:
+                if emitted == room:
+                    break
+                _pass(w, optr, ochan, 0, c, isval, tt + lat)
+                emitted += 1
+            w.head[c] += 1
+        else:
+            if w.head[cord] >= w.tail[cord]:
+                break
+            so = w.head[cord] & mask
+            if w.kind[cord, so] != DATA:
+                break
+            lane = w.data[cord, so]
+            if lane < 0 or lane >= n:
+                break
+            tt = w.time[cord, so]
+            tt = tt if tt > t else t
+            if pend == 1:  # the previous element's close is S(d-1): another element follows
+                if emitted == room:
+                    break
+                push(w, optr, ochan, 0, STOP, d - 1, tt + lat)
+                emitted += 1
+                pend = 0
+            elif d == 0:
+                c = ins[lane]
+                if w.head[c] >= w.tail[c] or not _unbounded(w, c):
+                    break
+                k = hkind(w, c)
+                if k == STOP or k == DONE or emitted == room:
+                    break
+                ta = w.time[c, w.head[c] & mask]
+                tt = ta if ta > tt else tt
+                _pass(w, optr, ochan, 0, c, isval, tt + lat)
+                emitted += 1
+                w.head[c] += 1
+                w.head[cord] += 1
+            else:
+                if merged[lane] != 0:
+                    break
+                cur = lane
+                phase = INSIDE
+                w.head[cord] += 1
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    st[PHASE] = phase
+    st[CUR] = cur
+    st[PEND] = pend
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
+@jitable(inline=True)
+def serialize_crd_burst(w, st, ins, optr, ochan):
+    """The serializer's firings in one loop, ``mode=crd`` (see :func:`serialize`): the
+    smallest head coordinate of the lanes, and its lane on the order output. A firing where no
+    lane holds a coordinate (stops, done), a malformed token, an empty lane or a full output
+    ring ends it. The firings made."""
+    room = burst_room(w, st, ochan)
+    n = st[P_LANES]
+    if room == 0:
+        return 0
+    for lane in range(n):
+        if not _unbounded(w, ins[lane]):
+            return 0
+    mask = w.kind.shape[1] - 1
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    while fired < room:
+        tt = t
+        best = -1
+        bx = 0
+        level = -1
+        ok = True
+        for lane in range(n):
+            c = ins[lane]
+            if w.head[c] >= w.tail[c]:
+                ok = False
+                break
+            s = w.head[c] & mask
+            k = w.kind[c, s]
+            if k == DATA:
+                if best < 0 or w.data[c, s] < bx:
+                    best = lane
+                    bx = w.data[c, s]
+            elif k == STOP:
+                if level >= 0 and w.data[c, s] != level:
+                    ok = False
+                    break
+                level = w.data[c, s]
+            elif k != DONE:
+                ok = False
+                break
+            if w.time[c, s] > tt:
+                tt = w.time[c, s]
+        if not ok or best < 0:
+            break
+        put(w, optr, ochan, 0, fired, DATA, bx, tt + lat)
+        put(w, optr, ochan, 1, fired, DATA, best, tt + lat)
+        w.head[ins[best]] += 1
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    if fired > 0:
+        commit(w, optr, ochan, 0, DATA, fired)
+        commit(w, optr, ochan, 1, DATA, fired)
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
 @kernel
 def serialize(w, st, fst, ins, optr, ochan, merged, m1, m2, m3, f0, f1):
     """Serializer: inputs 0..n-1 the lanes, input n the order (``mode=order``); output 0 the
@@ -252,6 +587,11 @@ def serialize(w, st, fst, ins, optr, ochan, merged, m1, m2, m3, f0, f1):
     d = st[DEPTH]
     cord = ins[n] if ins.shape[0] > n else -1
     while st[STATUS] == 0:
+        if st[MODE] == BY_CRD:
+            if serialize_crd_burst(w, st, ins, optr, ochan) > 0:
+                continue
+        elif serialize_burst(w, st, ins, optr, ochan, merged) > 0:
+            continue
         t_in = st[T]
         if st[MODE] == BY_CRD:
             # Merge depth-0 coordinate streams: the smallest head coordinate goes first.
@@ -402,11 +742,106 @@ GATHER, EMIT, CLOSE = 0, 1, 2
 AT_DONE = -1
 
 
+@jitable(inline=True)
+def lanereduce_burst(w, st, ins, optr, ochan, crds, waiting, outc, vals, outv):
+    """The n-input vector reducer's firings in one loop (see :func:`lanereduce`): gathering
+    (one token from every lane still in the group) and emitting the merged points (and an owed
+    ``S0`` before them). A complete group (its sort), a closing stop, the done token, a
+    malformed token, an empty input, a full memory or a full output ring end it. The firings
+    made."""
+    room = burst_room(w, st, ochan)
+    n = st[R_LANES]
+    if room == 0:
+        return 0
+    for k in range(2 * n):
+        if not _unbounded(w, ins[k]):
+            return 0
+    mask = w.kind.shape[1] - 1
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while True:
+        tt = t
+        if st[R_PHASE] == GATHER:
+            if crds.shape[0] < st[COUNT] + n or vals.shape[0] < st[COUNT] + n:
+                break
+            active = 0
+            ok = True
+            for lane in range(n):
+                if waiting[lane] != 0:
+                    continue
+                active += 1
+                c = ins[2 * lane]
+                v = ins[2 * lane + 1]
+                if w.head[c] >= w.tail[c] or w.head[v] >= w.tail[v]:
+                    ok = False
+                    break
+                s = w.head[c] & mask
+                sv = w.head[v] & mask
+                if w.kind[c, s] != w.kind[v, sv]:
+                    ok = False
+                    break
+                if w.time[c, s] > tt:
+                    tt = w.time[c, s]
+                if w.time[v, sv] > tt:
+                    tt = w.time[v, sv]
+            if not ok or active == 0:
+                break
+            for lane in range(n):
+                if waiting[lane] != 0:
+                    continue
+                c = ins[2 * lane]
+                v = ins[2 * lane + 1]
+                s = w.head[c] & mask
+                k = w.kind[c, s]
+                if k == DATA:
+                    crds[st[COUNT]] = w.data[c, s]
+                    vals[st[COUNT]] = w.fdata[v, w.head[v] & mask]
+                    st[COUNT] += 1
+                elif k == STOP:
+                    if w.data[c, s] >= 1:
+                        waiting[lane] = w.data[c, s]
+                elif k == DONE:
+                    waiting[lane] = AT_DONE
+                    continue  # the done token stays until every lane is done
+                w.head[c] += 1
+                w.head[v] += 1
+        elif st[R_PHASE] == EMIT and st[NOUT] > 0 and emitted < room:
+            if st[R_PEND] == 1:  # the previous fiber's close: another fiber follows
+                push(w, optr, ochan, 0, STOP, 0, tt + lat)
+                push(w, optr, ochan, 1, STOP, 0, tt + lat)
+                st[R_PEND] = 0
+            else:
+                e = st[EMITTED]
+                pushv(w, optr, ochan, 0, DATA, outv[e], tt + lat)
+                push(w, optr, ochan, 1, DATA, outc[e], tt + lat)
+                st[EMITTED] = e + 1
+                if e + 1 == st[NOUT]:
+                    st[R_PHASE] = CLOSE
+                    st[STARTED] = 1
+            emitted += 1
+        else:
+            break
+        if fired == 0:
+            t0 = tt
+        idle += tt - t
+        t = tt + 1
+        fired += 1
+    if fired > 0:
+        account(st, t0, t - 1, idle, fired)
+    return fired
+
+
 @kernel
 def lanereduce(w, st, fst, ins, optr, ochan, crds, waiting, outc, m3, vals, outv):
     """n-input vector reducer: inputs (crd, val) of lane l at 2l, 2l+1; outputs val, crd."""
     n = st[R_LANES]
     while st[STATUS] == 0:
+        if lanereduce_burst(w, st, ins, optr, ochan, crds, waiting, outc, vals, outv) > 0:
+            continue
         t_in = st[T]
         if st[R_PHASE] == GATHER:
             # One token from every lane still in the group.

@@ -289,7 +289,8 @@ def intersect2_burst(w, st, optr, ochan, ins, last, room):
 @jitable(inline=True)
 def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
     """Intersect a run of data coordinates in one loop (:mod:`sam.runtime.burst`): each firing
-    emits a coordinate all inputs hold, or drops those behind the largest; stops, done
+    emits a coordinate all inputs hold, or drops those behind the largest (two operands:
+    :func:`intersect2_burst`; more: :func:`intersectn_burst`, which passes stops too); done
     tokens, skip streams and bounded FIFOs take the general path. The firings made."""
     for k in range(m):
         if skipto[k] >= 0:
@@ -302,26 +303,29 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
         return 0
     if m == 2:
         return intersect2_burst(w, st, optr, ochan, ins, last, room)
-    mask = w.kind.shape[1] - 1
-    t = st[T]
-    lat = st[LAT]
-    idle = 0
-    t0 = t
-    fired = 0
-    emitted = 0
+    return intersectn_burst(w, st, optr, ochan, ins, last, m, room)
+
+
+@jitable(inline=True)
+def drop_all_run(w, ins, last, dmask, m, t, idle, mask):
+    """Firings that drop every input of ``dmask`` (a bit per operand) at once while the others
+    hold their fiber's stop, one per cycle: each waits for the dropped inputs' coordinates and
+    references (the stops' arrivals are already behind ``t``). Stops at a token of a dropped
+    input that is not a data coordinate in order (its stop: the general firing takes it) or a
+    reference that is neither data nor empty, or an empty ring. (t, idle, firings)."""
+    n = 0
     while True:
         tt = t
-        cmin = -1
-        cmax = -1
         ok = True
         for k in range(m):
+            if (dmask >> k) & 1 == 0:
+                continue
             c = ins[crd_in(k)]
             if w.head[c] >= w.tail[c]:
                 ok = False
                 break
             s = w.head[c] & mask
-            x = w.data[c, s]
-            if w.kind[c, s] != DATA or x <= last[k]:
+            if w.kind[c, s] != DATA or w.data[c, s] <= last[k]:
                 ok = False
                 break
             if w.time[c, s] > tt:
@@ -331,52 +335,168 @@ def intersect_burst(w, st, optr, ochan, ins, last, skipto, m):
                 if w.head[r] >= w.tail[r]:
                     ok = False
                     break
-                sr = w.head[r] & mask
-                if w.kind[r, sr] != DATA and w.kind[r, sr] != EMPTY:
+                q = w.head[r] & mask
+                if w.kind[r, q] != DATA and w.kind[r, q] != EMPTY:
                     ok = False
                     break
-                if w.time[r, sr] > tt:
-                    tt = w.time[r, sr]
-            if cmin < 0 or x < cmin:
-                cmin = x
-            if x > cmax:
-                cmax = x
-        if not ok or (cmin == cmax and emitted == room):
+                if w.time[r, q] > tt:
+                    tt = w.time[r, q]
+        if not ok:
+            break
+        for k in range(m):
+            if (dmask >> k) & 1 == 0:
+                continue
+            c = ins[crd_in(k)]
+            last[k] = w.data[c, w.head[c] & mask]
+            w.head[c] += 1
+            if ins[ref_in(k)] >= 0:
+                w.head[ins[ref_in(k)]] += 1
+        idle += tt - t
+        t = tt + 1
+        n += 1
+    return t, idle, n
+
+
+@jitable(inline=True)
+def intersectn_burst(w, st, optr, ochan, ins, last, m, room):
+    """:func:`intersect_burst` for m >= 3 operands, the clock and counts in local variables:
+    each firing emits a coordinate every input holds, drops the inputs behind the largest
+    coordinate, drops every input still holding data when the others hold their fiber's stop
+    (those wait), or passes a stop every input holds (the fiber's end: ``last`` starts over).
+    When one input alone is behind, the rest of its run is dropped by :func:`drop_run`; when
+    several face the others' stops, by :func:`drop_all_run`.
+    A done token, an empty ring or a malformed token (a coordinate out of order, stops of
+    different levels, a reference that does not line up) ends it: the general path takes or
+    reports it. The firings made."""
+    mask = w.kind.shape[1] - 1
+    t = st[T]
+    lat = st[LAT]
+    idle = 0
+    t0 = t
+    fired = 0
+    emitted = 0
+    while True:
+        tt = t
+        nstop = 0
+        level = -1
+        cmin = -1
+        cmax = -1
+        ok = True
+        for k in range(m):
+            c = ins[crd_in(k)]
+            if w.head[c] >= w.tail[c]:
+                ok = False
+                break
+            s = w.head[c] & mask
+            kind = w.kind[c, s]
+            x = w.data[c, s]
+            if kind == DATA:
+                if x <= last[k]:
+                    ok = False
+                    break
+                if cmin < 0 or x < cmin:
+                    cmin = x
+                if x > cmax:
+                    cmax = x
+            elif kind == STOP:
+                if level >= 0 and x != level:
+                    ok = False
+                    break
+                level = x
+                nstop += 1
+            else:
+                ok = False
+                break
+            if w.time[c, s] > tt:
+                tt = w.time[c, s]
+            r = ins[ref_in(k)]
+            if r >= 0:
+                if w.head[r] >= w.tail[r]:
+                    ok = False
+                    break
+                q = w.head[r] & mask
+                rk = w.kind[r, q]
+                if kind == DATA:
+                    if rk != DATA and rk != EMPTY:
+                        ok = False
+                        break
+                elif rk != STOP or w.data[r, q] != x:
+                    ok = False
+                    break
+                if w.time[r, q] > tt:
+                    tt = w.time[r, q]
+        if not ok:
+            break
+        emits = nstop == m or (nstop == 0 and cmin == cmax)
+        if emits and emitted == room:
             break
         if tt > t:
             idle += tt - t
             t = tt
         if fired == 0:
             t0 = t
-        a = t + lat
-        if cmin == cmax:
-            put(w, optr, ochan, CRD_OUT, emitted, DATA, cmin, a)
+        behind = 0  # inputs dropped by this firing (the last one: kb; all: the bits of dmask)
+        kb = 0
+        dmask = 0
+        if emits:
+            a = t + lat
+            if nstop == m:
+                put_counted(w, optr, ochan, CRD_OUT, emitted, STOP, level, a)
+            else:
+                put_counted(w, optr, ochan, CRD_OUT, emitted, DATA, cmin, a)
             for k in range(m):
-                c = ins[crd_in(k)]
                 r = ins[ref_in(k)]
-                if r >= 0:
-                    sr = w.head[r] & mask
-                    put_counted(w, optr, ochan, REF_OUT + k, emitted, w.kind[r, sr], w.data[r, sr],
-                                a)
-                    w.head[r] += 1
+                if nstop == m:
+                    put_counted(w, optr, ochan, REF_OUT + k, emitted, STOP, level, a)
+                    last[k] = -1
+                elif r >= 0:
+                    q = w.head[r] & mask
+                    put_counted(w, optr, ochan, REF_OUT + k, emitted, w.kind[r, q],
+                                w.data[r, q], a)
+                    last[k] = cmin
                 else:
                     put_counted(w, optr, ochan, REF_OUT + k, emitted, EMPTY, 0, a)
-                w.head[c] += 1
-                last[k] = cmin
+                    last[k] = cmin
+                w.head[ins[crd_in(k)]] += 1
+                if r >= 0:
+                    w.head[r] += 1
             emitted += 1
         else:
             for k in range(m):
                 c = ins[crd_in(k)]
-                x = w.data[c, w.head[c] & mask]
-                if x < cmax:
+                s = w.head[c] & mask
+                x = w.data[c, s]
+                if w.kind[c, s] == DATA and (nstop > 0 or x < cmax):
                     last[k] = x
                     w.head[c] += 1
                     if ins[ref_in(k)] >= 0:
                         w.head[ins[ref_in(k)]] += 1
+                    behind += 1
+                    kb = k
+                    dmask |= 1 << k
         t += 1
         fired += 1
+        if behind == 1:
+            # One input behind the others (they hold cmax, or their fiber's stop): drop the
+            # rest of its run alone, as the two-operand loop does.
+            c = ins[crd_in(kb)]
+            r = ins[ref_in(kb)]
+            rr = r if r >= 0 else c
+            h, g, lst, t, idle, n, tf = drop_run(
+                w.kind[c], w.data[c], w.time[c], w.kind[rr], w.time[rr], r >= 0, w.head[c],
+                w.tail[c], w.head[rr], w.tail[rr], last[kb], NO_LIMIT if nstop > 0 else cmax,
+                t, idle, mask)
+            w.head[c] = h
+            if r >= 0:
+                w.head[r] = g
+            last[kb] = lst
+            fired += n
+        elif behind > 1 and nstop > 0 and m < 63:
+            # Several inputs facing the others' stops: drop them together.
+            t, idle, n = drop_all_run(w, ins, last, dmask, m, t, idle, mask)
+            fired += n
     if emitted > 0:
-        commit(w, optr, ochan, CRD_OUT, DATA, emitted)
+        advance(w, optr, ochan, CRD_OUT, emitted)
         for k in range(m):
             advance(w, optr, ochan, REF_OUT + k, emitted)
     if fired > 0:
