@@ -89,6 +89,36 @@ def ref_head(kr, tr, g, f, mask, tt):
     return q, k, tt
 
 
+#: Firings :func:`drop_run` checks and accounts as one block (a chunk of ring slots).
+CHUNK = 16
+
+
+@jitable(inline=True)
+def chunk_latest(kc, dc, tc, kr, tr, has, s, q, lst, stop):
+    """Whether the ``CHUNK`` coordinates from ring slot ``s`` (references from ``q``; both runs
+    of slots contiguous) can all be dropped below ``stop`` (data, strictly increasing past
+    ``lst``, references data or empty), and the latest of ``arrival - i`` over them (token i
+    arriving then): a run of one-cycle firings that starts at cycle t ends at ``max(t, that)
+    + CHUNK``. Written without branches over unsigned slots, so that LLVM vectorizes it."""
+    bad = (kc[s] != DATA) | (dc[s] <= lst) | (dc[s + np.uint64(CHUNK - 1)] >= stop)
+    latest = tc[s]
+    if has:
+        latest = max(latest, tr[q])
+    for i in range(1, CHUNK):
+        u = np.uint64(i)
+        bad |= (kc[s + u] != DATA) | (dc[s + u] <= dc[s + u - np.uint64(1)])
+        tt = tc[s + u]
+        if has:
+            kk = kr[q + u]
+            bad |= (kk != DATA) & (kk != EMPTY)
+            tt = max(tt, tr[q + u])
+        latest = max(latest, tt - i)
+    if has:
+        kk = kr[q]
+        bad |= (kk != DATA) & (kk != EMPTY)
+    return not bad, latest
+
+
 @jitable(inline=True)
 def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
     """Drop one input's coordinates below ``stop`` (the other input's head) in a row of
@@ -96,32 +126,61 @@ def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
     Its head's arrivals are already behind ``t`` (it took part in the firing before), so each
     firing waits only for this input's coordinate and reference. Stops, like the two-input
     loop, at a token that is not a data coordinate (or a reference that is neither data nor
-    empty), an out-of-order coordinate or an empty ring. (h, g, lst, t, idle, firings, the
-    first firing's cycle)."""
+    empty), an out-of-order coordinate or an empty ring. Whole chunks of ``CHUNK`` firings
+    that all drop are checked and timed at once (:func:`chunk_latest`); the others one by
+    one. (h, g, lst, t, idle, firings, the first firing's cycle)."""
     n = 0
     first = t
+    cap = mask + 1
     while h < e:
         s = h & mask
-        if kc[s] != DATA:
-            break
-        x = dc[s]
-        if x >= stop or x <= lst:
-            break
-        tt = tc[s]
+        q = g & mask
+        k = min(e - h, cap - s)  # firings whose slots run on without wrapping round
         if has:
-            q, k, tt = ref_head(kr, tr, g, f, mask, tt)
-            if q < 0:
+            k = min(k, f - g, cap - q)
+        if k >= CHUNK:
+            ok, latest = chunk_latest(kc, dc, tc, kr, tr, has, np.uint64(s), np.uint64(q), lst,
+                                      stop)
+            if ok:
+                if n == 0:
+                    first = max(t, tc[s] if not has else max(tc[s], tr[q]))
+                t1 = max(t, latest)
+                idle += t1 - t
+                t = t1 + CHUNK
+                lst = dc[s + CHUNK - 1]
+                h += CHUNK
+                g += CHUNK
+                n += CHUNK
+                continue
+            k = CHUNK
+        ended = False
+        for _ in range(max(k, 1)):  # the slots up to a chunk's end or the ring's, one by one
+            s = h & mask
+            if h >= e or kc[s] != DATA:
+                ended = True
                 break
-        if tt > t:
-            idle += tt - t
-            t = tt
-        if n == 0:
-            first = t
-        lst = x
-        h += 1
-        g += 1
-        t += 1
-        n += 1
+            x = dc[s]
+            if x >= stop or x <= lst:
+                ended = True
+                break
+            tt = tc[s]
+            if has:
+                qq, kk, tt = ref_head(kr, tr, g, f, mask, tt)
+                if qq < 0:
+                    ended = True
+                    break
+            if tt > t:
+                idle += tt - t
+                t = tt
+            if n == 0:
+                first = t
+            lst = x
+            h += 1
+            g += 1
+            t += 1
+            n += 1
+        if ended:
+            break
     return h, g, lst, t, idle, n, first
 
 
