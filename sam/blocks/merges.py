@@ -99,23 +99,28 @@ def chunk_latest(kc, dc, tc, kr, tr, has, s, q, lst, stop):
     of slots contiguous) can all be dropped below ``stop`` (data, strictly increasing past
     ``lst``, references data or empty), and the latest of ``arrival - i`` over them (token i
     arriving then): a run of one-cycle firings that starts at cycle t ends at ``max(t, that)
-    + CHUNK``. Written without branches over unsigned slots, so that LLVM vectorizes it."""
-    bad = (kc[s] != DATA) | (dc[s] <= lst) | (dc[s + np.uint64(CHUNK - 1)] >= stop)
-    latest = tc[s]
+    + CHUNK``. No branch, and the slots are unsigned ranges (no negative-index wrap-around):
+    LLVM vectorizes it; Python iterates them as plain ints."""
+    one = np.uint64(1)
+    n = np.uint64(CHUNK)
+    su = np.uint64(s)
+    qu = np.uint64(q)
+    bad = (kc[su] != DATA) | (dc[su] <= lst) | (dc[su + n - one] >= stop)
+    latest = tc[su]
     if has:
-        latest = max(latest, tr[q])
-    for i in range(1, CHUNK):
-        u = np.uint64(i)
-        bad |= (kc[s + u] != DATA) | (dc[s + u] <= dc[s + u - np.uint64(1)])
-        tt = tc[s + u]
-        if has:
-            kk = kr[q + u]
-            bad |= (kk != DATA) & (kk != EMPTY)
-            tt = max(tt, tr[q + u])
-        latest = max(latest, tt - i)
-    if has:
-        kk = kr[q]
+        kk = kr[qu]
         bad |= (kk != DATA) & (kk != EMPTY)
+        latest = max(latest, tr[qu])
+    # equal ranges (numba's zip takes no ``strict``)
+    for x, y, z, i in zip(range(su + one, su + n), range(su, su + n - one),  # noqa: B905
+                          range(qu + one, qu + n), range(1, CHUNK)):
+        bad |= (kc[x] != DATA) | (dc[x] <= dc[y])  # slot y is the one before x
+        tt = tc[x]
+        if has:
+            kk = kr[z]
+            bad |= (kk != DATA) & (kk != EMPTY)
+            tt = max(tt, tr[z])
+        latest = max(latest, tt - i)
     return not bad, latest
 
 
@@ -139,19 +144,22 @@ def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
         if has:
             k = min(k, f - g, cap - q)
         if k >= CHUNK:
-            ok, latest = chunk_latest(kc, dc, tc, kr, tr, has, np.uint64(s), np.uint64(q), lst,
-                                      stop)
-            if ok:
-                if n == 0:
-                    first = max(t, tc[s] if not has else max(tc[s], tr[q]))
-                t1 = max(t, latest)
-                idle += t1 - t
-                t = t1 + CHUNK
-                lst = dc[s + CHUNK - 1]
-                h += CHUNK
-                g += CHUNK
-                n += CHUNK
-                continue
+            # a whole chunk, if its last coordinate drops (most chunks that do not drop
+            # entirely end past the other head or in the next fiber: no need to read them)
+            z = s + CHUNK - 1
+            if kc[z] == DATA and dc[z] > lst and dc[z] < stop:
+                ok, latest = chunk_latest(kc, dc, tc, kr, tr, has, s, q, lst, stop)
+                if ok:
+                    if n == 0:
+                        first = max(t, tc[s] if not has else max(tc[s], tr[q]))
+                    t1 = max(t, latest)
+                    idle += t1 - t
+                    t = t1 + CHUNK
+                    lst = dc[z]
+                    h += CHUNK
+                    g += CHUNK
+                    n += CHUNK
+                    continue
             k = CHUNK
         ended = False
         for _ in range(max(k, 1)):  # the slots up to a chunk's end or the ring's, one by one

@@ -152,14 +152,15 @@ def coordinate_at(coordinates, crd, q, start):
 def write_run(kr, dr, tr, s, k, crd, q, stored, off, a):
     """Write ``k`` data tokens into ring slots ``s, s+1, ...`` (no wrap-around) of one channel's
     rows: the payloads ``crd[q + i]`` (``stored``) or ``q + i - off``, arrivals ``a + i``.
-    Unsigned slots and no branch in the loop: LLVM vectorizes it."""
+    The slots and positions are unsigned ranges (no negative-index wrap-around, no branch in
+    the loop: LLVM vectorizes it; Python iterates them as plain ints)."""
     su = np.uint64(s)
     qu = np.uint64(q)
-    for i in range(k):
-        u = np.uint64(i)
-        kr[su + u] = DATA
-        dr[su + u] = crd[qu + u] if stored else q + i - off
-        tr[su + u] = a + i
+    ku = np.uint64(k)
+    for p, r, i in zip(range(su, su + ku), range(qu, qu + ku), range(k)):  # noqa: B905 (numba)
+        kr[p] = DATA
+        dr[p] = crd[r] if stored else q + i - off
+        tr[p] = a + i
 
 
 @jitable(inline=True)
