@@ -29,6 +29,7 @@ def test_only_picks_the_rows_and_their_core():
                       "SpMV bcsstk13 (lanes 1)", "SpMV bcsstk13 lanes 16"]
     assert [r[0] for r in bench.select_rows("TMU")] == ["SpMM bcsstk13 x T(dd) dim 32",
                                                         "TMU sls bcsstk13 dim 32"]
+    assert [r[0] for r in bench.select_rows("splatt")] == ["TTV splatt-med coiterated"]
     assert bench.select_rows(None) == bench.SUITE
 
 

@@ -89,6 +89,41 @@ def ref_head(kr, tr, g, f, mask, tt):
     return q, k, tt
 
 
+#: Firings :func:`drop_run` checks and accounts as one block (a chunk of ring slots).
+CHUNK = 16
+
+
+@jitable(inline=True)
+def chunk_latest(kc, dc, tc, kr, tr, has, s, q, lst, stop):
+    """Whether the ``CHUNK`` coordinates from ring slot ``s`` (references from ``q``; both runs
+    of slots contiguous) can all be dropped below ``stop`` (data, strictly increasing past
+    ``lst``, references data or empty), and the latest of ``arrival - i`` over them (token i
+    arriving then): a run of one-cycle firings that starts at cycle t ends at ``max(t, that)
+    + CHUNK``. No branch, and the slots are unsigned ranges (no negative-index wrap-around):
+    LLVM vectorizes it; Python iterates them as plain ints."""
+    one = np.uint64(1)
+    n = np.uint64(CHUNK)
+    su = np.uint64(s)
+    qu = np.uint64(q)
+    bad = (kc[su] != DATA) | (dc[su] <= lst) | (dc[su + n - one] >= stop)
+    latest = tc[su]
+    if has:
+        kk = kr[qu]
+        bad |= (kk != DATA) & (kk != EMPTY)
+        latest = max(latest, tr[qu])
+    # equal ranges (numba's zip takes no ``strict``)
+    for x, y, z, i in zip(range(su + one, su + n), range(su, su + n - one),  # noqa: B905
+                          range(qu + one, qu + n), range(1, CHUNK)):
+        bad |= (kc[x] != DATA) | (dc[x] <= dc[y])  # slot y is the one before x
+        tt = tc[x]
+        if has:
+            kk = kr[z]
+            bad |= (kk != DATA) & (kk != EMPTY)
+            tt = max(tt, tr[z])
+        latest = max(latest, tt - i)
+    return not bad, latest
+
+
 @jitable(inline=True)
 def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
     """Drop one input's coordinates below ``stop`` (the other input's head) in a row of
@@ -96,32 +131,64 @@ def drop_run(kc, dc, tc, kr, tr, has, h, e, g, f, lst, stop, t, idle, mask):
     Its head's arrivals are already behind ``t`` (it took part in the firing before), so each
     firing waits only for this input's coordinate and reference. Stops, like the two-input
     loop, at a token that is not a data coordinate (or a reference that is neither data nor
-    empty), an out-of-order coordinate or an empty ring. (h, g, lst, t, idle, firings, the
-    first firing's cycle)."""
+    empty), an out-of-order coordinate or an empty ring. Whole chunks of ``CHUNK`` firings
+    that all drop are checked and timed at once (:func:`chunk_latest`); the others one by
+    one. (h, g, lst, t, idle, firings, the first firing's cycle)."""
     n = 0
     first = t
+    cap = mask + 1
     while h < e:
         s = h & mask
-        if kc[s] != DATA:
-            break
-        x = dc[s]
-        if x >= stop or x <= lst:
-            break
-        tt = tc[s]
+        q = g & mask
+        k = min(e - h, cap - s)  # firings whose slots run on without wrapping round
         if has:
-            q, k, tt = ref_head(kr, tr, g, f, mask, tt)
-            if q < 0:
+            k = min(k, f - g, cap - q)
+        if k >= CHUNK:
+            # a whole chunk, if its last coordinate drops (most chunks that do not drop
+            # entirely end past the other head or in the next fiber: no need to read them)
+            z = s + CHUNK - 1
+            if kc[z] == DATA and dc[z] > lst and dc[z] < stop:
+                ok, latest = chunk_latest(kc, dc, tc, kr, tr, has, s, q, lst, stop)
+                if ok:
+                    if n == 0:
+                        first = max(t, tc[s] if not has else max(tc[s], tr[q]))
+                    t1 = max(t, latest)
+                    idle += t1 - t
+                    t = t1 + CHUNK
+                    lst = dc[z]
+                    h += CHUNK
+                    g += CHUNK
+                    n += CHUNK
+                    continue
+            k = CHUNK
+        ended = False
+        for _ in range(max(k, 1)):  # the slots up to a chunk's end or the ring's, one by one
+            s = h & mask
+            if h >= e or kc[s] != DATA:
+                ended = True
                 break
-        if tt > t:
-            idle += tt - t
-            t = tt
-        if n == 0:
-            first = t
-        lst = x
-        h += 1
-        g += 1
-        t += 1
-        n += 1
+            x = dc[s]
+            if x >= stop or x <= lst:
+                ended = True
+                break
+            tt = tc[s]
+            if has:
+                qq, kk, tt = ref_head(kr, tr, g, f, mask, tt)
+                if qq < 0:
+                    ended = True
+                    break
+            if tt > t:
+                idle += tt - t
+                t = tt
+            if n == 0:
+                first = t
+            lst = x
+            h += 1
+            g += 1
+            t += 1
+            n += 1
+        if ended:
+            break
     return h, g, lst, t, idle, n, first
 
 

@@ -149,6 +149,21 @@ def coordinate_at(coordinates, crd, q, start):
 
 
 @jitable(inline=True)
+def write_run(kr, dr, tr, s, k, crd, q, stored, off, a):
+    """Write ``k`` data tokens into ring slots ``s, s+1, ...`` (no wrap-around) of one channel's
+    rows: the payloads ``crd[q + i]`` (``stored``) or ``q + i - off``, arrivals ``a + i``.
+    The slots and positions are unsigned ranges (no negative-index wrap-around, no branch in
+    the loop: LLVM vectorizes it; Python iterates them as plain ints)."""
+    su = np.uint64(s)
+    qu = np.uint64(q)
+    ku = np.uint64(k)
+    for p, r, i in zip(range(su, su + ku), range(qu, qu + ku), range(k)):  # noqa: B905 (numba)
+        kr[p] = DATA
+        dr[p] = crd[r] if stored else q + i - off
+        tr[p] = a + i
+
+
+@jitable(inline=True)
 def fiber_burst(w, st, optr, ochan, crd):
     """Emit the rest of the current fiber (as far as the outputs take it) in one loop, one
     coordinate and reference per cycle (:mod:`sam.runtime.burst`); the firings made."""
@@ -161,9 +176,10 @@ def fiber_burst(w, st, optr, ochan, crd):
         return 0
     t = st[T]
     a = t + st[LAT]
-    coordinates = st[COORDINATES]
+    stored = st[COORDINATES] == STORED
     base = st[BASE]
-    mask = w.kind.shape[1] - 1
+    cap = w.kind.shape[1]
+    mask = cap - 1
     for port in range(SCAN_PORTS):  # channel by channel, the rows as one-dimensional arrays
         for j in range(optr[port], optr[port + 1]):
             oc = ochan[j]
@@ -171,12 +187,15 @@ def fiber_burst(w, st, optr, ochan, crd):
             dr = w.data[oc]
             tr = w.time[oc]
             tail = w.tail[oc]
-            for m in range(n):
-                q = pos + m
+            m = 0
+            while m < n:  # in runs of slots that do not wrap round the ring
                 s = (tail + m) & mask
-                kr[s] = DATA
-                dr[s] = coordinate_at(coordinates, crd, q, base) if port == CRD_OUT else q
-                tr[s] = a + m
+                k = min(n - m, cap - s)
+                if port == CRD_OUT:
+                    write_run(kr, dr, tr, s, k, crd, pos + m, stored, base, a + m)
+                else:
+                    write_run(kr, dr, tr, s, k, crd, pos + m, False, 0, a + m)
+                m += k
     commit(w, optr, ochan, CRD_OUT, DATA, n)
     commit(w, optr, ochan, REF_OUT, DATA, n)
     account(st, t, t + n - 1, 0, n)

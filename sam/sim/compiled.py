@@ -86,15 +86,20 @@ class CompiledTier(Scheduler):
         """Whether the compiled tier runs the sweeps in compiled code (:meth:`_use_driver`)."""
         return bool(self.feedback) or bool((self.depths > 0).any())
 
+    def _driver_ready(self) -> bool:
+        from sam.sim import loops
+
+        return (loops._DRIVE is not None and bool(loops._DRIVE.overloads)) \
+            or loops.driver_cached()
+
     def missing_kernels(self) -> list[str]:
         """The kernels (and the driver) this run's compiled tier needs that are neither loaded
         in this process nor compiled on disk: the switch would compile them."""
-        from sam.sim import loops, warm
+        from sam.sim import warm
 
         names = sorted({r.block.kernel.name for r in self.runs.values()
                         if not r.block.kernel.loaded and not r.block.kernel.cached})
-        if self._needs_driver() and not (loops._DRIVE is not None and loops._DRIVE.overloads) \
-                and not loops.driver_cached():
+        if self._needs_driver() and not self._driver_ready():
             names.append(warm.DRIVER)
         return names
 

@@ -22,6 +22,11 @@ from sam.sim.elaborate import BlockRun, Elaboration
 
 #: The interpreting budget's end once the compiled kernels run (``_tier_at``).
 INF = float("inf")
+#: Python sweeps after which a run on compiled kernels hands its sweeps to the compiled driver
+#: (:mod:`sam.sim.loops`): a sweep calls every block from Python (about 1.5 us a call), so a
+#: graph that streams millions of tokens through one channel, a ring (16k tokens) per sweep,
+#: spends seconds dispatching calls that move a few tokens each.
+DRIVER_AFTER_SWEEPS = 256
 
 
 class Scheduler(Elaboration):
@@ -43,15 +48,37 @@ class Scheduler(Elaboration):
         """One call of the compiled driver (:class:`sam.sim.compiled.CompiledTier`)."""
         raise NotImplementedError
 
+    def _use_driver(self) -> None:
+        """Run the sweeps in the compiled driver from now on, if it can run this graph
+        (:class:`sam.sim.compiled.CompiledTier`)."""
+        raise NotImplementedError
+
+    def _driver_ready(self) -> bool:
+        """Whether the compiled driver is loaded or on disk (a run does not stop to compile
+        it: :class:`sam.sim.compiled.CompiledTier`)."""
+        return False
+
+    def _compiled_in_use(self) -> bool:
+        """Whether the blocks run their compiled kernels (not the Python ones)."""
+        run = next(iter(self.runs.values()), None)
+        return run is not None and self._fns[run.block.id] is not run.block.kernel.py
+
     def _loop(self, progress: Callable[[int], None] | None) -> None:
         """Step every unfinished block (a cycle of blocks in lock steps) until all are done;
-        grow the rings when only full rings hold the run up, else stop at a deadlock."""
+        grow the rings when only full rings hold the run up, else stop at a deadlock. A run on
+        compiled kernels still sweeping after :data:`DRIVER_AFTER_SWEEPS` sweeps goes on in
+        the compiled driver."""
         pending = [bid for bid in self.order if not self.runs[bid].done]
+        sweeps = 0  # Python sweeps on compiled kernels
         while pending:
             if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
                 progressed, buf_full = self._drive()
             else:
                 progressed, buf_full = self._sweep(pending)
+                if sweeps < DRIVER_AFTER_SWEEPS and self._compiled_in_use():
+                    sweeps += 1
+                    if sweeps == DRIVER_AFTER_SWEEPS and self._driver_ready():
+                        self._use_driver()  # a long run: sweeps in compiled code
             pending = [bid for bid in pending if not self.runs[bid].done]
             if progress is not None:
                 progress(int(self.wires.count.sum()))
