@@ -16,7 +16,7 @@ import sam.graph.registry  # noqa: F401
 from formats import Tensor
 from formats.io import load_tensor
 from sam.errors import SimulationError
-from sam.runtime import wires as W
+from sam.runtime.tokens import DATA
 from sam.sim.engine import FastPaths, simulate
 from sam.tmu_ops import OPS, build_op, reference, sls_config
 
@@ -97,7 +97,7 @@ def test_small_rings_and_west0479_same_tokens_and_times(lanes):
     vals = q_on[1][1].astype(np.int64).view(np.float64)
     kinds = q_on[1][0]
     if lanes == 1:
-        ents = vals[kinds == W.DATA].reshape(-1, 3)
+        ents = vals[kinds == DATA].reshape(-1, 3)
         Z = np.zeros((60, 5))
         np.add.at(Z, (ents[:, 0].astype(int), ents[:, 1].astype(int)), ents[:, 2])
         pattern = A.copy()

@@ -121,6 +121,7 @@ from sam.blocks.tmu_program import (
     compile_config,
 )
 from sam.errors import GraphError, SimulationError
+from sam.runtime.burst import ring_mask
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import State, fire, kernel
 from sam.runtime.paths import TMU_BURST, enter
@@ -528,6 +529,25 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
 
 
 @jitable(inline=True)
+def no_rules(prog, d, e):
+    """Whether event ``e`` of layer ``d`` has no marshaling rules."""
+    ev = event_at(prog, d, e)
+    return prog[ev + EV_END_RULE] <= prog[ev + EV_FIRST_RULE]
+
+
+@jitable(inline=True)
+def crosses(prog, d):
+    """Whether a burst of layer ``d`` (the innermost) may go on into the next fiber: an outer
+    layer is there and the events between two fibers (``end`` of ``d``, ``ite`` of ``d - 1``,
+    ``beg`` of ``d``) have no rules (each then costs no firing unless layer ``d - 1`` stepped
+    in the cycle before, which the burst checks)."""
+    if d < 1:
+        return False
+    return (no_rules(prog, d, EV_END) and no_rules(prog, d - 1, EV_ITE)
+            and no_rules(prog, d, EV_BEG))
+
+
+@jitable(inline=True)
 def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     """Burst path (dae mode, unbounded queues, width 1): the ``ite`` events of the innermost
     layer's current fiber in one tight loop. With unbounded queues every firing of the event
@@ -572,7 +592,8 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     step_at = prog[H_W_STEP] + d
     mask_off = prog[H_W_MASK]
     lat = st[LAT]
-    ring = w.kind.shape[1] - 1
+    ring = ring_mask(w)
+    cross = crosses(prog, d)
     last_d = prog[H_W_LAST] + DATAQ
     last_c = prog[H_W_LAST] + CTRL
     arr_d = work[last_d]
@@ -588,139 +609,156 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         rr = rule_at(prog, r)
         if prog[rr + RU_TYPE] == R_OPERAND and prog[rr + RU_VECTOR] == 1:
             scalar_ops = False
-    while scalar_ops and room > 0:
-        n = chunk_steps(prog, work, vals, pool, d, nw, room)
-        if n == 0:
-            break
-        # the chunk's pushes rule by rule (a column of tokens each): the f-th data rule of
-        # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
-        # never before the tokens ahead of it in the queue (a running maximum: the largest
-        # f' + extra of the step before, of this step's rules up to f, the queue's last)
-        top = -(1 << 62)
-        fd = 0
-        for r in range(lo, hi):
-            rr = rule_at(prog, r)
-            if prog[rr + RU_TYPE] == R_OPERAND:
-                x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
-                if x > top:
-                    top = x
-                fd += 1
-        fd = 0
-        fc = 0
-        pre = -(1 << 62)
-        base = t + lat
-        for r in range(lo, hi):
-            rr = rule_at(prog, r)
-            if prog[rr + RU_TYPE] == R_OPERAND:
-                s = prog[rr + RU_ARG]
-                sr = stream_at(prog, s)
-                if fd + prog[sr + SR_DELAY] > pre:
-                    pre = fd + prog[sr + SR_DELAY]
-                col = column(prog, nw, s) if prog[sr + SR_LAYER] == d else -1
-                v0 = vals[s * nw]
-                for j in range(optr[DATAQ], optr[DATAQ + 1]):
-                    c = ochan[j]
-                    kr = w.kind[c]
-                    tr = w.time[c]
-                    vr = w.fdata[c]
-                    q = w.tail[c] + md + fd
-                    for m in range(n):
-                        a = base + m * nf + pre
-                        if m > 0 and base + (m - 1) * nf + top > a:
-                            a = base + (m - 1) * nf + top
-                        if a < arr_d:
-                            a = arr_d
-                        k = (q + m * nd) & ring
-                        kr[k] = DATA
-                        tr[k] = a
-                        vr[k] = vals[col + m] if col >= 0 else v0
-                fd += 1
-            else:
-                v = prog[rr + RU_ARG]
-                for j in range(optr[CTRL], optr[CTRL + 1]):
-                    c = ochan[j]
-                    kr = w.kind[c]
-                    tr = w.time[c]
-                    dr = w.data[c]
-                    q = w.tail[c] + mc + fc
-                    for m in range(n):
-                        a = base + m * nf + fc
-                        if a < arr_c:
-                            a = arr_c
-                        k = (q + m * nc) & ring
-                        kr[k] = DATA
-                        tr[k] = a
-                        dr[k] = v
-                fc += 1
-        if nd > 0:
-            a = base + (n - 1) * nf + top
-            if a > arr_d:
-                arr_d = a
-        if nc > 0:
-            a = base + (n - 1) * nf + nc - 1
-            if a > arr_c:
-                arr_c = a
-        md += n * nd
-        mc += n * nc
-        t += n * nf
-        n_data += n * nd
-        work[step_at] = t - 1
-        room -= n
-    while room > 0 and has_iter(prog, work, d):
-        bad = step_layer(prog, work, vals, pool, d)
-        if bad >= 0:
-            break
-        pd = lo
-        pc = lo
-        for _f in range(nf):
-            while pd < hi and prog[rule_at(prog, pd) + RU_TYPE] != R_OPERAND:
-                pd += 1
-            if pd < hi:
-                rr = rule_at(prog, pd)
-                s = prog[rr + RU_ARG]
-                a = t + lat + prog[stream_at(prog, s) + SR_DELAY]
-                if a < arr_d:
-                    a = arr_d
-                arr_d = a
-                n_vec = 1
-                if prog[rr + RU_VECTOR] == 1:
-                    n_vec = prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER])
-                                 + LY_LANES]
-                for lane in range(n_vec):
-                    c_kind = DATA
-                    if prog[rr + RU_VECTOR] == 1:
-                        c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
-                    if c_kind == DATA:
-                        n_data += 1
-                    elif c_kind == STOP:
-                        n_stop += 1
+    while True:
+        while scalar_ops and room > 0:
+            n = chunk_steps(prog, work, vals, pool, d, nw, room)
+            if n == 0:
+                break
+            # the chunk's pushes rule by rule (a column of tokens each): the f-th data rule of
+            # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
+            # never before the tokens ahead of it in the queue (a running maximum: the largest
+            # f' + extra of the step before, of this step's rules up to f, the queue's last)
+            top = -(1 << 62)
+            fd = 0
+            for r in range(lo, hi):
+                rr = rule_at(prog, r)
+                if prog[rr + RU_TYPE] == R_OPERAND:
+                    x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
+                    if x > top:
+                        top = x
+                    fd += 1
+            fd = 0
+            fc = 0
+            pre = -(1 << 62)
+            base = t + lat
+            for r in range(lo, hi):
+                rr = rule_at(prog, r)
+                if prog[rr + RU_TYPE] == R_OPERAND:
+                    s = prog[rr + RU_ARG]
+                    sr = stream_at(prog, s)
+                    if fd + prog[sr + SR_DELAY] > pre:
+                        pre = fd + prog[sr + SR_DELAY]
+                    col = column(prog, nw, s) if prog[sr + SR_LAYER] == d else -1
+                    v0 = vals[s * nw]
                     for j in range(optr[DATAQ], optr[DATAQ + 1]):
                         c = ochan[j]
-                        k = (w.tail[c] + md) & ring
-                        w.kind[c, k] = c_kind
+                        kr = w.kind[c]
+                        tr = w.time[c]
+                        vr = w.fdata[c]
+                        q = w.tail[c] + md + fd
+                        for m in range(n):
+                            a = base + m * nf + pre
+                            if m > 0 and base + (m - 1) * nf + top > a:
+                                a = base + (m - 1) * nf + top
+                            if a < arr_d:
+                                a = arr_d
+                            k = (q + m * nd) & ring
+                            kr[k] = DATA
+                            tr[k] = a
+                            vr[k] = vals[col + m] if col >= 0 else v0
+                    fd += 1
+                else:
+                    v = prog[rr + RU_ARG]
+                    for j in range(optr[CTRL], optr[CTRL + 1]):
+                        c = ochan[j]
+                        kr = w.kind[c]
+                        tr = w.time[c]
+                        dr = w.data[c]
+                        q = w.tail[c] + mc + fc
+                        for m in range(n):
+                            a = base + m * nf + fc
+                            if a < arr_c:
+                                a = arr_c
+                            k = (q + m * nc) & ring
+                            kr[k] = DATA
+                            tr[k] = a
+                            dr[k] = v
+                    fc += 1
+            if nd > 0:
+                a = base + (n - 1) * nf + top
+                if a > arr_d:
+                    arr_d = a
+            if nc > 0:
+                a = base + (n - 1) * nf + nc - 1
+                if a > arr_c:
+                    arr_c = a
+            md += n * nd
+            mc += n * nc
+            t += n * nf
+            n_data += n * nd
+            work[step_at] = t - 1
+            room -= n
+        while room > 0 and has_iter(prog, work, d):
+            bad = step_layer(prog, work, vals, pool, d)
+            if bad >= 0:
+                break
+            pd = lo
+            pc = lo
+            for _f in range(nf):
+                while pd < hi and prog[rule_at(prog, pd) + RU_TYPE] != R_OPERAND:
+                    pd += 1
+                if pd < hi:
+                    rr = rule_at(prog, pd)
+                    s = prog[rr + RU_ARG]
+                    a = t + lat + prog[stream_at(prog, s) + SR_DELAY]
+                    if a < arr_d:
+                        a = arr_d
+                    arr_d = a
+                    n_vec = 1
+                    if prog[rr + RU_VECTOR] == 1:
+                        n_vec = prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER])
+                                     + LY_LANES]
+                    for lane in range(n_vec):
+                        c_kind = DATA
+                        if prog[rr + RU_VECTOR] == 1:
+                            c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
+                        if c_kind == DATA:
+                            n_data += 1
+                        elif c_kind == STOP:
+                            n_stop += 1
+                        for j in range(optr[DATAQ], optr[DATAQ + 1]):
+                            c = ochan[j]
+                            k = (w.tail[c] + md) & ring
+                            w.kind[c, k] = c_kind
+                            w.time[c, k] = a
+                            w.fdata[c, k] = vals[s * nw + lane]
+                        md += 1
+                    pd += 1
+                while pc < hi and prog[rule_at(prog, pc) + RU_TYPE] != R_TOKEN:
+                    pc += 1
+                if pc < hi:
+                    a = t + lat
+                    if a < arr_c:
+                        a = arr_c
+                    arr_c = a
+                    v = prog[rule_at(prog, pc) + RU_ARG]
+                    for j in range(optr[CTRL], optr[CTRL + 1]):
+                        c = ochan[j]
+                        k = (w.tail[c] + mc) & ring
+                        w.kind[c, k] = DATA
                         w.time[c, k] = a
-                        w.fdata[c, k] = vals[s * nw + lane]
-                    md += 1
-                pd += 1
-            while pc < hi and prog[rule_at(prog, pc) + RU_TYPE] != R_TOKEN:
-                pc += 1
-            if pc < hi:
-                a = t + lat
-                if a < arr_c:
-                    a = arr_c
-                arr_c = a
-                v = prog[rule_at(prog, pc) + RU_ARG]
-                for j in range(optr[CTRL], optr[CTRL + 1]):
-                    c = ochan[j]
-                    k = (w.tail[c] + mc) & ring
-                    w.kind[c, k] = DATA
-                    w.time[c, k] = a
-                    w.data[c, k] = v
-                mc += 1
-                pc += 1
-            t += 1
-        work[step_at] = t - 1
-        room -= 1
+                        w.data[c, k] = v
+                    mc += 1
+                    pc += 1
+                t += 1
+            work[step_at] = t - 1
+            room -= 1
+        # the fiber ended: the next one of layer d - 1 in the burst (crosses), unless the
+        # burst must stop (room, an error) or layer d - 1 has no step left or must fire
+        if bad >= 0 or room <= 0 or not cross or has_iter(prog, work, d):
+            break
+        if not has_iter(prog, work, d - 1) or t - 1 <= work[prog[H_W_STEP] + d - 1]:
+            break
+        bad = step_layer(prog, work, vals, pool, d - 1)
+        if bad >= 0:  # where the per-element path fails: at layer d - 1's step
+            set_event(st, d, EV_END, P_END, d)
+            st[PHASE] = P_ADV
+            st[DEPTH] = d - 1
+            break
+        work[prog[H_W_STEP] + d - 1] = t - 1  # its ite: no rules, no firing
+        begin_layer(prog, work, vals, d)
+        set_event(st, d, EV_BEG, P_ADV, d)
+        st[PHASE] = P_ADV
     # publish: tokens, queue statistics, the clock (one firing per cycle, no idle, no stall)
     for j in range(optr[DATAQ], optr[DATAQ + 1]):
         c = ochan[j]
