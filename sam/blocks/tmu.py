@@ -437,6 +437,20 @@ def column_of(prog, d, nw, x, s):
 
 
 @jitable(inline=True)
+def alu_column(op, vals, c, ca, a0, cb, b0, n):
+    """``vals[c + m] = alu(op, a, b)`` for ``m < n``, ``a`` from column ``ca`` (``a0`` when
+    ``ca < 0``), ``b`` likewise; returns how many steps succeeded (the first NaN ends it)."""
+    for m in range(n):
+        a = vals[ca + m] if ca >= 0 else a0
+        b = vals[cb + m] if cb >= 0 else b0
+        v = alu(op, a, b)
+        if np.isnan(v):
+            return m
+        vals[c + m] = v
+    return n
+
+
+@jitable(inline=True)
 def chunk_steps(prog, work, vals, pool, d, nw, most):
     """Up to ``most`` (at most :data:`CHUNK`) steps of the innermost layer ``d`` computed a
     stream at a time into the scratch columns of ``vals`` (``column_of``), and the layer's TU,
@@ -505,14 +519,12 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
             if cb == -2:
                 return 0
             op = prog[sr + SR_OP]
-            for m in range(n):
-                a = vals[ca + m] if ca >= 0 else a0
-                b = vals[cb + m] if cb >= 0 else b0
-                v = alu(op, a, b)
-                if np.isnan(v):
-                    n = m
-                    break
-                vals[c + m] = v
+            if op == 0:  # + and * with the operation a constant (LLVM drops alu's dispatch)
+                n = alu_column(0, vals, c, ca, a0, cb, b0, n)
+            elif op == 2:
+                n = alu_column(2, vals, c, ca, a0, cb, b0, n)
+            else:
+                n = alu_column(op, vals, c, ca, a0, cb, b0, n)
         if n == 0:
             return 0
     # the state after n steps: last values, masks on, TU advanced, statistics
@@ -640,6 +652,9 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                         pre = fd + prog[sr + SR_DELAY]
                     col = column(prog, nw, s) if prog[sr + SR_LAYER] == d else -1
                     v0 = vals[s * nw]
+                    # step m > 0 arrives at base + m*nf + off (the step before's running
+                    # maximum, top - nf, or this rule's, pre), never before the queue's last
+                    off = top - nf if top - nf > pre else pre
                     for j in range(optr[DATAQ], optr[DATAQ + 1]):
                         c = ochan[j]
                         kr = w.kind[c]
@@ -647,9 +662,7 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                         vr = w.fdata[c]
                         q = w.tail[c] + md + fd
                         for m in range(n):
-                            a = base + m * nf + pre
-                            if m > 0 and base + (m - 1) * nf + top > a:
-                                a = base + (m - 1) * nf + top
+                            a = base + m * nf + (off if m > 0 else pre)
                             if a < arr_d:
                                 a = arr_d
                             k = (q + m * nd) & ring
