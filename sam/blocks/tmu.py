@@ -621,6 +621,16 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         rr = rule_at(prog, r)
         if prog[rr + RU_TYPE] == R_OPERAND and prog[rr + RU_VECTOR] == 1:
             scalar_ops = False
+    # the largest f + extra latency of the data rules (arrivals of the chunks' steps)
+    top = -(1 << 62)
+    fd = 0
+    for r in range(lo, hi):
+        rr = rule_at(prog, r)
+        if prog[rr + RU_TYPE] == R_OPERAND:
+            x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
+            if x > top:
+                top = x
+            fd += 1
     while True:
         while scalar_ops and room > 0:
             n = chunk_steps(prog, work, vals, pool, d, nw, room)
@@ -630,15 +640,6 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
             # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
             # never before the tokens ahead of it in the queue (a running maximum: the largest
             # f' + extra of the step before, of this step's rules up to f, the queue's last)
-            top = -(1 << 62)
-            fd = 0
-            for r in range(lo, hi):
-                rr = rule_at(prog, r)
-                if prog[rr + RU_TYPE] == R_OPERAND:
-                    x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
-                    if x > top:
-                        top = x
-                    fd += 1
             fd = 0
             fc = 0
             pre = -(1 << 62)
