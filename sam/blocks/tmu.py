@@ -121,7 +121,7 @@ from sam.blocks.tmu_program import (
     compile_config,
 )
 from sam.errors import GraphError, SimulationError
-from sam.runtime.burst import ring_mask
+from sam.runtime.burst import NONNEG, ring_mask
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import State, fire, kernel
 from sam.runtime.paths import TMU_BURST, enter
@@ -657,36 +657,30 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                     # maximum, top - nf, or this rule's, pre), never before the queue's last
                     off = top - nf if top - nf > pre else pre
                     for j in range(optr[DATAQ], optr[DATAQ + 1]):
-                        c = ochan[j]
-                        kr = w.kind[c]
-                        tr = w.time[c]
-                        vr = w.fdata[c]
+                        c = ochan[j] & NONNEG
                         q = w.tail[c] + md + fd
                         for m in range(n):
                             a = base + m * nf + (off if m > 0 else pre)
                             if a < arr_d:
                                 a = arr_d
                             k = (q + m * nd) & ring
-                            kr[k] = DATA
-                            tr[k] = a
-                            vr[k] = vals[col + m] if col >= 0 else v0
+                            w.kind[c, k] = DATA
+                            w.time[c, k] = a
+                            w.fdata[c, k] = vals[col + m] if col >= 0 else v0
                     fd += 1
                 else:
                     v = prog[rr + RU_ARG]
                     for j in range(optr[CTRL], optr[CTRL + 1]):
-                        c = ochan[j]
-                        kr = w.kind[c]
-                        tr = w.time[c]
-                        dr = w.data[c]
+                        c = ochan[j] & NONNEG
                         q = w.tail[c] + mc + fc
                         for m in range(n):
                             a = base + m * nf + fc
                             if a < arr_c:
                                 a = arr_c
                             k = (q + m * nc) & ring
-                            kr[k] = DATA
-                            tr[k] = a
-                            dr[k] = v
+                            w.kind[c, k] = DATA
+                            w.time[c, k] = a
+                            w.data[c, k] = v
                     fc += 1
             if nd > 0:
                 a = base + (n - 1) * nf + top
@@ -757,9 +751,10 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                 t += 1
             work[step_at] = t - 1
             room -= 1
-        # the fiber ended: the next one of layer d - 1 in the burst (crosses), unless the
-        # burst must stop (room, an error) or layer d - 1 has no step left or must fire
-        if bad >= 0 or room <= 0 or not cross or has_iter(prog, work, d):
+        # the fiber ended (the loops above stop at its end, at an error or when the room is
+        # used up): the next one of layer d - 1 in the burst (crosses), unless the burst must
+        # stop or layer d - 1 has no step left or must fire
+        if bad >= 0 or room <= 0 or not cross:
             break
         if not has_iter(prog, work, d - 1) or t - 1 <= work[prog[H_W_STEP] + d - 1]:
             break
