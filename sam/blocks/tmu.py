@@ -441,12 +441,12 @@ def alu_column(op, vals, c, ca, a0, cb, b0, n):
     """``vals[c + m] = alu(op, a, b)`` for ``m < n``, ``a`` from column ``ca`` (``a0`` when
     ``ca < 0``), ``b`` likewise; returns how many steps succeeded (the first NaN ends it)."""
     for m in range(n):
-        a = vals[ca + m] if ca >= 0 else a0
-        b = vals[cb + m] if cb >= 0 else b0
+        a = vals[(ca + m) & NONNEG] if ca >= 0 else a0
+        b = vals[(cb + m) & NONNEG] if cb >= 0 else b0
         v = alu(op, a, b)
         if np.isnan(v):
             return m
-        vals[c + m] = v
+        vals[(c + m) & NONNEG] = v
     return n
 
 
@@ -483,7 +483,7 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         if s == s_tu:
             c = column(prog, nw, s)
             for m in range(n):
-                vals[c + m] = float(cur + m * step)
+                vals[(c + m) & NONNEG] = float(cur + m * step)
             continue
         sr = stream_at(prog, s)
         typ = prog[sr + SR_TYPE]
@@ -507,11 +507,11 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
             base = prog[arr + AR_BASE]
             size = prog[arr + AR_SIZE]
             for m in range(n):
-                a = vals[ca + m] if ca >= 0 else a0
+                a = vals[(ca + m) & NONNEG] if ca >= 0 else a0
                 if not (a >= 0 and a < size):
                     n = m  # this step fails: the chunk ends before it
                     break
-                vals[c + m] = pool[base + int(a)]
+                vals[(c + m) & NONNEG] = pool[(base + int(a)) & NONNEG]  # range-checked
         else:
             kb = prog[sr + SR_B_KIND]
             cb = -1 if kb == K_LIT else column_of(prog, d, nw, prog[sr + SR_B], s)
@@ -666,7 +666,7 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
                             k = (q + m * nd) & ring
                             w.kind[c, k] = DATA
                             w.time[c, k] = a
-                            w.fdata[c, k] = vals[col + m] if col >= 0 else v0
+                            w.fdata[c, k] = vals[(col + m) & NONNEG] if col >= 0 else v0
                     fd += 1
                 else:
                     v = prog[rr + RU_ARG]
