@@ -157,38 +157,39 @@ CTRL, DATAQ = 0, 1
 
 @jitable(inline=True)
 def layer_at(prog, d):
-    """Where layer ``d``'s record (``LY_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_LAYER] + d * LREC
+    """Where layer ``d``'s record (``LY_*`` fields) starts in ``prog`` (these offsets are
+    non-negative: ``& NONNEG`` tells numba, which then drops its wrap-around)."""
+    return (prog[H_OFF_LAYER] + d * LREC) & NONNEG
 
 
 @jitable(inline=True)
 def tu_at(prog, u):
     """Where TU ``u``'s record (``TU_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_TU] + u * TREC
+    return (prog[H_OFF_TU] + u * TREC) & NONNEG
 
 
 @jitable(inline=True)
 def stream_at(prog, s):
     """Where stream ``s``'s record (``SR_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_STREAM] + s * SREC
+    return (prog[H_OFF_STREAM] + s * SREC) & NONNEG
 
 
 @jitable(inline=True)
 def rule_at(prog, r):
     """Where rule ``r``'s record (``RU_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_RULE] + r * RREC
+    return (prog[H_OFF_RULE] + r * RREC) & NONNEG
 
 
 @jitable(inline=True)
 def event_at(prog, d, e):
     """Where the rules of event ``e`` of layer ``d`` (``EV_*`` fields) are in ``prog``."""
-    return prog[H_OFF_EV] + (d * EVENTS_PER_LAYER + e) * EREC
+    return (prog[H_OFF_EV] + (d * EVENTS_PER_LAYER + e) * EREC) & NONNEG
 
 
 @jitable(inline=True)
 def array_at(prog, a):
     """Where bound array ``a``'s entry (``AR_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_ARR] + a * AREC
+    return (prog[H_OFF_ARR] + a * AREC) & NONNEG
 
 
 @jitable(inline=True)
@@ -421,7 +422,7 @@ def port_room(w, optr, ochan, port, per, room):
 def column(prog, nw, s):
     """Where stream ``s``'s scratch column starts in ``vals`` (after every stream's values per
     lane; :func:`compile_config` sizes ``vals``)."""
-    return max(1, prog[H_S] * nw) + s * CHUNK
+    return (max(1, prog[H_S] * nw) + s * CHUNK) & NONNEG
 
 
 @jitable(inline=True)
