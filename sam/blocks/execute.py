@@ -255,7 +255,8 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     td = w.tail[cd]
     occ_d = work[stat + 2 * n_ids]
     occ_c = work[stat + 2 * n_ids + 1]
-    pops = 0  # pops of the current token's section not yet counted in work
+    pops = 0  # pops of token id tok's sections not yet counted in work
+    ntok = 0  # tokens of id tok taken and not yet counted in work
     while True:
         if phase == NEED_TOKEN:
             if hc >= tc:
@@ -281,8 +282,12 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             t = t_in + token_cost
             busy += token_cost
             hc += 1
-            work[np.uint64(stat + tk)] += 1
-            work[np.uint64(stat + n_ids + tok)] += pops
+            if tk != tok:  # counts kept in locals while the token id repeats
+                work[np.uint64(stat + tok)] += ntok
+                work[np.uint64(stat + n_ids + tok)] += pops
+                ntok = 0
+                pops = 0
+            ntok += 1
             pops = 0
             tok = tk
             pc = prog[1 + 2 * tk]
@@ -363,6 +368,7 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             work[np.uint64(dst)] = 1
         pc += 1
     work[np.uint64(stat + n_ids + tok)] += pops
+    work[np.uint64(stat + tok)] += ntok
     # each firing's idle cycles are its start minus the clock before it: in all, the clock's
     # advance minus the busy cycles
     st[IDLE] += t - t0 - (busy - busy0)
