@@ -288,7 +288,6 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                 ntok = 0
                 pops = 0
             ntok += 1
-            pops = 0
             tok = tk
             pc = prog[1 + 2 * tk]
             end = prog[2 + 2 * tk]
