@@ -36,6 +36,7 @@ from formats.tensor import Tensor
 from sam.blocks.base import Block, Memories, Port
 from sam.blocks.tmu import ring_slot
 from sam.errors import GraphError
+from sam.runtime.burst import ring_mask
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import State, kernel
 from sam.runtime.paths import EXECUTE_FAST, enter
@@ -164,6 +165,28 @@ def passed(w, c, k, tail, t):
 
 
 @jitable(inline=True)
+def passed_masked(times, ring, k, tail, t):
+    """:func:`passed` on a channel's row of arrival cycles, ``ring`` from
+    :func:`~sam.runtime.burst.ring_mask` (slots known non-negative)."""
+    while k < tail and times[k & ring] <= t:
+        k += 1
+    return k
+
+
+@jitable(inline=True)
+def passed_few(times, ring, k, tail, t):
+    """:func:`passed_masked` testing the next three slots at once (three independent loads,
+    no branch): a queue filled a little faster than it drains passes one or two tokens a call
+    in a pattern a branch predictor misses; the loop runs only past three."""
+    c1 = np.int64((k < tail) & (times[k & ring] <= t))
+    c2 = np.int64((k + 1 < tail) & (times[(k + 1) & ring] <= t))
+    c3 = np.int64((k + 2 < tail) & (times[(k + 2) & ring] <= t))
+    if c3 == 1:
+        return passed_masked(times, ring, k + 3, tail, t)
+    return k + c1 + c2
+
+
+@jitable(inline=True)
 def occupancy_at(w, c, t, st, cur, cur_t):
     """:func:`occupancy`, counted forward from a cursor: ``st[cur]`` is the index past the
     tokens of ``c`` that had arrived by cycle ``st[cur_t]``. Tokens arrive in order and a
@@ -198,15 +221,6 @@ def error(st, code, data):
 
 
 @jitable(inline=True)
-def spent(t, idle, busy, first, t_in, cost):
-    """:func:`spend` on a clock held in locals ``(t, idle, busy, first)``: the clock after a
-    firing of ``cost`` cycles that starts when its input came (``t_in``)."""
-    if busy == 0:
-        first = t_in
-    return t_in + cost, idle + t_in - t, busy + cost, first
-
-
-@jitable(inline=True)
 def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, stat):
     """Run control tokens and callback statements in one loop, the block's clock, cursors and
     queue heads in local variables: the interpreter's steps for data tokens and scalar operands
@@ -217,10 +231,11 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     interpreter takes that step."""
     if w.depth[cc] > 0 or w.depth[cd] > 0 or not enter(st, EXECUTE_FAST):
         return
-    ring = w.kind.shape[1] - 1
+    ring = ring_mask(w)
     t = st[T]
-    idle = st[IDLE]
+    t0 = t
     busy = st[BUSY]
+    busy0 = busy
     first = st[FIRST_T]
     phase = st[PHASE]
     pc = st[PC]
@@ -240,6 +255,8 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     td = w.tail[cd]
     occ_d = work[stat + 2 * n_ids]
     occ_c = work[stat + 2 * n_ids + 1]
+    pops = 0  # pops of token id tok's sections not yet counted in work
+    ntok = 0  # tokens of id tok taken and not yet counted in work
     while True:
         if phase == NEED_TOKEN:
             if hc >= tc:
@@ -255,14 +272,22 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                 t_in = t
             if t_in < cur_c_t:
                 break
-            k = passed(w, cc, cur_c if cur_c > hc else hc, tc, t_in)
+            k = passed_few(w.time[cc], ring, cur_c if cur_c > hc else hc, tc, t_in)
             cur_c = k
             cur_c_t = t_in
             if k - hc > occ_c:
                 occ_c = k - hc
-            t, idle, busy, first = spent(t, idle, busy, first, t_in, token_cost)
+            if busy == 0:
+                first = t_in
+            t = t_in + token_cost
+            busy += token_cost
             hc += 1
-            work[np.uint64(stat + tk)] += 1
+            if tk != tok:  # counts kept in locals while the token id repeats
+                work[np.uint64(stat + tok)] += ntok
+                work[np.uint64(stat + n_ids + tok)] += pops
+                ntok = 0
+                pops = 0
+            ntok += 1
             tok = tk
             pc = prog[1 + 2 * tk]
             end = prog[2 + 2 * tk]
@@ -288,7 +313,7 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                 t_in = t
             if t_in < cur_d_t:
                 break
-            k = passed(w, cd, cur_d if cur_d > hd else hd, td, t_in)
+            k = passed_masked(w.time[cd], ring, cur_d if cur_d > hd else hd, td, t_in)
             cur_d = k
             cur_d_t = t_in
             if k - hd > occ_d:
@@ -296,8 +321,11 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             regs[np.uint64(dst * nw)] = w.fdata[cd, s]
             work[np.uint64(dst)] = 1
             hd += 1
-            t, idle, busy, first = spent(t, idle, busy, first, t_in, pop_cost)
-            work[np.uint64(stat + n_ids + tok)] += 1
+            if busy == 0:
+                first = t_in
+            t = t_in + pop_cost
+            busy += pop_cost
+            pops += 1
         elif op >= OUT_ADD and op <= OUT_MIN:
             if not scalar(work, c):
                 break
@@ -338,8 +366,12 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             work[np.uint64(nregs + dst * nw)] = 1
             work[np.uint64(dst)] = 1
         pc += 1
+    work[np.uint64(stat + n_ids + tok)] += pops
+    work[np.uint64(stat + tok)] += ntok
+    # each firing's idle cycles are its start minus the clock before it: in all, the clock's
+    # advance minus the busy cycles
+    st[IDLE] += t - t0 - (busy - busy0)
     st[T] = t
-    st[IDLE] = idle
     st[BUSY] = busy
     st[FIRST_T] = first
     st[PHASE] = phase

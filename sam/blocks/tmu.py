@@ -121,6 +121,7 @@ from sam.blocks.tmu_program import (
     compile_config,
 )
 from sam.errors import GraphError, SimulationError
+from sam.runtime.burst import NONNEG, ring_mask
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import State, fire, kernel
 from sam.runtime.paths import TMU_BURST, enter
@@ -156,38 +157,39 @@ CTRL, DATAQ = 0, 1
 
 @jitable(inline=True)
 def layer_at(prog, d):
-    """Where layer ``d``'s record (``LY_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_LAYER] + d * LREC
+    """Where layer ``d``'s record (``LY_*`` fields) starts in ``prog`` (these offsets are
+    non-negative: ``& NONNEG`` tells numba, which then drops its wrap-around)."""
+    return (prog[H_OFF_LAYER] + d * LREC) & NONNEG
 
 
 @jitable(inline=True)
 def tu_at(prog, u):
     """Where TU ``u``'s record (``TU_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_TU] + u * TREC
+    return (prog[H_OFF_TU] + u * TREC) & NONNEG
 
 
 @jitable(inline=True)
 def stream_at(prog, s):
     """Where stream ``s``'s record (``SR_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_STREAM] + s * SREC
+    return (prog[H_OFF_STREAM] + s * SREC) & NONNEG
 
 
 @jitable(inline=True)
 def rule_at(prog, r):
     """Where rule ``r``'s record (``RU_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_RULE] + r * RREC
+    return (prog[H_OFF_RULE] + r * RREC) & NONNEG
 
 
 @jitable(inline=True)
 def event_at(prog, d, e):
     """Where the rules of event ``e`` of layer ``d`` (``EV_*`` fields) are in ``prog``."""
-    return prog[H_OFF_EV] + (d * EVENTS_PER_LAYER + e) * EREC
+    return (prog[H_OFF_EV] + (d * EVENTS_PER_LAYER + e) * EREC) & NONNEG
 
 
 @jitable(inline=True)
 def array_at(prog, a):
     """Where bound array ``a``'s entry (``AR_*`` fields) starts in ``prog``."""
-    return prog[H_OFF_ARR] + a * AREC
+    return (prog[H_OFF_ARR] + a * AREC) & NONNEG
 
 
 @jitable(inline=True)
@@ -420,7 +422,7 @@ def port_room(w, optr, ochan, port, per, room):
 def column(prog, nw, s):
     """Where stream ``s``'s scratch column starts in ``vals`` (after every stream's values per
     lane; :func:`compile_config` sizes ``vals``)."""
-    return max(1, prog[H_S] * nw) + s * CHUNK
+    return (max(1, prog[H_S] * nw) + s * CHUNK) & NONNEG
 
 
 @jitable(inline=True)
@@ -433,6 +435,20 @@ def column_of(prog, d, nw, x, s):
     if x >= s and prog[stream_at(prog, x) + SR_TYPE] != S_TU:
         return -2
     return column(prog, nw, x)
+
+
+@jitable(inline=True)
+def alu_column(op, vals, c, ca, a0, cb, b0, n):
+    """``vals[c + m] = alu(op, a, b)`` for ``m < n``, ``a`` from column ``ca`` (``a0`` when
+    ``ca < 0``), ``b`` likewise; returns how many steps succeeded (the first NaN ends it)."""
+    for m in range(n):
+        a = vals[(ca + m) & NONNEG] if ca >= 0 else a0
+        b = vals[(cb + m) & NONNEG] if cb >= 0 else b0
+        v = alu(op, a, b)
+        if np.isnan(v):
+            return m
+        vals[(c + m) & NONNEG] = v
+    return n
 
 
 @jitable(inline=True)
@@ -468,7 +484,7 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         if s == s_tu:
             c = column(prog, nw, s)
             for m in range(n):
-                vals[c + m] = float(cur + m * step)
+                vals[(c + m) & NONNEG] = float(cur + m * step)
             continue
         sr = stream_at(prog, s)
         typ = prog[sr + SR_TYPE]
@@ -492,11 +508,11 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
             base = prog[arr + AR_BASE]
             size = prog[arr + AR_SIZE]
             for m in range(n):
-                a = vals[ca + m] if ca >= 0 else a0
+                a = vals[(ca + m) & NONNEG] if ca >= 0 else a0
                 if not (a >= 0 and a < size):
                     n = m  # this step fails: the chunk ends before it
                     break
-                vals[c + m] = pool[base + int(a)]
+                vals[(c + m) & NONNEG] = pool[(base + int(a)) & NONNEG]  # range-checked
         else:
             kb = prog[sr + SR_B_KIND]
             cb = -1 if kb == K_LIT else column_of(prog, d, nw, prog[sr + SR_B], s)
@@ -504,14 +520,12 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
             if cb == -2:
                 return 0
             op = prog[sr + SR_OP]
-            for m in range(n):
-                a = vals[ca + m] if ca >= 0 else a0
-                b = vals[cb + m] if cb >= 0 else b0
-                v = alu(op, a, b)
-                if np.isnan(v):
-                    n = m
-                    break
-                vals[c + m] = v
+            if op == 0:  # + and * with the operation a constant (LLVM drops alu's dispatch)
+                n = alu_column(0, vals, c, ca, a0, cb, b0, n)
+            elif op == 2:
+                n = alu_column(2, vals, c, ca, a0, cb, b0, n)
+            else:
+                n = alu_column(op, vals, c, ca, a0, cb, b0, n)
         if n == 0:
             return 0
     # the state after n steps: last values, masks on, TU advanced, statistics
@@ -525,6 +539,25 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
     work[u * WREC + W_CUR] = cur + n * step
     work[iterated_at(prog, d)] = 1
     return n
+
+
+@jitable(inline=True)
+def no_rules(prog, d, e):
+    """Whether event ``e`` of layer ``d`` has no marshaling rules."""
+    ev = event_at(prog, d, e)
+    return prog[ev + EV_END_RULE] <= prog[ev + EV_FIRST_RULE]
+
+
+@jitable(inline=True)
+def crosses(prog, d):
+    """Whether a burst of layer ``d`` (the innermost) may go on into the next fiber: an outer
+    layer is there and the events between two fibers (``end`` of ``d``, ``ite`` of ``d - 1``,
+    ``beg`` of ``d``) have no rules (each then costs no firing unless layer ``d - 1`` stepped
+    in the cycle before, which the burst checks)."""
+    if d < 1:
+        return False
+    return (no_rules(prog, d, EV_END) and no_rules(prog, d - 1, EV_ITE)
+            and no_rules(prog, d, EV_BEG))
 
 
 @jitable(inline=True)
@@ -572,7 +605,8 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
     step_at = prog[H_W_STEP] + d
     mask_off = prog[H_W_MASK]
     lat = st[LAT]
-    ring = w.kind.shape[1] - 1
+    ring = ring_mask(w)
+    cross = crosses(prog, d)
     last_d = prog[H_W_LAST] + DATAQ
     last_c = prog[H_W_LAST] + CTRL
     arr_d = work[last_d]
@@ -588,139 +622,153 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
         rr = rule_at(prog, r)
         if prog[rr + RU_TYPE] == R_OPERAND and prog[rr + RU_VECTOR] == 1:
             scalar_ops = False
-    while scalar_ops and room > 0:
-        n = chunk_steps(prog, work, vals, pool, d, nw, room)
-        if n == 0:
-            break
-        # the chunk's pushes rule by rule (a column of tokens each): the f-th data rule of
-        # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
-        # never before the tokens ahead of it in the queue (a running maximum: the largest
-        # f' + extra of the step before, of this step's rules up to f, the queue's last)
-        top = -(1 << 62)
-        fd = 0
-        for r in range(lo, hi):
-            rr = rule_at(prog, r)
-            if prog[rr + RU_TYPE] == R_OPERAND:
-                x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
-                if x > top:
-                    top = x
-                fd += 1
-        fd = 0
-        fc = 0
-        pre = -(1 << 62)
-        base = t + lat
-        for r in range(lo, hi):
-            rr = rule_at(prog, r)
-            if prog[rr + RU_TYPE] == R_OPERAND:
-                s = prog[rr + RU_ARG]
-                sr = stream_at(prog, s)
-                if fd + prog[sr + SR_DELAY] > pre:
-                    pre = fd + prog[sr + SR_DELAY]
-                col = column(prog, nw, s) if prog[sr + SR_LAYER] == d else -1
-                v0 = vals[s * nw]
-                for j in range(optr[DATAQ], optr[DATAQ + 1]):
-                    c = ochan[j]
-                    kr = w.kind[c]
-                    tr = w.time[c]
-                    vr = w.fdata[c]
-                    q = w.tail[c] + md + fd
-                    for m in range(n):
-                        a = base + m * nf + pre
-                        if m > 0 and base + (m - 1) * nf + top > a:
-                            a = base + (m - 1) * nf + top
-                        if a < arr_d:
-                            a = arr_d
-                        k = (q + m * nd) & ring
-                        kr[k] = DATA
-                        tr[k] = a
-                        vr[k] = vals[col + m] if col >= 0 else v0
-                fd += 1
-            else:
-                v = prog[rr + RU_ARG]
-                for j in range(optr[CTRL], optr[CTRL + 1]):
-                    c = ochan[j]
-                    kr = w.kind[c]
-                    tr = w.time[c]
-                    dr = w.data[c]
-                    q = w.tail[c] + mc + fc
-                    for m in range(n):
-                        a = base + m * nf + fc
-                        if a < arr_c:
-                            a = arr_c
-                        k = (q + m * nc) & ring
-                        kr[k] = DATA
-                        tr[k] = a
-                        dr[k] = v
-                fc += 1
-        if nd > 0:
-            a = base + (n - 1) * nf + top
-            if a > arr_d:
-                arr_d = a
-        if nc > 0:
-            a = base + (n - 1) * nf + nc - 1
-            if a > arr_c:
-                arr_c = a
-        md += n * nd
-        mc += n * nc
-        t += n * nf
-        n_data += n * nd
-        work[step_at] = t - 1
-        room -= n
-    while room > 0 and has_iter(prog, work, d):
-        bad = step_layer(prog, work, vals, pool, d)
-        if bad >= 0:
-            break
-        pd = lo
-        pc = lo
-        for _f in range(nf):
-            while pd < hi and prog[rule_at(prog, pd) + RU_TYPE] != R_OPERAND:
-                pd += 1
-            if pd < hi:
-                rr = rule_at(prog, pd)
-                s = prog[rr + RU_ARG]
-                a = t + lat + prog[stream_at(prog, s) + SR_DELAY]
-                if a < arr_d:
-                    a = arr_d
-                arr_d = a
-                n_vec = 1
-                if prog[rr + RU_VECTOR] == 1:
-                    n_vec = prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER])
-                                 + LY_LANES]
-                for lane in range(n_vec):
-                    c_kind = DATA
-                    if prog[rr + RU_VECTOR] == 1:
-                        c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
-                    if c_kind == DATA:
-                        n_data += 1
-                    elif c_kind == STOP:
-                        n_stop += 1
+    # the largest f + extra latency of the data rules (arrivals of the chunks' steps)
+    top = -(1 << 62)
+    fd = 0
+    for r in range(lo, hi):
+        rr = rule_at(prog, r)
+        if prog[rr + RU_TYPE] == R_OPERAND:
+            x = fd + prog[stream_at(prog, prog[rr + RU_ARG]) + SR_DELAY]
+            if x > top:
+                top = x
+            fd += 1
+    while True:
+        while scalar_ops and room > 0:
+            n = chunk_steps(prog, work, vals, pool, d, nw, room)
+            if n == 0:
+                break
+            # the chunk's pushes rule by rule (a column of tokens each): the f-th data rule of
+            # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
+            # never before the tokens ahead of it in the queue (a running maximum: the largest
+            # f' + extra of the step before, of this step's rules up to f, the queue's last)
+            fd = 0
+            fc = 0
+            pre = -(1 << 62)
+            base = t + lat
+            for r in range(lo, hi):
+                rr = rule_at(prog, r)
+                if prog[rr + RU_TYPE] == R_OPERAND:
+                    s = prog[rr + RU_ARG]
+                    sr = stream_at(prog, s)
+                    if fd + prog[sr + SR_DELAY] > pre:
+                        pre = fd + prog[sr + SR_DELAY]
+                    col = column(prog, nw, s) if prog[sr + SR_LAYER] == d else -1
+                    v0 = vals[s * nw]
+                    # step m > 0 arrives at base + m*nf + off (the step before's running
+                    # maximum, top - nf, or this rule's, pre), never before the queue's last
+                    off = top - nf if top - nf > pre else pre
                     for j in range(optr[DATAQ], optr[DATAQ + 1]):
+                        c = ochan[j] & NONNEG
+                        q = w.tail[c] + md + fd
+                        for m in range(n):
+                            a = base + m * nf + (off if m > 0 else pre)
+                            if a < arr_d:
+                                a = arr_d
+                            k = (q + m * nd) & ring
+                            w.kind[c, k] = DATA
+                            w.time[c, k] = a
+                            w.fdata[c, k] = vals[(col + m) & NONNEG] if col >= 0 else v0
+                    fd += 1
+                else:
+                    v = prog[rr + RU_ARG]
+                    for j in range(optr[CTRL], optr[CTRL + 1]):
+                        c = ochan[j] & NONNEG
+                        q = w.tail[c] + mc + fc
+                        for m in range(n):
+                            a = base + m * nf + fc
+                            if a < arr_c:
+                                a = arr_c
+                            k = (q + m * nc) & ring
+                            w.kind[c, k] = DATA
+                            w.time[c, k] = a
+                            w.data[c, k] = v
+                    fc += 1
+            if nd > 0:
+                a = base + (n - 1) * nf + top
+                if a > arr_d:
+                    arr_d = a
+            if nc > 0:
+                a = base + (n - 1) * nf + nc - 1
+                if a > arr_c:
+                    arr_c = a
+            md += n * nd
+            mc += n * nc
+            t += n * nf
+            n_data += n * nd
+            work[step_at] = t - 1
+            room -= n
+        while room > 0 and has_iter(prog, work, d):
+            bad = step_layer(prog, work, vals, pool, d)
+            if bad >= 0:
+                break
+            pd = lo
+            pc = lo
+            for _f in range(nf):
+                while pd < hi and prog[rule_at(prog, pd) + RU_TYPE] != R_OPERAND:
+                    pd += 1
+                if pd < hi:
+                    rr = rule_at(prog, pd)
+                    s = prog[rr + RU_ARG]
+                    a = t + lat + prog[stream_at(prog, s) + SR_DELAY]
+                    if a < arr_d:
+                        a = arr_d
+                    arr_d = a
+                    n_vec = 1
+                    if prog[rr + RU_VECTOR] == 1:
+                        n_vec = prog[layer_at(prog, prog[stream_at(prog, s) + SR_LAYER])
+                                     + LY_LANES]
+                    for lane in range(n_vec):
+                        c_kind = DATA
+                        if prog[rr + RU_VECTOR] == 1:
+                            c_kind = STOP if work[mask_off + s * nw + lane] == 1 else EMPTY
+                        if c_kind == DATA:
+                            n_data += 1
+                        elif c_kind == STOP:
+                            n_stop += 1
+                        for j in range(optr[DATAQ], optr[DATAQ + 1]):
+                            c = ochan[j]
+                            k = (w.tail[c] + md) & ring
+                            w.kind[c, k] = c_kind
+                            w.time[c, k] = a
+                            w.fdata[c, k] = vals[s * nw + lane]
+                        md += 1
+                    pd += 1
+                while pc < hi and prog[rule_at(prog, pc) + RU_TYPE] != R_TOKEN:
+                    pc += 1
+                if pc < hi:
+                    a = t + lat
+                    if a < arr_c:
+                        a = arr_c
+                    arr_c = a
+                    v = prog[rule_at(prog, pc) + RU_ARG]
+                    for j in range(optr[CTRL], optr[CTRL + 1]):
                         c = ochan[j]
-                        k = (w.tail[c] + md) & ring
-                        w.kind[c, k] = c_kind
+                        k = (w.tail[c] + mc) & ring
+                        w.kind[c, k] = DATA
                         w.time[c, k] = a
-                        w.fdata[c, k] = vals[s * nw + lane]
-                    md += 1
-                pd += 1
-            while pc < hi and prog[rule_at(prog, pc) + RU_TYPE] != R_TOKEN:
-                pc += 1
-            if pc < hi:
-                a = t + lat
-                if a < arr_c:
-                    a = arr_c
-                arr_c = a
-                v = prog[rule_at(prog, pc) + RU_ARG]
-                for j in range(optr[CTRL], optr[CTRL + 1]):
-                    c = ochan[j]
-                    k = (w.tail[c] + mc) & ring
-                    w.kind[c, k] = DATA
-                    w.time[c, k] = a
-                    w.data[c, k] = v
-                mc += 1
-                pc += 1
-            t += 1
-        work[step_at] = t - 1
-        room -= 1
+                        w.data[c, k] = v
+                    mc += 1
+                    pc += 1
+                t += 1
+            work[step_at] = t - 1
+            room -= 1
+        # the fiber ended (the loops above stop at its end, at an error or when the room is
+        # used up): the next one of layer d - 1 in the burst (crosses), unless the burst must
+        # stop or layer d - 1 has no step left or must fire
+        if bad >= 0 or room <= 0 or not cross:
+            break
+        if not has_iter(prog, work, d - 1) or t - 1 <= work[prog[H_W_STEP] + d - 1]:
+            break
+        bad = step_layer(prog, work, vals, pool, d - 1)
+        if bad >= 0:  # where the per-element path fails: at layer d - 1's step
+            set_event(st, d, EV_END, P_END, d)
+            st[PHASE] = P_ADV
+            st[DEPTH] = d - 1
+            break
+        work[prog[H_W_STEP] + d - 1] = t - 1  # its ite: no rules, no firing
+        begin_layer(prog, work, vals, d)
+        set_event(st, d, EV_BEG, P_ADV, d)
+        st[PHASE] = P_ADV
     # publish: tokens, queue statistics, the clock (one firing per cycle, no idle, no stall)
     for j in range(optr[DATAQ], optr[DATAQ + 1]):
         c = ochan[j]
