@@ -207,9 +207,10 @@ def start_local(n_workers: int) -> tuple[Any, Any]:
     import dask
     from distributed import Client, LocalCluster
 
-    # worker processes log errors only, from their start on (a restarted one too)
+    # worker processes log errors only, from their start on (a restarted one too); a kernel
+    # not compiled yet compiles in the worker's own process (the workers are the parallelism)
     env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {},
-               DASK_LOGGING__DISTRIBUTED="error")
+               DASK_LOGGING__DISTRIBUTED="error", SAM_COMPILE_JOBS="1")
     with _children_ignore_interrupts(), \
             dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,

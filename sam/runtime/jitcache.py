@@ -202,6 +202,30 @@ def legacy_dirs() -> list[Path]:
                   if p.is_dir())
 
 
+def where() -> str:
+    """Where compiled kernels go, for messages."""
+    return (f"cached in {root()}" if _writable() else
+            f"{root()} is not writable: numba's own cache, beside the sources, if any")
+
+
+def _writable() -> bool:
+    """Whether :func:`root` can be created and written (else numba's own locators decide)."""
+    path = root()
+    known = _WRITABLE.get(path)
+    if known is None:
+        import tempfile
+
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=path).close()
+            known = True
+        except OSError:
+            known = False
+        _WRITABLE[path] = known
+    return known
+
+
+_WRITABLE: dict[Path, bool] = {}
 _KEYS: dict[int, tuple[Callable[..., object], str]] = {}
 _INSTALLED = False
 
@@ -234,7 +258,9 @@ def _install() -> None:
         @classmethod
         def from_function(cls, py_func, py_file):
             entry = _KEYS.get(id(py_func))
-            return cls(entry[1]) if entry is not None and entry[0] is py_func else None
+            if entry is None or entry[0] is not py_func or not _writable():
+                return None  # numba's own locators (a cache beside the source, or none)
+            return cls(entry[1])
 
     caching.CacheImpl._locator_classes.insert(0, KeyedLocator)
     _INSTALLED = True

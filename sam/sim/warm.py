@@ -265,13 +265,13 @@ def compile_missing(names: Sequence[str]) -> list[str]:
     one line saying so and a progress count on stderr; returns the names compiled."""
     if not names:
         return []
-    from sam.runtime.jitcache import root
+    from sam.runtime.jitcache import where
 
     jobs = min(jobs_setting(), len(names))
     prog = program_name()
-    where = f"{jobs} processes" if jobs > 1 else "this process"
+    place = f"{jobs} processes" if jobs > 1 else "this process"
     print(f"{prog}: compiling {len(names)} kernel{'s' * (len(names) > 1)} with numba in "
-          f"{where} (once per version of their code; cached in {root()})",
+          f"{place} (once per version of their code; {where()})",
           file=sys.stderr, flush=True)
     compile_kernels(names, jobs=jobs, progress=say_progress(prog))
     return list(names)
