@@ -97,3 +97,14 @@ def test_a_kernel_is_compiled_once_then_loaded_from_its_own_entry(
     b = sim.tensors["b"]
     assert np.array_equal(vals, b.to_coo()[1])
     assert sim.missing_kernels() == []
+
+
+def test_an_unwritable_cache_folder_falls_back_to_numbas_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SAM_CACHE_DIR", str(blocker))
+    assert not jitcache._writable()
+    assert "is not writable" in jitcache.where()
+    monkeypatch.setenv("SAM_CACHE_DIR", str(tmp_path / "fine"))
+    assert jitcache._writable() and jitcache.where().startswith("cached in")
