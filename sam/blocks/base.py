@@ -101,8 +101,10 @@ class Ports:
         out: list[Port] = []
         last = len(self.declared) - 1
         for k, (name, port) in enumerate(self.declared.items()):
-            change = changes.get(name, {})
-            if isinstance(change, Mapping):
+            change = changes.get(name)
+            if change is None:
+                out.append(port)  # ports are frozen: shared, not copied
+            elif isinstance(change, Mapping):
                 out.append(replace(port, **change))
             elif k == last:
                 out.extend(change)
