@@ -96,6 +96,9 @@ class Scheduler(Elaboration):
         a block in turn, the rings of all lanes between a producer and its consumer)."""
         if self.cycle_of or self.feedback or self.depths.any():
             return self.order
+        cached = getattr(self, "_depth_first", None)
+        if cached is not None and cached[0] is self.order:
+            return cached[1]
         succ: dict[str, list[str]] = {bid: [] for bid in self.order}
         indeg = dict.fromkeys(self.order, 0)
         for ch in self.channels:
@@ -111,7 +114,10 @@ class Scheduler(Elaboration):
                 indeg[nxt] -= 1
                 if indeg[nxt] == 0:
                     ready.append(nxt)
-        return order if len(order) == len(self.order) else self.order
+        if len(order) != len(self.order):
+            order = self.order
+        self._depth_first = (self.order, order)
+        return order
 
     def _sweep(self, pending: list[str]) -> tuple[bool, bool]:
         """One pass over the unfinished blocks in dataflow order, from Python: whether any
