@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -50,6 +51,14 @@ class Port:
     @property
     def name(self) -> str:
         return f"{self.kind}:{self.comment}" if self.comment else self.kind
+
+
+@lru_cache(maxsize=4096)
+def _changed(port: Port, items: tuple[tuple[str, object], ...]) -> Port:
+    """``port`` with the fields ``items`` changed (ports are frozen: one copy serves every
+    block asking for the same change; elaborating a graph of lanes lists ports thousands of
+    times)."""
+    return replace(port, **dict(items))
 
 
 class Ports:
@@ -101,9 +110,11 @@ class Ports:
         out: list[Port] = []
         last = len(self.declared) - 1
         for k, (name, port) in enumerate(self.declared.items()):
-            change = changes.get(name, {})
-            if isinstance(change, Mapping):
-                out.append(replace(port, **change))
+            change = changes.get(name)
+            if change is None:
+                out.append(port)  # ports are frozen: shared, not copied
+            elif isinstance(change, Mapping):
+                out.append(_changed(port, tuple(change.items())))
             elif k == last:
                 out.extend(change)
             else:

@@ -44,6 +44,8 @@ full ring ends a run and the general path goes on from the same state.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from sam.blocks.base import INITIAL_LENGTH, Block, Port
@@ -993,6 +995,13 @@ def _lane_number(name: str, prefix: str) -> int | None:
     return int(digits) if digits.isdigit() and str(int(digits)) == digits else None
 
 
+@lru_cache(maxsize=256)
+def _lane_ports(kind: str, lanes: int, optional: bool) -> tuple[Port, ...]:
+    """The ports ``KIND:lane0`` ... of ``lanes`` lanes (built once per shape: elaborating a
+    graph of 16 lanes lists a serializer's inputs once per input channel)."""
+    return tuple(Port(kind, f"lane{lane}", optional=optional) for lane in range(lanes))
+
+
 class _LaneBlock(Block):
     """Shared attributes: ``lanes`` (n >= 1), ``kind`` (crd, ref or val), ``depth``, ``mode``."""
 
@@ -1062,7 +1071,7 @@ class Parallelizer(_LaneBlock):
         return ports + ([Port("crd", "order")] if self.mode == "order" else [])
 
     def outputs(self) -> list[Port]:
-        ports = [Port(self.kind, f"lane{lane}", optional=True) for lane in range(self.lanes)]
+        ports = list(_lane_ports(self.kind, self.lanes, True))
         return ports + ([Port("crd", "order", optional=True)] if self.mode != "order" else [])
 
     def params(self, tensors) -> dict[str, int]:
@@ -1110,7 +1119,7 @@ class Serializer(_LaneBlock):
     default_mode = "order"
 
     def inputs(self) -> list[Port]:
-        ports = [Port(self.kind, f"lane{lane}") for lane in range(self.lanes)]
+        ports = list(_lane_ports(self.kind, self.lanes, False))
         return ports + ([Port("crd", "order")] if self.mode == "order" else [])
 
     def outputs(self) -> list[Port]:

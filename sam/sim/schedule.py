@@ -68,7 +68,7 @@ class Scheduler(Elaboration):
         grow the rings when only full rings hold the run up, else stop at a deadlock. A run on
         compiled kernels still sweeping after :data:`DRIVER_AFTER_SWEEPS` sweeps goes on in
         the compiled driver."""
-        pending = [bid for bid in self.order if not self.runs[bid].done]
+        pending = [bid for bid in self._sweep_order() if not self.runs[bid].done]
         sweeps = 0  # Python sweeps on compiled kernels
         while pending:
             if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
@@ -88,9 +88,42 @@ class Scheduler(Elaboration):
                 else:
                     raise Deadlock(self._deadlock_message(pending))
 
+    def _sweep_order(self) -> list[str]:
+        """The order of a sweep: :attr:`order` (producers first), or for a graph without
+        cycles, feedback inputs or bounded FIFOs, a depth-first dataflow order: each block as
+        soon after its producers as it can be, so that a lane's blocks run one after another
+        while its rings are still in the cache (a breadth-first order runs every lane's copy of
+        a block in turn, the rings of all lanes between a producer and its consumer)."""
+        if self.cycle_of or self.feedback or self.depths.any():
+            return self.order
+        cached = getattr(self, "_depth_first", None)
+        if cached is not None and cached[0] is self.order:
+            return cached[1]
+        succ: dict[str, list[str]] = {bid: [] for bid in self.order}
+        indeg = dict.fromkeys(self.order, 0)
+        for ch in self.channels:
+            if ch.src is not None and ch.src in succ and ch.dst in succ:
+                succ[ch.src].append(ch.dst)
+                indeg[ch.dst] += 1
+        ready = [bid for bid in reversed(self.order) if indeg[bid] == 0]
+        order: list[str] = []
+        while ready:
+            bid = ready.pop()
+            order.append(bid)
+            for nxt in reversed(succ[bid]):
+                indeg[nxt] -= 1
+                if indeg[nxt] == 0:
+                    ready.append(nxt)
+        if len(order) != len(self.order):
+            order = self.order
+        self._depth_first = (self.order, order)
+        return order
+
     def _sweep(self, pending: list[str]) -> tuple[bool, bool]:
         """One pass over the unfinished blocks in dataflow order, from Python: whether any
         moved, and whether a full ring held one up."""
+        if not self.cycle_of and not self.feedback and self._tier_at == INF:
+            return self._sweep_acyclic(pending)
         progressed = False
         buf_full = False
         swept: set[str] = set()
@@ -104,6 +137,33 @@ class Scheduler(Elaboration):
                 moved, full = self._step(bid)
             progressed |= moved
             buf_full |= full
+        return progressed, buf_full
+
+    def _sweep_acyclic(self, pending: list[str]) -> tuple[bool, bool]:
+        """:meth:`_sweep` of a graph without cycles or feedback inputs, its kernels chosen
+        for good: :meth:`_step` per block, its lookups hoisted out of the loop (a graph of
+        lanes makes thousands of calls that move a ring of tokens each)."""
+        runs = self.runs
+        fns = self._fns
+        w = self.wires
+        busy_at = W.BUSY
+        plain = (W.RC_GROW, W.RC_ERR, W.RC_DONE)
+        progressed = False
+        buf_full = False
+        for bid in pending:
+            run = runs[bid]
+            if run.done:
+                continue
+            st = run.st
+            busy = st.item(busy_at)
+            fn = fns[bid]
+            rc = run.call(fn, w)
+            if rc in plain:
+                rc = self._settle(run, fn, rc)
+            if st.item(busy_at) != busy:
+                progressed = True
+            if rc == W.RC_BUF:
+                buf_full = True
         return progressed, buf_full
 
     def _cycles(self) -> int:
