@@ -221,6 +221,51 @@ def error(st, code, data):
 
 
 @jitable(inline=True)
+def fused_section(prog, n_ids):
+    """The first token id whose section is ``k >= 1`` pops into distinct registers, then one
+    ``out[a, b] OP= c`` whose operands are constants or those registers (SLS's ``b = pop;
+    e = pop; v = pop; out[b, e] += v``), and ``k``; (-1, 0) if no section is so."""
+    base = 1 + 2 * n_ids
+    for tk in range(n_ids):
+        pc = prog[1 + 2 * tk]
+        end = prog[2 + 2 * tk]
+        if pc < 0 or end - pc < 2:
+            continue
+        k = end - pc - 1
+        ok = True
+        for j in range(k):
+            i = base + (pc + j) * IREC
+            if prog[i] != POP:
+                ok = False
+                break
+            for j2 in range(j):
+                if prog[base + (pc + j2) * IREC + 1] == prog[i + 1]:
+                    ok = False
+        i = base + (end - 1) * IREC
+        if not ok or prog[i] < OUT_ADD or prog[i] > OUT_MIN:
+            continue
+        for x in (prog[i + 2], prog[i + 3], prog[i + 4]):
+            if x >= 0:
+                popped = False
+                for j in range(k):
+                    if prog[base + (pc + j) * IREC + 1] == x:
+                        popped = True
+                if not popped:
+                    ok = False
+        if ok:
+            return tk, k
+    return -1, 0
+
+
+@jitable(inline=True)
+def operand_at(nregs, nw, x):
+    """Where operand ``x`` (register >= 0 holding a scalar, constant < 0) is in ``regs``."""
+    if x < 0:
+        return nregs * nw - x - 1
+    return x * nw
+
+
+@jitable(inline=True)
 def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, stat):
     """Run control tokens and callback statements in one loop, the block's clock, cursors and
     queue heads in local variables: the interpreter's steps for data tokens and scalar operands
@@ -257,7 +302,89 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     occ_c = work[stat + 2 * n_ids + 1]
     pops = 0  # pops of token id tok's sections not yet counted in work
     ntok = 0  # tokens of id tok taken and not yet counted in work
+    fz, nz = fused_section(prog, n_ids)
+    pz = 0
+    ez = 0
+    opz = OUT_ADD
+    qa = np.uint64(0)
+    qb = np.uint64(0)
+    qc = np.uint64(0)
+    if fz >= 0:
+        pz = prog[1 + 2 * fz]
+        ez = prog[2 + 2 * fz]
+        iz = 1 + 2 * n_ids + (ez - 1) * IREC
+        opz = prog[iz]
+        qa = np.uint64(operand_at(nregs, nw, prog[iz + 2]))
+        qb = np.uint64(operand_at(nregs, nw, prog[iz + 3]))
+        qc = np.uint64(operand_at(nregs, nw, prog[iz + 4]))
     while True:
+        if phase == NEED_TOKEN and fz >= 0 and t >= cur_c_t and t >= cur_d_t:
+            # the fused section's tokens, each whole (its token, pops and update) in one
+            # step: checked before anything moves, so one that cannot go leaves the state as
+            # it was for the statement-by-statement path below
+            while hc < tc and hd + nz <= td:
+                s = hc & ring
+                if w.kind[cc, s] != DATA or w.data[cc, s] != fz:
+                    break
+                ok = True
+                for j in range(nz):
+                    if w.kind[cd, (hd + j) & ring] != DATA:
+                        ok = False
+                if not ok:
+                    break
+                t_in = w.time[cc, s]
+                if t_in < t:
+                    t_in = t
+                k = passed_few(w.time[cc], ring, cur_c if cur_c > hc else hc, tc, t_in)
+                cur_c = k
+                cur_c_t = t_in
+                if k - hc > occ_c:
+                    occ_c = k - hc
+                if busy == 0:
+                    first = t_in
+                t = t_in + token_cost
+                busy += token_cost
+                hc += 1
+                if fz != tok:
+                    work[np.uint64(stat + tok)] += ntok
+                    work[np.uint64(stat + n_ids + tok)] += pops
+                    ntok = 0
+                    pops = 0
+                    tok = fz
+                ntok += 1
+                for j in range(nz):
+                    s = hd & ring
+                    t_in = w.time[cd, s]
+                    if t_in < t:
+                        t_in = t
+                    k = passed_masked(w.time[cd], ring, cur_d if cur_d > hd else hd, td, t_in)
+                    cur_d = k
+                    cur_d_t = t_in
+                    if k - hd > occ_d:
+                        occ_d = k - hd
+                    dst = prog[np.uint64(2 + 2 * n_ids + (pz + j) * IREC)]
+                    regs[np.uint64(dst * nw)] = w.fdata[cd, s]
+                    work[np.uint64(dst)] = 1
+                    hd += 1
+                    if busy == 0:
+                        first = t_in
+                    t = t_in + pop_cost
+                    busy += pop_cost
+                pops += nz
+                r = int(regs[qa])
+                col = int(regs[qb])
+                if r < 0 or r >= rows or col < 0 or col >= cols:
+                    phase = RUN  # the update's statement fails: the interpreter's error
+                    pc = ez - 1
+                    end = ez
+                    break
+                q = np.uint64(r * cols + col)
+                if opz == OUT_ADD:
+                    out[q] += regs[qc]
+                else:
+                    update(out, q, opz, regs[qc])
+                pc = ez
+                end = ez
         if phase == NEED_TOKEN:
             if hc >= tc:
                 break
