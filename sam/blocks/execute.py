@@ -222,7 +222,7 @@ def error(st, code, data):
 
 @jitable(inline=True)
 def fused_section(prog, n_ids):
-    """The first token id whose section is ``k >= 1`` pops into distinct registers, then one
+    """The first token id whose section is ``k`` (1 to 3) pops into distinct registers, then one
     ``out[a, b] OP= c`` whose operands are constants or those registers (SLS's ``b = pop;
     e = pop; v = pop; out[b, e] += v``), and ``k``; (-1, 0) if no section is so."""
     base = 1 + 2 * n_ids
@@ -232,7 +232,7 @@ def fused_section(prog, n_ids):
         if pc < 0 or end - pc < 2:
             continue
         k = end - pc - 1
-        ok = True
+        ok = k <= 3
         for j in range(k):
             i = base + (pc + j) * IREC
             if prog[i] != POP:
@@ -263,6 +263,35 @@ def operand_at(nregs, nw, x):
     if x < 0:
         return nregs * nw - x - 1
     return x * nw
+
+
+
+@jitable(inline=True)
+def pick(prog, i, d0, d1, d2):
+    """Which pop of a fused section (0, 1, 2) set the register ``prog[i]``, -1 for a
+    constant."""
+    x = prog[i]
+    if x < 0:
+        return -1
+    if x == d0:
+        return 0
+    if x == d1:
+        return 1
+    if x == d2:
+        return 2
+    return -1
+
+
+@jitable(inline=True)
+def chosen(i, v0, v1, v2, k):
+    """The value of a fused section's operand: pop ``i``'s, or the constant ``k``."""
+    if i == 0:
+        return v0
+    if i == 1:
+        return v1
+    if i == 2:
+        return v2
+    return k
 
 
 @jitable(inline=True)
@@ -306,32 +335,49 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     pz = 0
     ez = 0
     opz = OUT_ADD
-    qa = np.uint64(0)
-    qb = np.uint64(0)
-    qc = np.uint64(0)
+    d0 = 0  # the pops' registers
+    d1 = 0
+    d2 = 0
+    ia = -1  # each operand: the pop that set it, or -1 (a constant)
+    ib = -1
+    ic = -1
+    ka = 0.0  # constants' values
+    kb = 0.0
+    kc = 0.0
     if fz >= 0:
         pz = prog[1 + 2 * fz]
         ez = prog[2 + 2 * fz]
         iz = 1 + 2 * n_ids + (ez - 1) * IREC
         opz = prog[iz]
-        qa = np.uint64(operand_at(nregs, nw, prog[iz + 2]))
-        qb = np.uint64(operand_at(nregs, nw, prog[iz + 3]))
-        qc = np.uint64(operand_at(nregs, nw, prog[iz + 4]))
+        d0 = prog[1 + 2 * n_ids + pz * IREC + 1]
+        d1 = prog[1 + 2 * n_ids + (pz + 1) * IREC + 1] if nz > 1 else -1
+        d2 = prog[1 + 2 * n_ids + (pz + 2) * IREC + 1] if nz > 2 else -1
+        ia = pick(prog, iz + 2, d0, d1, d2)
+        ib = pick(prog, iz + 3, d0, d1, d2)
+        ic = pick(prog, iz + 4, d0, d1, d2)
+        ka = regs[operand_at(nregs, nw, prog[iz + 2])]
+        kb = regs[operand_at(nregs, nw, prog[iz + 3])]
+        kc = regs[operand_at(nregs, nw, prog[iz + 4])]
+    v0 = 0.0
+    v1 = 0.0
+    v2 = 0.0
     while True:
         if phase == NEED_TOKEN and fz >= 0 and t >= cur_c_t and t >= cur_d_t:
             # the fused section's tokens, each whole (its token, pops and update) in one
-            # step: checked before anything moves, so one that cannot go leaves the state as
-            # it was for the statement-by-statement path below
+            # step, the popped values in locals: checked before anything moves, so one that
+            # cannot go leaves the state as it was for the statement-by-statement path below
+            moved = False
             while hc < tc and hd + nz <= td:
                 s = hc & ring
                 if w.kind[cc, s] != DATA or w.data[cc, s] != fz:
                     break
-                ok = True
-                for j in range(nz):
-                    if w.kind[cd, (hd + j) & ring] != DATA:
-                        ok = False
-                if not ok:
+                if w.kind[cd, hd & ring] != DATA:
                     break
+                if nz > 1 and w.kind[cd, (hd + 1) & ring] != DATA:
+                    break
+                if nz > 2 and w.kind[cd, (hd + 2) & ring] != DATA:
+                    break
+                moved = True
                 t_in = w.time[cc, s]
                 if t_in < t:
                     t_in = t
@@ -362,17 +408,21 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                     cur_d_t = t_in
                     if k - hd > occ_d:
                         occ_d = k - hd
-                    dst = prog[np.uint64(2 + 2 * n_ids + (pz + j) * IREC)]
-                    regs[np.uint64(dst * nw)] = w.fdata[cd, s]
-                    work[np.uint64(dst)] = 1
+                    x = w.fdata[cd, s]
+                    if j == 0:
+                        v0 = x
+                    elif j == 1:
+                        v1 = x
+                    else:
+                        v2 = x
                     hd += 1
                     if busy == 0:
                         first = t_in
                     t = t_in + pop_cost
                     busy += pop_cost
                 pops += nz
-                r = int(regs[qa])
-                col = int(regs[qb])
+                r = int(chosen(ia, v0, v1, v2, ka))
+                col = int(chosen(ib, v0, v1, v2, kb))
                 if r < 0 or r >= rows or col < 0 or col >= cols:
                     phase = RUN  # the update's statement fails: the interpreter's error
                     pc = ez - 1
@@ -380,11 +430,20 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                     break
                 q = np.uint64(r * cols + col)
                 if opz == OUT_ADD:
-                    out[q] += regs[qc]
+                    out[q] += chosen(ic, v0, v1, v2, kc)
                 else:
-                    update(out, q, opz, regs[qc])
+                    update(out, q, opz, chosen(ic, v0, v1, v2, kc))
                 pc = ez
                 end = ez
+            if moved:  # the registers the pops set: the last token's values
+                regs[np.uint64(d0 * nw)] = v0
+                work[np.uint64(d0)] = 1
+                if nz > 1:
+                    regs[np.uint64(d1 * nw)] = v1
+                    work[np.uint64(d1)] = 1
+                if nz > 2:
+                    regs[np.uint64(d2 * nw)] = v2
+                    work[np.uint64(d2)] = 1
         if phase == NEED_TOKEN:
             if hc >= tc:
                 break
