@@ -366,18 +366,20 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             # the fused section's tokens, each whole (its token, pops and update) in one
             # step, the popped values in locals: checked before anything moves, so one that
             # cannot go leaves the state as it was for the statement-by-statement path below
-            moved = False
-            while hc < tc and hd + nz <= td:
+            # the control tokens of the fused id in a row (up to ``cl``) and the data tokens
+            # in a row they can pop (up to ``dl``): the loop then checks two bounds a token
+            hc0 = hc
+            cl = hc
+            while cl < tc and w.kind[cc, cl & ring] == DATA and w.data[cc, cl & ring] == fz:
+                cl += 1
+            dl_most = hd + nz * (cl - hc)
+            if dl_most > td:
+                dl_most = td
+            dl = hd
+            while dl < dl_most and w.kind[cd, dl & ring] == DATA:
+                dl += 1
+            while hc < cl and hd + nz <= dl:
                 s = hc & ring
-                if w.kind[cc, s] != DATA or w.data[cc, s] != fz:
-                    break
-                if w.kind[cd, hd & ring] != DATA:
-                    break
-                if nz > 1 and w.kind[cd, (hd + 1) & ring] != DATA:
-                    break
-                if nz > 2 and w.kind[cd, (hd + 2) & ring] != DATA:
-                    break
-                moved = True
                 t_in = w.time[cc, s]
                 if t_in < t:
                     t_in = t
@@ -435,7 +437,7 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                     update(out, q, opz, chosen(ic, v0, v1, v2, kc))
                 pc = ez
                 end = ez
-            if moved:  # the registers the pops set: the last token's values
+            if hc > hc0:  # the registers the pops set: the last token's values
                 regs[np.uint64(d0 * nw)] = v0
                 work[np.uint64(d0)] = 1
                 if nz > 1:
