@@ -294,6 +294,21 @@ def chosen(i, v0, v1, v2, k):
     return k
 
 
+
+@jitable(inline=True)
+def pop_fused(times, vals, ring, h, tail, t, cur, occ, cost):
+    """A fused section's pop of the data token ``h`` at clock ``t``: its value, the clock
+    after it, the occupancy cursor (index, cycle) and the largest occupancy."""
+    s = h & ring
+    t_in = times[s]
+    if t_in < t:
+        t_in = t
+    k = passed_masked(times, ring, cur if cur > h else h, tail, t_in)
+    if k - h > occ:
+        occ = k - h
+    return vals[s], t_in + cost, k, t_in, occ
+
+
 @jitable(inline=True)
 def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, stat):
     """Run control tokens and callback statements in one loop, the block's clock, cursors and
@@ -378,12 +393,14 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             dl = hd
             while dl < dl_most and w.kind[cd, dl & ring] == DATA:
                 dl += 1
+            times_c = w.time[cc]
+            times_d = w.time[cd]
+            vals_d = w.fdata[cd]
             while hc < cl and hd + nz <= dl:
-                s = hc & ring
-                t_in = w.time[cc, s]
+                t_in = times_c[hc & ring]
                 if t_in < t:
                     t_in = t
-                k = passed_few(w.time[cc], ring, cur_c if cur_c > hc else hc, tc, t_in)
+                k = passed_few(times_c, ring, cur_c if cur_c > hc else hc, tc, t_in)
                 cur_c = k
                 cur_c_t = t_in
                 if k - hc > occ_c:
@@ -400,28 +417,17 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                     pops = 0
                     tok = fz
                 ntok += 1
-                for j in range(nz):
-                    s = hd & ring
-                    t_in = w.time[cd, s]
-                    if t_in < t:
-                        t_in = t
-                    k = passed_masked(w.time[cd], ring, cur_d if cur_d > hd else hd, td, t_in)
-                    cur_d = k
-                    cur_d_t = t_in
-                    if k - hd > occ_d:
-                        occ_d = k - hd
-                    x = w.fdata[cd, s]
-                    if j == 0:
-                        v0 = x
-                    elif j == 1:
-                        v1 = x
-                    else:
-                        v2 = x
-                    hd += 1
-                    if busy == 0:
-                        first = t_in
-                    t = t_in + pop_cost
-                    busy += pop_cost
+                # the pops, straight-line (costs are >= 1: busy is not 0 past the token)
+                v0, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd, td, t,
+                                                         cur_d, occ_d, pop_cost)
+                if nz > 1:
+                    v1, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd + 1,
+                                                             td, t, cur_d, occ_d, pop_cost)
+                if nz > 2:
+                    v2, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd + 2,
+                                                             td, t, cur_d, occ_d, pop_cost)
+                hd += nz
+                busy += nz * pop_cost
                 pops += nz
                 r = int(chosen(ia, v0, v1, v2, ka))
                 col = int(chosen(ib, v0, v1, v2, kb))
