@@ -376,6 +376,7 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     v0 = 0.0
     v1 = 0.0
     v2 = 0.0
+    per_token = token_cost + nz * pop_cost  # a fused token's busy cycles
     while True:
         if phase == NEED_TOKEN and fz >= 0 and t >= cur_c_t and t >= cur_d_t:
             # the fused section's tokens, each whole (its token, pops and update) in one
@@ -396,6 +397,12 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
             times_c = w.time[cc]
             times_d = w.time[cd]
             vals_d = w.fdata[cd]
+            if hc < cl and hd + nz <= dl and fz != tok:  # counts kept per token id
+                work[np.uint64(stat + tok)] += ntok
+                work[np.uint64(stat + n_ids + tok)] += pops
+                ntok = 0
+                pops = 0
+                tok = fz
             while hc < cl and hd + nz <= dl:
                 t_in = times_c[hc & ring]
                 if t_in < t:
@@ -408,15 +415,8 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                 if busy == 0:
                     first = t_in
                 t = t_in + token_cost
-                busy += token_cost
+                busy += per_token
                 hc += 1
-                if fz != tok:
-                    work[np.uint64(stat + tok)] += ntok
-                    work[np.uint64(stat + n_ids + tok)] += pops
-                    ntok = 0
-                    pops = 0
-                    tok = fz
-                ntok += 1
                 # the pops, straight-line (costs are >= 1: busy is not 0 past the token)
                 v0, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd, td, t,
                                                          cur_d, occ_d, pop_cost)
@@ -427,8 +427,6 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                     v2, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd + 2,
                                                              td, t, cur_d, occ_d, pop_cost)
                 hd += nz
-                busy += nz * pop_cost
-                pops += nz
                 r = int(chosen(ia, v0, v1, v2, ka))
                 col = int(chosen(ib, v0, v1, v2, kb))
                 if r < 0 or r >= rows or col < 0 or col >= cols:
@@ -443,6 +441,8 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
                     update(out, q, opz, chosen(ic, v0, v1, v2, kc))
                 pc = ez
                 end = ez
+            ntok += hc - hc0
+            pops += nz * (hc - hc0)
             if hc > hc0:  # the registers the pops set: the last token's values
                 regs[np.uint64(d0 * nw)] = v0
                 work[np.uint64(d0)] = 1
