@@ -221,6 +221,95 @@ def error(st, code, data):
 
 
 @jitable(inline=True)
+def fused_section(prog, n_ids):
+    """The first token id whose section is ``k`` (1 to 3) pops into distinct registers, then one
+    ``out[a, b] OP= c`` whose operands are constants or those registers (SLS's ``b = pop;
+    e = pop; v = pop; out[b, e] += v``), and ``k``; (-1, 0) if no section is so."""
+    base = 1 + 2 * n_ids
+    for tk in range(n_ids):
+        pc = prog[1 + 2 * tk]
+        end = prog[2 + 2 * tk]
+        if pc < 0 or end - pc < 2:
+            continue
+        k = end - pc - 1
+        ok = k <= 3
+        for j in range(k):
+            i = base + (pc + j) * IREC
+            if prog[i] != POP:
+                ok = False
+                break
+            for j2 in range(j):
+                if prog[base + (pc + j2) * IREC + 1] == prog[i + 1]:
+                    ok = False
+        i = base + (end - 1) * IREC
+        if not ok or prog[i] < OUT_ADD or prog[i] > OUT_MIN:
+            continue
+        for x in (prog[i + 2], prog[i + 3], prog[i + 4]):
+            if x >= 0:
+                popped = False
+                for j in range(k):
+                    if prog[base + (pc + j) * IREC + 1] == x:
+                        popped = True
+                if not popped:
+                    ok = False
+        if ok:
+            return tk, k
+    return -1, 0
+
+
+@jitable(inline=True)
+def operand_at(nregs, nw, x):
+    """Where operand ``x`` (register >= 0 holding a scalar, constant < 0) is in ``regs``."""
+    if x < 0:
+        return nregs * nw - x - 1
+    return x * nw
+
+
+
+@jitable(inline=True)
+def pick(prog, i, d0, d1, d2):
+    """Which pop of a fused section (0, 1, 2) set the register ``prog[i]``, -1 for a
+    constant."""
+    x = prog[i]
+    if x < 0:
+        return -1
+    if x == d0:
+        return 0
+    if x == d1:
+        return 1
+    if x == d2:
+        return 2
+    return -1
+
+
+@jitable(inline=True)
+def chosen(i, v0, v1, v2, k):
+    """The value of a fused section's operand: pop ``i``'s, or the constant ``k``."""
+    if i == 0:
+        return v0
+    if i == 1:
+        return v1
+    if i == 2:
+        return v2
+    return k
+
+
+
+@jitable(inline=True)
+def pop_fused(times, vals, ring, h, tail, t, cur, occ, cost):
+    """A fused section's pop of the data token ``h`` at clock ``t``: its value, the clock
+    after it, the occupancy cursor (index, cycle) and the largest occupancy."""
+    s = h & ring
+    t_in = times[s]
+    if t_in < t:
+        t_in = t
+    k = passed_masked(times, ring, cur if cur > h else h, tail, t_in)
+    if k - h > occ:
+        occ = k - h
+    return vals[s], t_in + cost, k, t_in, occ
+
+
+@jitable(inline=True)
 def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, stat):
     """Run control tokens and callback statements in one loop, the block's clock, cursors and
     queue heads in local variables: the interpreter's steps for data tokens and scalar operands
@@ -257,7 +346,112 @@ def scalar_run(w, st, prog, work, arrs, out, regs, cc, cd, nw, nregs, n_ids, sta
     occ_c = work[stat + 2 * n_ids + 1]
     pops = 0  # pops of token id tok's sections not yet counted in work
     ntok = 0  # tokens of id tok taken and not yet counted in work
+    fz, nz = fused_section(prog, n_ids)
+    pz = 0
+    ez = 0
+    opz = OUT_ADD
+    d0 = 0  # the pops' registers
+    d1 = 0
+    d2 = 0
+    ia = -1  # each operand: the pop that set it, or -1 (a constant)
+    ib = -1
+    ic = -1
+    ka = 0.0  # constants' values
+    kb = 0.0
+    kc = 0.0
+    if fz >= 0:
+        pz = prog[1 + 2 * fz]
+        ez = prog[2 + 2 * fz]
+        iz = 1 + 2 * n_ids + (ez - 1) * IREC
+        opz = prog[iz]
+        d0 = prog[1 + 2 * n_ids + pz * IREC + 1]
+        d1 = prog[1 + 2 * n_ids + (pz + 1) * IREC + 1] if nz > 1 else -1
+        d2 = prog[1 + 2 * n_ids + (pz + 2) * IREC + 1] if nz > 2 else -1
+        ia = pick(prog, iz + 2, d0, d1, d2)
+        ib = pick(prog, iz + 3, d0, d1, d2)
+        ic = pick(prog, iz + 4, d0, d1, d2)
+        ka = regs[operand_at(nregs, nw, prog[iz + 2])]
+        kb = regs[operand_at(nregs, nw, prog[iz + 3])]
+        kc = regs[operand_at(nregs, nw, prog[iz + 4])]
+    v0 = 0.0
+    v1 = 0.0
+    v2 = 0.0
+    per_token = token_cost + nz * pop_cost  # a fused token's busy cycles
     while True:
+        if phase == NEED_TOKEN and fz >= 0 and t >= cur_c_t and t >= cur_d_t:
+            # the fused section's tokens, each whole (its token, pops and update) in one
+            # step, the popped values in locals: checked before anything moves, so one that
+            # cannot go leaves the state as it was for the statement-by-statement path below
+            # the control tokens of the fused id in a row (up to ``cl``) and the data tokens
+            # in a row they can pop (up to ``dl``): the loop then checks two bounds a token
+            hc0 = hc
+            cl = hc
+            while cl < tc and w.kind[cc, cl & ring] == DATA and w.data[cc, cl & ring] == fz:
+                cl += 1
+            dl_most = hd + nz * (cl - hc)
+            if dl_most > td:
+                dl_most = td
+            dl = hd
+            while dl < dl_most and w.kind[cd, dl & ring] == DATA:
+                dl += 1
+            times_c = w.time[cc]
+            times_d = w.time[cd]
+            vals_d = w.fdata[cd]
+            if hc < cl and hd + nz <= dl and fz != tok:  # counts kept per token id
+                work[np.uint64(stat + tok)] += ntok
+                work[np.uint64(stat + n_ids + tok)] += pops
+                ntok = 0
+                pops = 0
+                tok = fz
+            while hc < cl and hd + nz <= dl:
+                t_in = times_c[hc & ring]
+                if t_in < t:
+                    t_in = t
+                k = passed_few(times_c, ring, cur_c if cur_c > hc else hc, tc, t_in)
+                cur_c = k
+                cur_c_t = t_in
+                if k - hc > occ_c:
+                    occ_c = k - hc
+                if busy == 0:
+                    first = t_in
+                t = t_in + token_cost
+                busy += per_token
+                hc += 1
+                # the pops, straight-line (costs are >= 1: busy is not 0 past the token)
+                v0, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd, td, t,
+                                                         cur_d, occ_d, pop_cost)
+                if nz > 1:
+                    v1, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd + 1,
+                                                             td, t, cur_d, occ_d, pop_cost)
+                if nz > 2:
+                    v2, t, cur_d, cur_d_t, occ_d = pop_fused(times_d, vals_d, ring, hd + 2,
+                                                             td, t, cur_d, occ_d, pop_cost)
+                hd += nz
+                r = int(chosen(ia, v0, v1, v2, ka))
+                col = int(chosen(ib, v0, v1, v2, kb))
+                if r < 0 or r >= rows or col < 0 or col >= cols:
+                    phase = RUN  # the update's statement fails: the interpreter's error
+                    pc = ez - 1
+                    end = ez
+                    break
+                q = np.uint64(r * cols + col)
+                if opz == OUT_ADD:
+                    out[q] += chosen(ic, v0, v1, v2, kc)
+                else:
+                    update(out, q, opz, chosen(ic, v0, v1, v2, kc))
+                pc = ez
+                end = ez
+            ntok += hc - hc0
+            pops += nz * (hc - hc0)
+            if hc > hc0:  # the registers the pops set: the last token's values
+                regs[np.uint64(d0 * nw)] = v0
+                work[np.uint64(d0)] = 1
+                if nz > 1:
+                    regs[np.uint64(d1 * nw)] = v1
+                    work[np.uint64(d1)] = 1
+                if nz > 2:
+                    regs[np.uint64(d2 * nw)] = v2
+                    work[np.uint64(d2)] = 1
         if phase == NEED_TOKEN:
             if hc >= tc:
                 break

@@ -453,13 +453,19 @@ def alu_column(op, vals, c, ca, a0, cb, b0, n):
 
 @jitable(inline=True)
 def chunk_steps(prog, work, vals, pool, d, nw, most):
-    """Up to ``most`` (at most :data:`CHUNK`) steps of the innermost layer ``d`` computed a
-    stream at a time into the scratch columns of ``vals`` (``column_of``), and the layer's TU,
-    values, masks and statistics advanced as that many :func:`step_layer` calls would. Only for
-    a layer of one TU, one lane and no vector anywhere (``nw`` = 1), whose streams read only
-    streams computed before them; else, or when the first step fails (a load out of range, a
-    division by zero: :func:`step_layer` reports it), 0 steps. A step that fails ends the chunk
-    before it."""
+    """:func:`chunk_steps_at` from the columns' first row."""
+    return chunk_steps_at(prog, work, vals, pool, d, nw, most, 0)
+
+
+@jitable(inline=True)
+def chunk_steps_at(prog, work, vals, pool, d, nw, most, at):
+    """Up to ``most`` (at most :data:`CHUNK` - ``at``) steps of the innermost layer ``d``
+    computed a stream at a time into the scratch columns of ``vals`` (``column_of``) from
+    their row ``at``, and the layer's TU, values, masks and statistics advanced as that many
+    :func:`step_layer` calls would. Only for a layer of one TU, one lane and no vector
+    anywhere (``nw`` = 1), whose streams read only streams computed before them; else, or when
+    the first step fails (a load out of range, a division by zero: :func:`step_layer` reports
+    it), 0 steps. A step that fails ends the chunk before it."""
     if nw != 1 or most <= 0:
         return 0
     lrec = layer_at(prog, d)
@@ -476,13 +482,13 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
     n = (hi - cur + step - 1) // step
     if n > most:
         n = most
-    if n > CHUNK:
-        n = CHUNK
+    if n > CHUNK - at:
+        n = CHUNK - at
     first = prog[lrec + LY_FIRST_STREAM]
     last = first + prog[lrec + LY_STREAMS]
     for s in range(first, last):
         if s == s_tu:
-            c = column(prog, nw, s)
+            c = column(prog, nw, s) + at
             for m in range(n):
                 vals[(c + m) & NONNEG] = float(cur + m * step)
             continue
@@ -490,11 +496,13 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         typ = prog[sr + SR_TYPE]
         if typ == S_TU:
             return 0  # another TU's stream: not this layer's shape
-        c = column(prog, nw, s)
+        c = column(prog, nw, s) + at
         if typ == S_FWD:
             ca = column_of(prog, d, nw, prog[sr + SR_A], s)
             if ca == -2:
                 return 0
+            if ca >= 0:
+                ca += at
             for m in range(n):
                 vals[c + m] = vals[ca + m] if ca >= 0 else vals[prog[sr + SR_A] * nw]
             continue
@@ -503,6 +511,8 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
         a0 = operand(prog, vals, ka, prog[sr + SR_A], 0, nw)
         if ca == -2:
             return 0
+        if ca >= 0:
+            ca += at
         if typ == S_MEM:
             arr = array_at(prog, prog[sr + SR_ARRAY])
             base = prog[arr + AR_BASE]
@@ -519,6 +529,8 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
             b0 = operand(prog, vals, kb, prog[sr + SR_B], 0, nw)
             if cb == -2:
                 return 0
+            if cb >= 0:
+                cb += at
             op = prog[sr + SR_OP]
             if op == 0:  # + and * with the operation a constant (LLVM drops alu's dispatch)
                 n = alu_column(0, vals, c, ca, a0, cb, b0, n)
@@ -531,7 +543,7 @@ def chunk_steps(prog, work, vals, pool, d, nw, most):
     # the state after n steps: last values, masks on, TU advanced, statistics
     mask_off = prog[H_W_MASK]
     for s in range(first, last):
-        vals[s * nw] = vals[column(prog, nw, s) + n - 1]
+        vals[s * nw] = vals[column(prog, nw, s) + at + n - 1]
         work[mask_off + s * nw] = 1
     stat = prog[H_W_STAT]
     work[stat + TSTAT * u + N_ITERATIONS] += n
@@ -632,11 +644,37 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
             if x > top:
                 top = x
             fd += 1
+    # a chunk may span fibers (the crossing below, in the chunk) when no data rule reads a
+    # stream of layer d - 1 (the only outer stream a crossing changes)
+    span = cross
+    for r in range(lo, hi):
+        rr = rule_at(prog, r)
+        if (prog[rr + RU_TYPE] == R_OPERAND
+                and prog[stream_at(prog, prog[rr + RU_ARG]) + SR_LAYER] == d - 1):
+            span = False
     while True:
         while scalar_ops and room > 0:
             n = chunk_steps(prog, work, vals, pool, d, nw, room)
             if n == 0:
                 break
+            # the fiber ended: the next ones of layer d - 1 into the same columns, as the
+            # crossing below (no cycle between the fibers: step n of the chunk is in cycle
+            # t + n*nf)
+            while span and n < room and n < CHUNK and not has_iter(prog, work, d):
+                if (not has_iter(prog, work, d - 1)
+                        or t + n * nf - 1 <= work[prog[H_W_STEP] + d - 1]):
+                    break
+                bad = step_layer(prog, work, vals, pool, d - 1)
+                if bad >= 0:  # where the per-element path fails: at layer d - 1's step
+                    set_event(st, d, EV_END, P_END, d)
+                    st[PHASE] = P_ADV
+                    st[DEPTH] = d - 1
+                    break
+                work[prog[H_W_STEP] + d - 1] = t + n * nf - 1  # its ite: no rules, no firing
+                begin_layer(prog, work, vals, d)
+                set_event(st, d, EV_BEG, P_ADV, d)
+                st[PHASE] = P_ADV
+                n += chunk_steps_at(prog, work, vals, pool, d, nw, room - n, n)
             # the chunk's pushes rule by rule (a column of tokens each): the f-th data rule of
             # step m goes out in cycle t + m*nf + f, arriving after its stream's extra latency but
             # never before the tokens ahead of it in the queue (a running maximum: the largest
@@ -697,7 +735,9 @@ def burst_inner(w, st, optr, ochan, prog, work, pool, vals):
             n_data += n * nd
             work[step_at] = t - 1
             room -= n
-        while room > 0 and has_iter(prog, work, d):
+            if bad >= 0:
+                break
+        while bad < 0 and room > 0 and has_iter(prog, work, d):
             bad = step_layer(prog, work, vals, pool, d)
             if bad >= 0:
                 break
