@@ -126,6 +126,7 @@ TABLE: dict[str, list[str]] = {
         "test_engines_agree.py::test_miswired_graph",
     ],
     "slow": [
+        "test_tmu_span.py::test_many_short_fibers_same_on_every_path",
         "test_jitcache.py::test_a_kernel_is_compiled_once_then_loaded_from_its_own_entry",
         "test_warm.py",
         "test_accumulator_burst.py::test_emit_and_sort_match_numpy_and_general_path",
