@@ -276,8 +276,12 @@ def test_ttv_long_fibers_bursts_change_nothing(capacity: int) -> None:
 def test_long_acyclic_run_hands_its_sweeps_to_the_driver(monkeypatch) -> None:
     """A run on compiled kernels still sweeping after DRIVER_AFTER_SWEEPS sweeps goes on in
     the compiled driver, with the result, statistics and rings of the Python sweeps."""
+    from sam.sim.compiled import CompiledTier
+
     graph, tensors = _ttv(5)
     monkeypatch.setattr(schedule, "DRIVER_AFTER_SWEEPS", 8)
+    # a driver not on disk is not compiled mid-run (next test); here it is there, or compiled
+    monkeypatch.setattr(CompiledTier, "_driver_ready", lambda self: True)
     runs = {}
     for engine in ("reference", "fast"):
         sim = Simulation(graph, tensors, capacity=16)
@@ -289,3 +293,19 @@ def test_long_acyclic_run_hands_its_sweeps_to_the_driver(monkeypatch) -> None:
     assert fast.blocks == ref.blocks and fast.streams == ref.streams
     for name in ("kind", "data", "time", "head", "tail", "count"):
         assert np.array_equal(getattr(rsim.wires, name), getattr(fsim.wires, name)), name
+
+
+def test_a_long_run_does_not_stop_to_compile_the_driver(monkeypatch) -> None:
+    """The handover happens only when the driver is loaded or on disk: a run does not stop
+    to compile it (seconds); it goes on with the Python sweeps, with the same results."""
+    from sam.sim.compiled import CompiledTier
+
+    graph, tensors = _ttv(5)
+    monkeypatch.setattr(schedule, "DRIVER_AFTER_SWEEPS", 8)
+    monkeypatch.setattr(CompiledTier, "_driver_ready", lambda self: False)
+    sim = Simulation(graph, tensors, capacity=16)
+    fast = sim.run("fast")
+    ref = Simulation(graph, tensors, capacity=16).run("reference")
+    assert sim._driver is None and sim.driver_calls == 0
+    assert (fast.cycles, fast.tokens) == (ref.cycles, ref.tokens)
+    assert fast.blocks == ref.blocks
