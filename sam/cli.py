@@ -106,7 +106,7 @@ def _format_option(text: str | None, bv_width: int | None = None) -> Format | No
 
 def _cmd_warm(args: argparse.Namespace) -> int:
     from sam.graph.dot import load_all
-    from sam.runtime.jitcache import root
+    from sam.runtime.jitcache import root, where
     from sam.sim import warm
 
     most = 4 * warm.jobs_default()
@@ -130,7 +130,7 @@ def _cmd_warm(args: argparse.Namespace) -> int:
         return 0
     jobs = min(args.jobs or warm.jobs_default(), len(todo))
     print(f"{prog}: compiling {len(todo)} of {len(names)} kernels with numba in {jobs} "
-          f"process{'es' * (jobs > 1)} (cached in {root()})", file=sys.stderr, flush=True)
+          f"process{'es' * (jobs > 1)} ({where()})", file=sys.stderr, flush=True)
     start = time.perf_counter()
     done = warm.compile_kernels(todo, jobs=jobs, progress=warm.say_progress(prog))
     for item in sorted(done, key=lambda d: -d.seconds):

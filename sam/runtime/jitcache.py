@@ -83,6 +83,31 @@ def _constant(value: object) -> str | None:
     return None
 
 
+def _reads(fn: types.FunctionType) -> list[tuple[str, object]]:
+    """What ``fn``'s code reads from its globals, by name in sorted order: the values of its
+    global names and of the names it reads from modules of ours (``W.BUSY``,
+    ``burst.fiber_burst``: any name the code uses that a module it reads defines)."""
+    names = {n for code in _codes(fn.__code__) for n in code.co_names}
+    g = fn.__globals__
+    spaces = [g] + [vars(v) for n in sorted(names)
+                    if isinstance(v := g.get(n), types.ModuleType)
+                    and v.__name__.startswith(OWN_PACKAGES)]
+    return [(name, space[name]) for name in sorted(names) for space in spaces
+            if name in space and not isinstance(space[name], types.ModuleType)]
+
+
+def functions_called(fn: types.FunctionType) -> list[types.FunctionType]:
+    """``fn`` and every function of ours it calls, transitively, each once."""
+    seen: dict[int, types.FunctionType] = {}
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) not in seen:
+            seen[id(f)] = f
+            todo.extend(inner for _, v in _reads(f) if (inner := _function_of(v)) is not None)
+    return list(seen.values())
+
+
 def _digest(fn: types.FunctionType, stack: list[int]) -> str:
     """Hash of ``fn``'s code and of everything it reads from its globals (recursively)."""
     known = _DIGESTS.get(id(fn))
@@ -95,7 +120,6 @@ def _digest(fn: types.FunctionType, stack: list[int]) -> str:
     h = hashlib.sha256()
     h.update(f"{fn.__module__}.{fn.__qualname__}".encode())
     h.update(repr(getattr(fn, "_sam_jit_options", None)).encode())
-    names: list[str] = []
     for code in _codes(fn.__code__):
         h.update(code.co_code)
         h.update(repr(code.co_varnames).encode())
@@ -103,27 +127,15 @@ def _digest(fn: types.FunctionType, stack: list[int]) -> str:
         for const in code.co_consts:
             if not isinstance(const, types.CodeType):
                 h.update(repr(const).encode())
-        names.extend(code.co_names)
     h.update(repr(fn.__defaults__).encode())
-    g = fn.__globals__
-    # names read from modules (``W.BUSY``, ``burst.fiber_burst``): any name the code uses
-    # that a module it reads defines
-    spaces = [g] + [vars(v) for n in names if isinstance(v := g.get(n), types.ModuleType)
-                    and v.__name__.startswith(OWN_PACKAGES)]
-    for name in sorted(set(names)):
-        for space in spaces:
-            if name not in space:
-                continue
-            value = space[name]
-            if isinstance(value, types.ModuleType):
-                continue
-            inner = _function_of(value)
-            if inner is not None:
-                h.update(f"{name}->{_digest(inner, stack)}".encode())
-                continue
-            const = _constant(value)
-            h.update(f"{name}={const if const is not None else type(value).__qualname__}"
-                     .encode())
+    for name, value in _reads(fn):
+        inner = _function_of(value)
+        if inner is not None:
+            h.update(f"{name}->{_digest(inner, stack)}".encode())
+            continue
+        const = _constant(value)
+        h.update(f"{name}={const if const is not None else type(value).__qualname__}"
+                 .encode())
     stack.pop()
     digest = h.hexdigest()
     if id(fn) not in _CYCLIC:  # a digest made inside a cycle depends on where it was entered
@@ -185,13 +197,18 @@ def stale_entries(fn: Callable[..., object], key: str) -> list[Path]:
     return [p for p in root().glob(f"{prefix}-*{rest}.*") if not p.name.startswith(base)]
 
 
+def program_name() -> str:
+    """The command's name for messages (``sam-sim``, ``custard``; ``sam`` for scripts)."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name and not name.endswith(".py") and name != "-c" else "sam"
+
+
 def say_if_compiling(fn: Callable[..., object], key: str, what: str) -> None:
     """One line on stderr when ``fn`` is not compiled on disk yet (its first call compiles
     it, for seconds): better than silence."""
     if not is_cached(fn, key):
-        name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "sam"
-        print(f"{name}: compiling {what} with numba (once per version of its code; cached in "
-              f"{root()})", file=sys.stderr, flush=True)
+        print(f"{program_name()}: compiling {what} with numba (once per version of its code; "
+              f"{where()})", file=sys.stderr, flush=True)
 
 
 def legacy_dirs() -> list[Path]:

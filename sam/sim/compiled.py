@@ -89,8 +89,7 @@ class CompiledTier(Scheduler):
     def _driver_ready(self) -> bool:
         from sam.sim import loops
 
-        return (loops._DRIVE is not None and bool(loops._DRIVE.overloads)) \
-            or loops.driver_cached()
+        return loops.driver_ready()
 
     def missing_kernels(self) -> list[str]:
         """The kernels (and the driver) this run's compiled tier needs that are neither loaded

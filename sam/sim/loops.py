@@ -334,6 +334,11 @@ def driver_cached() -> bool:
     return jitcache.is_cached(drive_py, driver_key())
 
 
+def driver_ready() -> bool:
+    """Whether the compiled driver is loaded in this process or on disk (no compiling)."""
+    return (_DRIVE is not None and bool(_DRIVE.overloads)) or driver_cached()
+
+
 def signature_of(args: tuple) -> tuple:
     """numba types of a kernel call's arguments."""
     import numba

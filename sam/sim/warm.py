@@ -65,34 +65,17 @@ def is_cached(name: str) -> bool:
 def _size(name: str) -> int:
     """How much code compiling ``name`` types (bytecode of it and the functions it calls,
     counted once): the order in which workers take kernels, largest first."""
-    import types
-
-    from sam.runtime.jitcache import OWN_PACKAGES
+    from sam.runtime.jitcache import functions_called
 
     if name == DRIVER:
         return 1 << 30
-    seen: set[int] = set()
-    total = 0
-    todo: list[types.FunctionType] = [KERNELS[name].py]
-    while todo:
-        fn = todo.pop()
-        if id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        total += len(fn.__code__.co_code)
-        for n in fn.__code__.co_names:
-            v = fn.__globals__.get(n)
-            if isinstance(v, types.FunctionType) and v.__module__.startswith(OWN_PACKAGES):
-                todo.append(v)
-    return total
+    return sum(len(f.__code__.co_code) for f in functions_called(KERNELS[name].py))
 
 
 def compile_one(name: str) -> Compiled:
     """Compile kernel ``name`` (or the driver) for the uniform signature and save it to the
     disk cache (run in a worker process; importing its module registers it)."""
     import importlib
-
-    import numpy as np
 
     from sam.runtime import wires as W
     from sam.sim import loops
@@ -103,11 +86,7 @@ def compile_one(name: str) -> Compiled:
         fn.compile(loops.driver_signature())
     else:
         importlib.import_module(name.rpartition(".")[0])
-        i64 = np.zeros(1, np.int64)
-        f64 = np.zeros(1, np.float64)
-        sig = loops.signature_of((W.allocate(1, 4), i64, f64, i64, i64, i64, i64, i64, i64, i64,
-                                  f64, f64))
-        KERNELS[name].jit.compile(sig)
+        KERNELS[name].jit.compile(loops.uniform_signature(W.allocate(1, 4)))
     return Compiled(name, time.perf_counter() - start)
 
 
@@ -197,7 +176,8 @@ def _in_workers(todo: list[str], jobs: int, progress: Progress | None) -> list[C
         for proc in workers:
             if proc.stdin and not proc.stdin.closed:
                 proc.stdin.close()
-            proc.wait() if proc.poll() is not None else proc.kill()
+            if proc.poll() is None:  # stopped early (an error, Ctrl-C): its kernel is lost
+                proc.kill()
             proc.wait()
     return out
 
@@ -254,18 +234,12 @@ def jobs_setting() -> int:
     return jobs
 
 
-def program_name() -> str:
-    """The command's name for messages (``sam-sim``, ``custard``)."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return name if name and not name.endswith(".py") and name != "-c" else "sam"
-
-
 def compile_missing(names: Sequence[str]) -> list[str]:
     """Compile the kernels ``names`` (not on disk) before a run switches to compiled code:
     one line saying so and a progress count on stderr; returns the names compiled."""
     if not names:
         return []
-    from sam.runtime.jitcache import where
+    from sam.runtime.jitcache import program_name, where
 
     jobs = min(jobs_setting(), len(names))
     prog = program_name()
