@@ -169,7 +169,7 @@ def _expected_einsum(assign: Assignment, tensors: Mapping[str, Tensor],
     if len(accesses) <= 2 and all(len(a.indices) <= 2 for a in accesses):
         return None  # scipy's sparse products sum in the simulator's order: exact
     out = placed.lhs.indices
-    used = {v for f in factors if isinstance(f, Access) for v in f.indices}
+    used = {v for a in accesses for v in a.indices}
     if not set(out) <= used or len(set(out)) != len(out):
         return None
     if _dense_size({v: sizes[v] for v in out}) > SPARSE_FROM or any(
@@ -179,15 +179,13 @@ def _expected_einsum(assign: Assignment, tensors: Mapping[str, Tensor],
     letter = {v: chr(ord("a") + k) for k, v in enumerate(sorted(used))}
     if len(letter) > 26:
         return None
-    terms, arrays = [], []
     scale = 1.0
     for f in factors:
         if isinstance(f, Literal):
             scale *= f.value
-            continue
-        terms.append("".join(letter[v] for v in f.indices))
-        arrays.append(tensors[f.name].to_dense())
-    spec = ",".join(terms) + "->" + "".join(letter[v] for v in out)
+    spec = (",".join("".join(letter[v] for v in a.indices) for a in accesses) + "->"
+            + "".join(letter[v] for v in out))
+    arrays = [tensors[a.name].to_dense() for a in accesses]
     with np.errstate(all="ignore"):
         return scale * np.einsum(spec, *arrays, optimize=("greedy", SPARSE_FROM))
 
