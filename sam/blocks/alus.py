@@ -23,10 +23,8 @@ import math
 from sam.blocks.base import Block, Port, Ports
 from sam.errors import GraphError
 from sam.runtime.burst import (
-    account,
     burst_len,
-    commit_stops,
-    fan_out,
+    close_run,
     first_channel,
     ring_mask,
 )
@@ -133,14 +131,10 @@ def values_run(w, st, optr, ochan, ca, cb, o, n, op):
     if m > 0:
         w.head[ca] = ha + m
         w.head[cb] = hb + m
-        fan_out(w, optr, ochan, VAL_OUT, m)
-        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
-        t0 = ta_[ha & mask]  # the first firing's cycle; every cycle not firing was idle
-        if tb_[hb & mask] > t0:
-            t0 = tb_[hb & mask]
-        if t0 < t_start:
-            t0 = t_start
-        account(st, t0, t - 1, t - t_start - m, m)
+        t_in = ta_[ha & mask]  # the first firing's operands
+        if tb_[hb & mask] > t_in:
+            t_in = tb_[hb & mask]
+        close_run(w, st, optr, ochan, VAL_OUT, m, nstop, t_in, t_start, t)
     return m
 
 

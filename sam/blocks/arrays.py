@@ -22,10 +22,8 @@ from formats.tensor import Tensor
 from sam.blocks.base import INITIAL_LENGTH, Block, Memories, Port, Ports
 from sam.runtime.burst import (
     NONNEG,
-    account,
     burst_len,
-    commit_stops,
-    fan_out,
+    close_run,
     first_channel,
     ring_mask,
 )
@@ -121,12 +119,7 @@ def load_burst(w, st, optr, ochan, c, vals):
         m += 1
     if m > 0:
         w.head[c] = h + m
-        fan_out(w, optr, ochan, VAL_OUT, m)
-        commit_stops(w, optr, ochan, VAL_OUT, m, nstop)
-        t0 = tc[h & mask]  # the first firing's cycle; every cycle not firing was idle
-        if t0 < t_start:
-            t0 = t_start
-        account(st, t0, t - 1, t - t_start - m, m)
+        close_run(w, st, optr, ochan, VAL_OUT, m, nstop, tc[h & mask], t_start, t)
     return m
 
 

@@ -18,8 +18,8 @@ from sam.blocks.base import Block, Port, Ports
 from sam.runtime.burst import (
     account,
     burst_len,
+    close_run,
     commit_kinds,
-    commit_stops,
     fan_out,
     first_channel,
     ring_mask,
@@ -98,12 +98,7 @@ def signals_burst(w, st, optr, ochan, c):
         m += 1
     if m > 0:
         w.head[c] = h + m
-        fan_out(w, optr, ochan, REPSIG_OUT, m)
-        commit_stops(w, optr, ochan, REPSIG_OUT, m, nstop)
-        t0 = tc[h & mask]  # the first firing's cycle; every cycle not firing was idle
-        if t0 < t_start:
-            t0 = t_start
-        account(st, t0, t - 1, t - t_start - m, m)
+        close_run(w, st, optr, ochan, REPSIG_OUT, m, nstop, tc[h & mask], t_start, t)
     return m
 
 

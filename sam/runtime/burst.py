@@ -169,6 +169,19 @@ def account(st, t_first, t_last, idle, m):
     st[T] = t_last + 1
 
 
+@jitable
+def close_run(w, st, optr, ochan, port, m, nstop, t_in, t_start, t):
+    """End a burst of ``m`` firings, one a cycle from the clock ``t_start`` to ``t - 1``, that
+    wrote ``m`` tokens (``nstop`` of them stops) on ``port``: copy and publish them
+    (:func:`fan_out`, :func:`commit_stops`) and account the firings, the first in the cycle
+    its input arrived ``t_in`` (not before ``t_start``), every cycle between not firing
+    idle."""
+    fan_out(w, optr, ochan, port, m)
+    commit_stops(w, optr, ochan, port, m, nstop)
+    t0 = t_in if t_in > t_start else t_start
+    account(st, t0, t - 1, t - t_start - m, m)
+
+
 @jitable(inline=True)
 def first_channel(optr, ochan, port):
     """The first channel of output ``port`` (a burst writes its rows directly, then
