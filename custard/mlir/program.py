@@ -1,0 +1,224 @@
+"""A function of linalg ops as a SAM program: a DAG program of statements (GOGETA Sec. 2.2),
+compiled with the pipelineable edges fused (:mod:`custard.dag.run`).
+
+:func:`lower_function` walks a kernel function's body in order: arguments are the program's
+inputs; ``tensor.empty``/``bufferization.alloc_tensor`` make zero tensors (an output initialised
+by one reads nothing); linalg ops become statements (:mod:`custard.mlir.lower`);
+``sparse_tensor.convert`` is a copy into the new format; ``return`` names the outputs. The
+statements form a :class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG
+front end's labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run
+path, and its errors name the MLIR op's file position.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from custard.mlir.encoding import ELEMENT_TYPES, TensorType, parse_type
+from custard.mlir.lower import (
+    NAMED,
+    Env,
+    Statement,
+    access,
+    constant_text,
+    fmt_text,
+    lower_generic,
+    lower_named,
+)
+from custard.mlir.syntax import Func, Loc, Module, Op, error
+from formats.tensor import Tensor
+
+#: ops of a kernel function that compute nothing on SAM
+_SHAPE_OPS = {"tensor.empty", "bufferization.alloc_tensor"}
+
+
+@dataclass
+class Lowered:
+    """A kernel function lowered: its statements, inputs (SSA name, tensor name, type) and
+    outputs (tensor name, type)."""
+
+    module: Module
+    func: Func
+    statements: list[Statement]
+    inputs: list[tuple[str, str, TensorType]]
+    outputs: list[tuple[str, TensorType]]
+    zeros: dict[str, TensorType] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """The DAG program (custard/dag/program.py) the function lowers to."""
+        lines = [f"# {self.module.file}: @{self.func.name}"]
+        lines += [st.line() for st in self.statements]
+        kept = [n for n, _ in self.outputs if any(st.target == n for st in self.statements)]
+        if kept:
+            lines.append("out: " + " ".join(dict.fromkeys(kept)))
+        return "\n".join(lines) + "\n"
+
+    def dag_program(self):  # -> DagProgram
+        from custard.dag.program import parse_program
+
+        return parse_program(self.text(), f"{self.module.file}:@{self.func.name}")
+
+    def bind(self, values: Sequence[object]) -> dict[str, Tensor]:
+        """Tensors by name from the call's argument values (Tensors, numpy arrays, numbers),
+        each in its type's format."""
+        if len(values) != len(self.inputs):
+            raise error(self.func.loc, f"@{self.func.name} takes {len(self.inputs)} arguments, "
+                                       f"{len(values)} given")
+        out: dict[str, Tensor] = {}
+        for value, (_, name, t) in zip(values, self.inputs, strict=True):
+            out[name] = as_tensor(value, t)
+        for name, t in self.zeros.items():
+            out.setdefault(name, as_tensor(np.zeros([0 if d is None else d for d in t.shape]),
+                                           t))
+        return out
+
+
+def as_tensor(value: object, t: TensorType) -> Tensor:
+    """``value`` as a Tensor in ``t``'s format (dense levels without an encoding)."""
+    fmt = t.format_or_dense()
+    if isinstance(value, Tensor):
+        if value.format == fmt:
+            return value
+        return value.with_format(fmt)
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim != t.rank:
+        raise error(Loc("<call>", 0, 0), f"a rank-{arr.ndim} value for a rank-{t.rank} tensor")
+    return Tensor.from_dense(arr, fmt)
+
+
+def _scalar_or_tensor(text: str, module: Module, loc: Loc) -> TensorType:
+    word = module.resolve(text).strip()
+    if word in ELEMENT_TYPES:
+        return TensorType((), word)
+    return parse_type(word, module, loc)
+
+
+def tensor_name(ssa: str, taken: set[str]) -> str:
+    """A tensor name for an SSA value (``%arga`` -> ``arga``, ``%0`` -> ``t0``), unique."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", ssa.lstrip("%"))
+    if not base or not (base[0].isalpha() or base[0] == "_"):
+        base = "t" + base
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+def lower_function(module: Module, name: str) -> Lowered:
+    """Lower ``@name`` of ``module`` (see module docstring)."""
+    func = module.funcs.get(name)
+    if func is None:
+        raise error(Loc(module.file, 1, 1), f"no function @{name} (functions: "
+                                            f"{', '.join('@' + f for f in module.funcs)})")
+    if func.body is None:
+        raise error(func.loc, f"@{name} is a declaration without a body")
+    taken: set[str] = set()
+    env = Env(fresh=lambda base: tensor_name(base, taken),
+              parse_type=lambda text, loc: parse_type(text, module, loc))
+    inputs: list[tuple[str, str, TensorType]] = []
+    for ssa, text in func.args:
+        t = _scalar_or_tensor(text, module, func.loc)
+        n = tensor_name(ssa, taken)
+        env.names[ssa], env.types[ssa] = n, t
+        inputs.append((ssa, n, t))
+    statements: list[Statement] = []
+    outputs: list[tuple[str, TensorType]] = []
+    zeros: dict[str, TensorType] = {}
+    for op in func.body.ops:
+        statements += _lower_op(op, module, env, zeros, outputs)
+    return Lowered(module, func, statements, inputs, outputs, zeros)
+
+
+def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
+              outputs: list[tuple[str, TensorType]]) -> list[Statement]:
+    if op.name == "arith.constant" and op.results and not any(
+            t.text.startswith("dense<") for t in op.tokens):
+        env.constants[op.results[0]] = constant_text(op)
+        return []
+    if op.name in _SHAPE_OPS:
+        types = op.types()
+        t = parse_type(types[-1], module, op.loc)
+        if any(d is None for d in t.shape):
+            raise error(op.loc, f"{op.name} with dynamic sizes inside a kernel is not lowered "
+                                "(give static sizes, or pass the output as an argument)")
+        n = env.fresh(op.results[0][1:])
+        env.names[op.results[0]], env.types[op.results[0]] = n, t
+        env.zeros.add(n)
+        zeros[n] = t
+        return []
+    if op.name == "linalg.generic":
+        return lower_generic(op, env, module.resolve)
+    if op.name in NAMED or op.name == "linalg.transpose":
+        return lower_named(op, env)
+    if op.name == "sparse_tensor.convert":
+        src = op.values()[0]
+        name, st = env.tensor(src, op.loc)
+        types = op.types()
+        t = parse_type(op.after("to")[0].text if op.after("to") else types[-1], module, op.loc)
+        target = env.fresh(op.results[0][1:])
+        idx = "ijklmnop"[:t.rank]
+        text = f"{access(target, list(idx))} = {access(name, list(idx))}"
+        env.names[op.results[0]], env.types[op.results[0]] = target, t
+        return [Statement(target, text, {target: fmt_text(t), name: fmt_text(st)}, op.loc)]
+    if op.name in ("return", "func.return"):
+        for v in op.values():
+            outputs.append(env.tensor(v, op.loc))
+        return []
+    if op.name in ("bufferization.dealloc_tensor", "memref.dealloc"):
+        return []
+    raise error(op.loc, f"{op.name} in a kernel function is not lowered to SAM (kernels are "
+                        "linalg ops, sparse_tensor.convert, tensor.empty and return)")
+
+
+@dataclass
+class Call:
+    """One call of a lowered kernel on SAM: its outputs and per-unit cycles."""
+
+    outputs: list[Tensor]
+    cycles: int
+    units: list[tuple[str, int]]  #: (unit label, cycles)
+    fused: int  #: units that fuse two or more statements
+
+
+def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
+                engine: str = "fast") -> Call:
+    """Simulate the kernel on ``values`` (one per argument) and return its outputs."""
+    from custard.dag.bind import input_infos
+    from custard.dag.labels import build_dag
+    from custard.dag.run import compile_dag, run_units
+
+    tensors = low.bind(values)
+    by_name = {name: t for name, t in tensors.items()}
+    if not low.statements:
+        return Call([by_name[n] for n, _ in low.outputs], 0, [], 0)
+    prog = low.dag_program()
+    dag = build_dag(prog, input_infos(prog, tensors))
+    units = compile_dag(dag, fuse=fuse)
+    result = run_units(dag, units, tensors, engine=engine)
+    have = result.tensors
+    outs = []
+    for n, t in low.outputs:
+        value = have[n]
+        fmt = t.format_or_dense()
+        outs.append(value if value.format == fmt else value.with_format(fmt))
+    return Call(outs, result.cycles, [(u.unit.label(dag), u.cycles) for u in result.units],
+                sum(1 for u in units if u.kind == "fused"))
+
+
+def reference_inputs(low: Lowered, values: Mapping[str, object]) -> list[object]:
+    """Argument values in call order from a mapping by SSA name (``%arga``) or tensor name."""
+    out = []
+    for ssa, name, _ in low.inputs:
+        if ssa in values:
+            out.append(values[ssa])
+        elif name in values:
+            out.append(values[name])
+        else:
+            raise error(low.func.loc, f"@{low.func.name}: argument {ssa} is not bound")
+    return out
