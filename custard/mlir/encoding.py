@@ -77,7 +77,9 @@ def parse_type(text: str, module: Module, loc: Loc) -> TensorType:
         raise error(loc, f"expected a tensor type, found '{text}'")
     kind, body = m.group(1), m.group(2)
     parts = split_top(body, ",")
-    dims = parts[0].replace(" ", "").split("x") if parts else []
+    head = parts[0].replace(" ", "") if parts else ""
+    sizes = re.match(r"(?:(?:[0-9]+|\?|\*)x)*", head)
+    dims = [*sizes.group(0).split("x")[:-1], head[sizes.end():]] if sizes else [head]
     element = dims[-1] if dims else ""
     if element.startswith("complex") or element in ("f16", "bf16"):
         raise error(loc, f"element type {element} is not lowered to SAM (SAM's values are "
