@@ -56,7 +56,9 @@ def host_type(text: str, module: Module, loc: Loc) -> HostType:
             return HostType("scalar", (), full, full)
         return HostType("other", None, full, full)
     parts = split_top(m.group(2), ",")
-    dims = re.sub(r"\s+", "", parts[0]).split("x") if parts else []
+    head = re.sub(r"\s+", "", parts[0]) if parts else ""
+    sizes = re.match(r"(?:(?:[0-9]+|\?|\*)x)*", head)
+    dims = [*sizes.group(0).split("x")[:-1], head[sizes.end():]] if sizes else [head]
     element = dims[-1]
     check_element(element, loc)
     if dims[:-1] == ["*"]:
