@@ -401,7 +401,7 @@ class _Parser:
         if t.kind == "string":
             nxt = self.peek(1)
             return nxt is not None and nxt.text == "("
-        return t.kind == "word" and ("." in t.text or t.text in ("return", "module", "func"))
+        return t.kind == "word" and ("." in t.text or t.text in ("return", "module", "func", "call"))
 
     # -- ops ------------------------------------------------------------------------------
     def op(self) -> Op:
