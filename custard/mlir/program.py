@@ -77,6 +77,33 @@ class Lowered:
         return out
 
 
+    def check_shapes(self, tensors: Mapping[str, Tensor]) -> None:
+        """Refuse a bound tensor whose shape differs from its argument's static sizes."""
+        for ssa, name, t in self.inputs:
+            have = tensors.get(name)
+            if have is None:
+                continue
+            if len(have.shape) != t.rank or any(
+                    d is not None and d != h for d, h in zip(t.shape, have.shape, strict=True)):
+                raise error(self.func.loc, f"argument {ssa} is {_shape(t)} but the tensor "
+                                           f"bound to it is {'x'.join(map(str, have.shape))}")
+
+
+def _shape(t: TensorType) -> str:
+    return "x".join("?" if d is None else str(d) for d in t.shape) + f"x{t.element}"
+
+
+def static_inputs(low: Lowered) -> dict[str, Tensor]:
+    """Empty tensors of the arguments' static shapes (to compile without data)."""
+    out: dict[str, Tensor] = {}
+    for ssa, name, t in low.inputs:
+        if any(d is None for d in t.shape):
+            raise error(low.func.loc, f"argument {ssa} has dynamic sizes ({_shape(t)}): bind "
+                                      "the arguments with -t ARG=SPEC to size the program")
+        out[name] = as_tensor(np.zeros(t.shape), t)
+    return out
+
+
 def as_tensor(value: object, t: TensorType) -> Tensor:
     """``value`` as a Tensor in ``t``'s format (dense levels without an encoding)."""
     fmt = t.format_or_dense()
