@@ -45,8 +45,8 @@ def register(sub: Any) -> None:
         "and run it, or run the file's own driver function.",
         epilog=EPILOG + "\n" + TENSOR_SPECS, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE.mlir", help="the MLIR file")
-    p.add_argument("--func", dest="function", metavar="NAME", help="the kernel function (default: the only "
-                   "function with linalg ops)")
+    p.add_argument("--func", dest="function", metavar="NAME", help="the kernel function "
+                   "(default: the only function with linalg ops)")
     p.add_argument("-t", "--tensor", action="append", default=[], metavar="ARG=SPEC",
                    help="bind an argument by SSA name (arga) or position (arg0); repeatable")
     p.add_argument("--run", action="store_true", help="simulate the program on the -t tensors")

@@ -159,9 +159,10 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
     out_value = outs[0]
     result_type = _result_type(op, env, out_value)
     target, reads_init, init_name = _target(op, env, out_value)
-    leaves = {a: (access(n, i), t) for (a, _), (n, t), i in zip(block.args, operands, idx)}
+    leaves = {a: (access(n, i), t)
+              for (a, _), (n, t), i in zip(block.args, operands, idx, strict=False)}
     out_arg = block.args[-1][0]
-    reduced = [names[d] for d, it in zip(dims, iters) if it == "reduction"]
+    reduced = [names[d] for d, it in zip(dims, iters, strict=False) if it == "reduction"]
     expr = _Region(op, env, leaves, out_arg, access(init_name, idx[-1]), reduced)
     body, unary = expr.lower(block.ops)
     if expr.used_out and not expr.accumulates and reduced:
@@ -171,7 +172,7 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
         raise error(op.loc, f"{op.name}: reduction dimensions but the region does not "
                             "accumulate into the output (only sums are lowered)")
     statements = expr.extra
-    reads = expr.used_out and not (init_name in env.zeros)
+    reads = expr.used_out and init_name not in env.zeros
     if expr.used_out and not reads:
         body = expr.without_init or body
     text = f"{access(target, idx[-1])} = {body}"
@@ -180,10 +181,35 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
         formats[n] = fmt_text(t)
     if reads:
         formats[init_name] = fmt_text(env.types[out_value])
-    statements.append(Statement(target, text, formats, op.loc, tuple(unary), None,
+    order = loop_order([names[d] for d in dims], text, formats)
+    statements.append(Statement(target, text, formats, op.loc, tuple(unary), order,
                                 reads and reads_init))
     _bind_result(op, env, target, result_type)
     return statements
+
+
+def loop_order(dims: list[str], text: str, formats: Mapping[str, str]) -> list[str] | None:
+    """The iteration space's dimension order as the loop order, when it differs from Custard's
+    default order and every tensor can be read in it (its levels' variables in loop order),
+    as the sparsifier keeps a generic's order when the encodings admit it; else None (the
+    default order)."""
+    from custard.api import default_order, stored_before
+    from formats.format import Format
+    from sam.notation.parse import parse_expression
+
+    assign = parse_expression(text)
+    fmts = {n: Format.parse(f) for n, f in formats.items() if f}
+    used = set(assign.lhs.indices) | {v for a in assign.rhs.accesses() for v in a.indices}
+    order = [d for d in dims if d in used]
+    if order == default_order(assign, fmts):
+        return None
+    before = stored_before(assign, fmts)
+    placed: set[str] = set()
+    for v in order:
+        if not before.get(v, set()) <= placed:
+            return None
+        placed.add(v)
+    return order
 
 
 def _result_type(op: Op, env: Env, out_value: str) -> TensorType:
@@ -484,7 +510,7 @@ def _named(op: Op, env: Env, ins: list[str], outs: list[str], idx: list[str], ac
     operands = [env.tensor(v, op.loc) for v in ins]
     rtype = _result_type(op, env, outs[0])
     target, in_place, init = _target(op, env, outs[0])
-    terms = [access(n, i.split(",") if i else []) for (n, _), i in zip(operands, idx)]
+    terms = [access(n, i.split(",") if i else []) for (n, _), i in zip(operands, idx, strict=False)]
     body = f" {sym} ".join(terms) if sym else terms[0]
     reads = acc and init not in env.zeros
     out_idx = idx[-1].split(",") if idx[-1] else []
