@@ -3,7 +3,7 @@ compiled with the pipelineable edges fused (:mod:`custard.dag.run`).
 
 :func:`lower_function` walks a kernel function's body in order: arguments are the program's
 inputs; ``tensor.empty``/``bufferization.alloc_tensor`` make zero tensors (an output initialised
-by one reads nothing); linalg ops become statements (:mod:`custard.mlir.lower`);
+by one reads nothing; their sizes, ``tensor.dim``, come from the operands); linalg ops become statements (:mod:`custard.mlir.lower`);
 ``sparse_tensor.convert`` is a copy into the new format; ``return`` names the outputs. The
 statements form a :class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG
 front end's labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run
@@ -71,9 +71,6 @@ class Lowered:
         out: dict[str, Tensor] = {}
         for value, (_, name, t) in zip(values, self.inputs, strict=True):
             out[name] = as_tensor(value, t)
-        for name, t in self.zeros.items():
-            out.setdefault(name, as_tensor(np.zeros([0 if d is None else d for d in t.shape]),
-                                           t))
         return out
 
 
@@ -165,15 +162,12 @@ def lower_function(module: Module, name: str) -> Lowered:
 def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
               outputs: list[tuple[str, TensorType]]) -> list[Statement]:
     if op.name == "arith.constant" and op.results and not any(
-            t.text.startswith("dense<") for t in op.tokens):
+            t.text.startswith(("dense<", "sparse<")) for t in op.tokens):
         env.constants[op.results[0]] = constant_text(op)
         return []
     if op.name in _SHAPE_OPS:
         types = op.types()
         t = parse_type(types[-1], module, op.loc)
-        if any(d is None for d in t.shape):
-            raise error(op.loc, f"{op.name} with dynamic sizes inside a kernel is not lowered "
-                                "(give static sizes, or pass the output as an argument)")
         n = env.fresh(op.results[0][1:])
         env.names[op.results[0]], env.types[op.results[0]] = n, t
         env.zeros.add(n)
@@ -197,7 +191,7 @@ def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
         for v in op.values():
             outputs.append(env.tensor(v, op.loc))
         return []
-    if op.name in ("bufferization.dealloc_tensor", "memref.dealloc"):
+    if op.name in ("bufferization.dealloc_tensor", "memref.dealloc", "tensor.dim"):
         return []
     raise error(op.loc, f"{op.name} in a kernel function is not lowered to SAM (kernels are "
                         "linalg ops, sparse_tensor.convert, tensor.empty and return)")
