@@ -5,9 +5,10 @@ compiled with the pipelineable edges fused (:mod:`custard.dag.run`).
 inputs; ``tensor.empty``/``bufferization.alloc_tensor`` make zero tensors (an output
 initialised by one reads nothing; their sizes, ``tensor.dim``, come from the operands); linalg
 ops become statements (:mod:`custard.mlir.lower`); ``sparse_tensor.convert`` is a copy into
-the new format; ``return`` names the outputs. The statements form a :class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG
-front end's labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run
-path, and its errors name the MLIR op's file position.
+the new format; ``return`` names the outputs. The statements form a
+:class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG front end's
+labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run path, and its
+errors name the MLIR op's file position.
 """
 
 from __future__ import annotations
