@@ -300,16 +300,16 @@ class _Region:
                 funcs = (inner[1] if inner else []) + [func]
                 self._check_zero(op, func, src)
                 post[res] = (text, funcs)
-                self.values[res] = (self._spill(res, text, funcs, op.loc), "atom")
                 continue
             if op.name == "sparse_tensor.binary":
                 self.values[res] = self._binary(op, post)
                 continue
             if op.name == "sparse_tensor.unary":
                 text, funcs = self._unary(op)
-                post[res] = (text, funcs)
-                self.values[res] = (self._spill(res, text, funcs, op.loc) if funcs else text,
-                                    "atom")
+                if funcs:
+                    post[res] = (text, funcs)
+                else:
+                    self.values[res] = (text, "atom")
                 continue
             if op.name == "sparse_tensor.reduce":
                 self.values[res] = self._reduce(op, post)
@@ -321,6 +321,8 @@ class _Region:
 
     def _operand(self, value: str, loc: Loc, post: dict) -> str:
         if value in post:  # a function of a sub-expression used further: its own statement
+            if value not in self.values:
+                self.values[value] = (self._spill(value, *post[value], loc), "atom")
             return self.values[value][0]
         return self.get(value, loc)[0]
 
