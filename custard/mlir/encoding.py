@@ -112,6 +112,9 @@ def parse_encoding(text: str, rank: int, loc: Loc) -> Format | None:
     if not text.startswith(prefix):
         return None
     entries = dict_entries(text[len(prefix):-1])
+    if "#sparse_tensor<slice" in text:
+        raise error(loc, "sparse tensor slices (#sparse_tensor<slice(...)>) are not lowered: "
+                         "SAM scans whole levels; extract the slice into its own tensor")
     if "map" in entries:
         letters, order = _from_map(entries["map"], rank, loc)
     else:
