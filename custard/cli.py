@@ -198,6 +198,10 @@ def build_parser(ember: bool = True) -> argparse.ArgumentParser:
     from custard.dag.cli import register as register_dag
 
     register_dag(sub)
+
+    from custard.mlir.cli import register as register_mlir
+
+    register_mlir(sub)
     return parser
 
 

@@ -31,7 +31,9 @@ Only the semantics the sparsifier gives are lowered: a non-zero-preserving funct
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -80,6 +82,8 @@ class Env:
     types: dict[str, TensorType] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     zeros: set[str] = field(default_factory=set)
+    #: tensors every entry of which is one constant (linalg.fill, a splat dense<c>): literal
+    filled: dict[str, str] = field(default_factory=dict)
     fresh: Callable[[str], str] = lambda base: base
     parse_type: Callable[[str, Loc], TensorType] | None = None
 
@@ -159,10 +163,12 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
     out_value = outs[0]
     result_type = _result_type(op, env, out_value)
     target, reads_init, init_name = _target(op, env, out_value)
-    leaves = {a: (access(n, i), t) for (a, _), (n, t), i in zip(block.args, operands, idx)}
+    leaves = {a: (access(n, i), t)
+              for (a, _), (n, t), i in zip(block.args, operands, idx, strict=False)}
     out_arg = block.args[-1][0]
-    reduced = [names[d] for d, it in zip(dims, iters) if it == "reduction"]
-    expr = _Region(op, env, leaves, out_arg, access(init_name, idx[-1]), reduced)
+    reduced = [names[d] for d, it in zip(dims, iters, strict=False) if it == "reduction"]
+    init_text = env.filled.get(init_name) or access(init_name, idx[-1])
+    expr = _Region(op, env, leaves, out_arg, init_text, reduced)
     body, unary = expr.lower(block.ops)
     if expr.used_out and not expr.accumulates and reduced:
         raise error(op.loc, f"{op.name}: a reduction that does not add into its output "
@@ -171,8 +177,8 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
         raise error(op.loc, f"{op.name}: reduction dimensions but the region does not "
                             "accumulate into the output (only sums are lowered)")
     statements = expr.extra
-    reads = expr.used_out and not (init_name in env.zeros)
-    if expr.used_out and not reads:
+    reads = expr.used_out and init_name not in env.zeros and init_name not in env.filled
+    if expr.used_out and init_name in env.zeros:
         body = expr.without_init or body
     text = f"{access(target, idx[-1])} = {body}"
     formats = {target: fmt_text(result_type)}
@@ -180,10 +186,35 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
         formats[n] = fmt_text(t)
     if reads:
         formats[init_name] = fmt_text(env.types[out_value])
-    statements.append(Statement(target, text, formats, op.loc, tuple(unary), None,
+    order = loop_order([names[d] for d in dims], text, formats)
+    statements.append(Statement(target, text, formats, op.loc, tuple(unary), order,
                                 reads and reads_init))
     _bind_result(op, env, target, result_type)
     return statements
+
+
+def loop_order(dims: list[str], text: str, formats: Mapping[str, str]) -> list[str] | None:
+    """The iteration space's dimension order as the loop order, when it differs from Custard's
+    default order and every tensor can be read in it (its levels' variables in loop order),
+    as the sparsifier keeps a generic's order when the encodings admit it; else None (the
+    default order)."""
+    from custard.api import default_order, stored_before
+    from formats.format import Format
+    from sam.notation.parse import parse_expression
+
+    assign = parse_expression(text)
+    fmts = {n: Format.parse(f) for n, f in formats.items() if f}
+    used = set(assign.lhs.indices) | {v for a in assign.rhs.accesses() for v in a.indices}
+    order = [d for d in dims if d in used]
+    if order == default_order(assign, fmts):
+        return None
+    before = stored_before(assign, fmts)
+    placed: set[str] = set()
+    for v in order:
+        if not before.get(v, set()) <= placed:
+            return None
+        placed.add(v)
+    return order
 
 
 def _result_type(op: Op, env: Env, out_value: str) -> TensorType:
@@ -198,7 +229,8 @@ def _target(op: Op, env: Env, out_value: str) -> tuple[str, bool, str]:
     its initial value is read by."""
     name, _ = env.tensor(out_value, op.loc)
     result = op.results[0] if op.results else out_value
-    target = env.fresh(result[1:]) if name in env.zeros or not op.results else name
+    made = name in env.zeros or name in env.filled
+    target = env.fresh(result[1:]) if made or not op.results else name
     if target == name:
         return target, True, name
     return target, False, name
@@ -274,16 +306,16 @@ class _Region:
                 funcs = (inner[1] if inner else []) + [func]
                 self._check_zero(op, func, src)
                 post[res] = (text, funcs)
-                self.values[res] = (self._spill(res, text, funcs, op.loc), "atom")
                 continue
             if op.name == "sparse_tensor.binary":
                 self.values[res] = self._binary(op, post)
                 continue
             if op.name == "sparse_tensor.unary":
                 text, funcs = self._unary(op)
-                post[res] = (text, funcs)
-                self.values[res] = (self._spill(res, text, funcs, op.loc) if funcs else text,
-                                    "atom")
+                if funcs:
+                    post[res] = (text, funcs)
+                else:
+                    self.values[res] = (text, "atom")
                 continue
             if op.name == "sparse_tensor.reduce":
                 self.values[res] = self._reduce(op, post)
@@ -295,6 +327,8 @@ class _Region:
 
     def _operand(self, value: str, loc: Loc, post: dict) -> str:
         if value in post:  # a function of a sub-expression used further: its own statement
+            if value not in self.values:
+                self.values[value] = (self._spill(value, *post[value], loc), "atom")
             return self.values[value][0]
         return self.get(value, loc)[0]
 
@@ -422,6 +456,16 @@ def _top_prec(text: str) -> int:
     return lowest
 
 
+def _hex_float(value: str, types: list[str]) -> float:
+    """``0x7F800000 : f32``: a float's bit pattern; an integer type's hex is its value."""
+    kind = types[-1] if types else ""
+    if kind in ("f32", "f64"):
+        size = 4 if kind == "f32" else 8
+        return float(struct.unpack(">f" if size == 4 else ">d",
+                                   int(value, 16).to_bytes(size, "big"))[0])
+    return float(int(value, 16))
+
+
 def constant_text(op: Op) -> str:
     toks = [t.text for t in op.tokens]
     value = toks[0] if toks else "0"
@@ -430,9 +474,13 @@ def constant_text(op: Op) -> str:
     if value in ("true", "false"):
         return "1" if value == "true" else "0"
     try:
-        number = float(int(value, 16)) if value.startswith("0x") else float(value)
+        number = _hex_float(value, op.types()) if value.startswith("0x") else float(value)
     except ValueError:
         raise error(op.loc, f"arith.constant {value} is not a scalar number") from None
+    if not math.isfinite(number):
+        raise error(op.loc, f"arith.constant {value} is not finite (SAM's literals are "
+                            "finite numbers; an identity such as +inf for a min-reduction has "
+                            "no SAM reducer)")
     if number == int(number) and abs(number) < 1e15:
         return str(int(number))
     return repr(number)
@@ -484,12 +532,14 @@ def _named(op: Op, env: Env, ins: list[str], outs: list[str], idx: list[str], ac
     operands = [env.tensor(v, op.loc) for v in ins]
     rtype = _result_type(op, env, outs[0])
     target, in_place, init = _target(op, env, outs[0])
-    terms = [access(n, i.split(",") if i else []) for (n, _), i in zip(operands, idx)]
+    terms = [access(n, i.split(",") if i else []) for (n, _), i in zip(operands, idx, strict=False)]
     body = f" {sym} ".join(terms) if sym else terms[0]
-    reads = acc and init not in env.zeros
+    reads = acc and init not in env.zeros and init not in env.filled
     out_idx = idx[-1].split(",") if idx[-1] else []
     if reads:
         body = f"{access(init, out_idx)} + {body}"
+    elif acc and init in env.filled:
+        body = f"{env.filled[init]} + {body}"
     formats = {target: fmt_text(rtype)}
     for n, t in operands:
         formats[n] = fmt_text(t)

@@ -2,12 +2,13 @@
 compiled with the pipelineable edges fused (:mod:`custard.dag.run`).
 
 :func:`lower_function` walks a kernel function's body in order: arguments are the program's
-inputs; ``tensor.empty``/``bufferization.alloc_tensor`` make zero tensors (an output initialised
-by one reads nothing); linalg ops become statements (:mod:`custard.mlir.lower`);
-``sparse_tensor.convert`` is a copy into the new format; ``return`` names the outputs. The
-statements form a :class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG
-front end's labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run
-path, and its errors name the MLIR op's file position.
+inputs; ``tensor.empty``/``bufferization.alloc_tensor`` make zero tensors (an output
+initialised by one reads nothing; their sizes, ``tensor.dim``, come from the operands); linalg
+ops become statements (:mod:`custard.mlir.lower`); ``sparse_tensor.convert`` is a copy into
+the new format; ``return`` names the outputs. The statements form a
+:class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG front end's
+labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run path, and its
+errors name the MLIR op's file position.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from custard.mlir.lower import (
     lower_generic,
     lower_named,
 )
-from custard.mlir.syntax import Func, Loc, Module, Op, error
+from custard.mlir.syntax import Func, Loc, Module, Op, Token, error
 from formats.tensor import Tensor
 
 #: ops of a kernel function that compute nothing on SAM
@@ -47,6 +48,8 @@ class Lowered:
     inputs: list[tuple[str, str, TensorType]]
     outputs: list[tuple[str, TensorType]]
     zeros: dict[str, TensorType] = field(default_factory=dict)
+    #: (fuse, inputs' names, shapes, formats) -> (DAG, compiled units)
+    compiled: dict = field(default_factory=dict, repr=False)
 
     def text(self) -> str:
         """The DAG program (custard/dag/program.py) the function lowers to."""
@@ -60,7 +63,23 @@ class Lowered:
     def dag_program(self):  # -> DagProgram
         from custard.dag.program import parse_program
 
-        return parse_program(self.text(), f"{self.module.file}:@{self.func.name}")
+        return parse_program(self.text(), self.source)
+
+    @property
+    def source(self) -> str:
+        """The name its DAG program's errors start with (``FILE:@func``)."""
+        return f"{self.module.file}:@{self.func.name}"
+
+    def located(self, err: Exception) -> str:
+        """An error of its DAG program with ``line N`` replaced by the MLIR op's position."""
+        text = str(err)
+        m = re.match(re.escape(self.source) + r" line (\d+): (.*)", text, re.S)
+        if m is None:
+            return text
+        k = int(m.group(1)) - 2  # line 1 is the program's comment
+        if 0 <= k < len(self.statements):
+            return f"{self.statements[k].loc}: {m.group(2)}"
+        return text
 
     def bind(self, values: Sequence[object]) -> dict[str, Tensor]:
         """Tensors by name from the call's argument values (Tensors, numpy arrays, numbers),
@@ -71,10 +90,34 @@ class Lowered:
         out: dict[str, Tensor] = {}
         for value, (_, name, t) in zip(values, self.inputs, strict=True):
             out[name] = as_tensor(value, t)
-        for name, t in self.zeros.items():
-            out.setdefault(name, as_tensor(np.zeros([0 if d is None else d for d in t.shape]),
-                                           t))
         return out
+
+
+    def check_shapes(self, tensors: Mapping[str, Tensor]) -> None:
+        """Refuse a bound tensor whose shape differs from its argument's static sizes."""
+        for ssa, name, t in self.inputs:
+            have = tensors.get(name)
+            if have is None:
+                continue
+            if len(have.shape) != t.rank or any(
+                    d is not None and d != h for d, h in zip(t.shape, have.shape, strict=True)):
+                raise error(self.func.loc, f"argument {ssa} is {_shape(t)} but the tensor "
+                                           f"bound to it is {'x'.join(map(str, have.shape))}")
+
+
+def _shape(t: TensorType) -> str:
+    return "x".join("?" if d is None else str(d) for d in t.shape) + f"x{t.element}"
+
+
+def static_inputs(low: Lowered) -> dict[str, Tensor]:
+    """Empty tensors of the arguments' static shapes (to compile without data)."""
+    out: dict[str, Tensor] = {}
+    for ssa, name, t in low.inputs:
+        if any(d is None for d in t.shape):
+            raise error(low.func.loc, f"argument {ssa} has dynamic sizes ({_shape(t)}): bind "
+                                      "the arguments with -t ARG=SPEC to size the program")
+        out[name] = as_tensor(np.zeros(t.shape), t)
+    return out
 
 
 def as_tensor(value: object, t: TensorType) -> Tensor:
@@ -138,15 +181,33 @@ def lower_function(module: Module, name: str) -> Lowered:
 def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
               outputs: list[tuple[str, TensorType]]) -> list[Statement]:
     if op.name == "arith.constant" and op.results and not any(
-            t.text.startswith("dense<") for t in op.tokens):
+            t.text.startswith(("dense<", "sparse<")) for t in op.tokens):
         env.constants[op.results[0]] = constant_text(op)
+        return []
+    dense = next((t.text for t in op.tokens if t.text.startswith("dense<")), None)
+    if op.name == "arith.constant" and dense is not None and op.results:
+        splat = dense[len("dense<"):-1].strip()
+        t = parse_type(op.types()[-1], module, op.loc)
+        if t.rank and not splat.startswith("["):
+            fake = Op("arith.constant", op.results, [Token("number", splat, op.loc)] + [
+                tok for tok in op.tokens if tok.kind == "word"], [], op.loc)
+            _made(env, zeros, op.results[0], t, constant_text(fake))
+            return []
+        raise error(op.loc, "a tensor constant other than a splat (dense<c>) inside a kernel "
+                            "is not lowered; pass it as an argument")
+    if op.name == "linalg.fill":
+        ins, _ = op.group("ins")
+        outs, _ = op.group("outs")
+        value = env.constants.get(ins[0]) if ins else None
+        if value is None:
+            raise error(op.loc, "linalg.fill with a value that is not a constant of the "
+                                "function is not lowered")
+        t = _result(op, module, env, outs)
+        _made(env, zeros, op.results[0], t, value)
         return []
     if op.name in _SHAPE_OPS:
         types = op.types()
         t = parse_type(types[-1], module, op.loc)
-        if any(d is None for d in t.shape):
-            raise error(op.loc, f"{op.name} with dynamic sizes inside a kernel is not lowered "
-                                "(give static sizes, or pass the output as an argument)")
         n = env.fresh(op.results[0][1:])
         env.names[op.results[0]], env.types[op.results[0]] = n, t
         env.zeros.add(n)
@@ -170,7 +231,7 @@ def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
         for v in op.values():
             outputs.append(env.tensor(v, op.loc))
         return []
-    if op.name in ("bufferization.dealloc_tensor", "memref.dealloc"):
+    if op.name in ("bufferization.dealloc_tensor", "memref.dealloc", "tensor.dim"):
         return []
     raise error(op.loc, f"{op.name} in a kernel function is not lowered to SAM (kernels are "
                         "linalg ops, sparse_tensor.convert, tensor.empty and return)")
@@ -186,6 +247,24 @@ class Call:
     fused: int  #: units that fuse two or more statements
 
 
+def _result(op: Op, module: Module, env: Env, outs: list[str]) -> TensorType:
+    arrow = op.after("->")
+    if arrow:
+        return parse_type(arrow[0].text, module, op.loc)
+    return env.tensor(outs[0], op.loc)[1]
+
+
+def _made(env: Env, zeros: dict[str, TensorType], ssa: str, t: TensorType, value: str) -> None:
+    """A tensor the kernel makes with every entry ``value`` (a literal)."""
+    n = env.fresh(ssa[1:])
+    env.names[ssa], env.types[ssa] = n, t
+    if value in ("0", "-0"):
+        env.zeros.add(n)
+        zeros[n] = t
+    else:
+        env.filled[n] = value
+
+
 def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
                 engine: str = "fast") -> Call:
     """Simulate the kernel on ``values`` (one per argument) and return its outputs."""
@@ -197,9 +276,12 @@ def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
     by_name = {name: t for name, t in tensors.items()}
     if not low.statements:
         return Call([by_name[n] for n, _ in low.outputs], 0, [], 0)
-    prog = low.dag_program()
-    dag = build_dag(prog, input_infos(prog, tensors))
-    units = compile_dag(dag, fuse=fuse)
+    key = (fuse, tuple((n, t.shape, str(t.format)) for n, t in sorted(tensors.items())))
+    if key not in low.compiled:  # a kernel called in a loop compiles once per shape
+        prog = low.dag_program()
+        dag = build_dag(prog, input_infos(prog, tensors))
+        low.compiled[key] = (dag, compile_dag(dag, fuse=fuse))
+    dag, units = low.compiled[key]
     result = run_units(dag, units, tensors, engine=engine)
     have = result.tensors
     outs = []
