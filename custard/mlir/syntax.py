@@ -401,7 +401,8 @@ class _Parser:
         if t.kind == "string":
             nxt = self.peek(1)
             return nxt is not None and nxt.text == "("
-        return t.kind == "word" and ("." in t.text or t.text in ("return", "module", "func", "call"))
+        return t.kind == "word" and ("." in t.text
+                                     or t.text in ("return", "module", "func", "call"))
 
     # -- ops ------------------------------------------------------------------------------
     def op(self) -> Op:
