@@ -11,13 +11,14 @@ Integer division and remainder truncate toward zero (``divsi``/``remsi``), ``flo
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from custard.mlir.printing import cast_values, sparse_text, vector_text
 from custard.mlir.encoding import TensorType
+from custard.mlir.printing import cast_values, sparse_text, vector_text
 from custard.mlir.syntax import Op, error
 from custard.mlir.values import (
     HostType,
@@ -288,7 +289,7 @@ def scf_while(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     for _ in range(10**7):
         sub = _scope_of(scope)
         blk = before.blocks[0]
-        for n, v in zip([a for a, _ in blk.args] or names, values):
+        for n, v in zip([a for a, _ in blk.args] or names, values, strict=False):
             sub.vals[n] = v
         for o in blk.ops:
             if o.name == "scf.condition":
@@ -561,7 +562,8 @@ def new(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     path = scope.get(op.values()[0], op.loc)
     text = _to(op) or op.types()[-1]
     tt = interp.tensor_type(text, op.loc)
-    tensor = read_tensor_file(str(path), tt, op.loc)
+    width = re.search(r"crdWidth\s*=\s*([0-9]+)", interp.module.resolve(text))
+    tensor = read_tensor_file(str(path), tt, op.loc, int(width.group(1)) if width else 0)
     if not tt.sparse:
         return [cast_values(tensor.to_dense(), np.dtype(tt.dtype))]
     return [to_type(Sparse(tensor, tt), interp.type(text, op.loc), tt, op)]
@@ -638,8 +640,6 @@ def transfer_read(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     rank = src.ndim
     pmap = op.attr("permutation_map")
     if pmap:
-        import re
-
         m = re.search(r"\(([^)]*)\)\s*->\s*\(([^)]*)\)", pmap)
         dims = [d.strip() for d in m.group(1).split(",")] if m else []
         res = [r.strip() for r in m.group(2).split(",")] if m else []

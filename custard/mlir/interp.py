@@ -31,7 +31,7 @@ from custard.mlir import hostops
 from custard.mlir.encoding import TensorType
 from custard.mlir.printing import cast_values, memref_text, sparse_text, vector_text
 from custard.mlir.program import Lowered, lower_function, run_lowered
-from custard.mlir.syntax import Block, Func, Loc, Module, MlirError, Op, Region, Token, error
+from custard.mlir.syntax import Block, Func, Loc, MlirError, Module, Op, Region, Token, error
 from custard.mlir.values import HostType, Sparse, SparseConst, host_type
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
@@ -165,7 +165,7 @@ class Interpreter:
             raise error(loc, f"call depth over 200 at @{name} (unbounded recursion?)")
         try:
             scope = _Scope()
-            for (ssa, _), value in zip(func.args, args):
+            for (ssa, _), value in zip(func.args, args, strict=True):
                 scope.vals[ssa] = value
             return self.run_block(func.body.blocks[0], scope)
         finally:
@@ -176,7 +176,7 @@ class Interpreter:
         call = run_lowered(low, [kernel_value(a) for a in args], fuse=self.fuse,
                            engine=self.engine)
         self.run.kernels.append(KernelCall(label, call.cycles, call.fused))
-        return [host_value(t, tt) for t, (_, tt) in zip(call.outputs, low.outputs)]
+        return [host_value(t, tt) for t, (_, tt) in zip(call.outputs, low.outputs, strict=True)]
 
     def runtime_call(self, func: Func, args: Sequence[object], loc: Loc) -> list[object]:
         """The runner's library functions a test declares (``getTensorFilename``,
@@ -220,7 +220,7 @@ class Interpreter:
         scope = _Scope(parent)
         block = region.blocks[0]
         names = [a for a, _ in block.args] if block.args else list(implicit)
-        for n, v in zip(names, args):
+        for n, v in zip(names, args, strict=False):
             scope.vals[n] = v
         return self.run_block(block, scope)
 
@@ -244,7 +244,7 @@ class Interpreter:
         if len(results) != len(op.results):
             raise error(op.loc, f"{op.name} gives {len(results)} values for "
                                 f"{len(op.results)} results")
-        for n, v in zip(op.results, results):
+        for n, v in zip(op.results, results, strict=True):
             scope.vals[n] = v
 
     # ---------------------------------------------------------------- linalg on SAM
@@ -289,7 +289,7 @@ class Interpreter:
         body.append(dataclasses.replace(op, results=results))
         body.append(Op("func.return", [], [Token("value", results[0], loc)], [], loc))
         name = f"__op_{loc.line}_{loc.col}"
-        func = Func(name, list(zip(ins + outs, in_types + out_types)), [],
+        func = Func(name, list(zip(ins + outs, in_types + out_types, strict=True)), [],
                     Region([Block("", [], body, loc)], loc), loc)
         module = Module(self.module.file, {name: func}, self.module.aliases)
         return lower_function(module, name)

@@ -36,7 +36,7 @@ def scalar_text(value: object, element: str) -> str:
         x = float(value)  # type: ignore[arg-type]
         if math.isnan(x):
             return "-nan" if math.copysign(1.0, x) < 0 else "nan"
-        return "%g" % x
+        return f"{x:g}"
     if element == "i1":
         return "1" if bool(value) else "0"
     return str(int(value))  # type: ignore[call-overload]

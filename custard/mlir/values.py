@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from custard.mlir.encoding import ELEMENT_TYPES, TensorType, parse_type
-from custard.mlir.syntax import Loc, Module, error, split_top
+from custard.mlir.syntax import Loc, MlirError, Module, error, split_top
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
 
@@ -215,8 +215,13 @@ def sparse_constant(text: str, t: HostType, loc: Loc) -> SparseConst:
 
 
 # -------------------------------------------------------------------------------- files
-def read_tensor_file(path: str, ttype: TensorType, loc: Loc) -> Tensor:
-    """A ``.mtx`` or (extended) ``.tns`` file as a Tensor in ``ttype``'s format."""
+#: the largest rank MLIR's tensor reader accepts
+MAX_RANK = 510
+
+
+def read_tensor_file(path: str, ttype: TensorType, loc: Loc, crd_width: int = 0) -> Tensor:
+    """A ``.mtx`` or (extended) ``.tns`` file as a Tensor in ``ttype``'s format
+    (``crd_width``: the encoding's ``crdWidth``, 0 for 64 bits)."""
     fmt = ttype.format_or_dense()
     file = Path(path)
     if not file.is_file():
@@ -227,22 +232,23 @@ def read_tensor_file(path: str, ttype: TensorType, loc: Loc) -> Tensor:
 
             tensor = read_mtx(file, fmt, sum_duplicates=True)
         elif file.suffix.lower() == ".tns":
-            tensor = _read_extended_tns(file, fmt, loc)
+            tensor = _read_extended_tns(file, fmt, loc, crd_width)
         else:
             raise error(loc, f"sparse_tensor.new: '{path}' is neither .mtx nor .tns")
+    except MlirError:
+        raise
     except ToolkitError as err:
-        if "MlirError" in type(err).__name__:
-            raise
         raise error(loc, f"sparse_tensor.new: {err}") from None
     if len(tensor.shape) != ttype.rank or any(
-            d is not None and d != s for d, s in zip(ttype.shape, tensor.shape)):
+            d is not None and d != s for d, s in zip(ttype.shape, tensor.shape, strict=True)):
         raise error(loc, f"sparse_tensor.new: '{file.name}' holds a tensor of shape "
                          f"{tensor.shape}, the type says {ttype.shape}")
     return tensor
 
 
-def _read_extended_tns(file: Path, fmt: object, loc: Loc) -> Tensor:
-    """MLIR's ``.tns``: ``rank nnz``, the dimension sizes, then ``i j ... value`` lines."""
+def _read_extended_tns(file: Path, fmt: object, loc: Loc, crd_width: int = 0) -> Tensor:
+    """MLIR's ``.tns``: ``rank nnz``, the dimension sizes, then ``i j ... value`` lines; a bad
+    file is refused with the message MLIR's reader gives."""
     rows = []
     for line in file.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
@@ -252,12 +258,29 @@ def _read_extended_tns(file: Path, fmt: object, loc: Loc) -> Tensor:
         raise error(loc, f"sparse_tensor.new: {file.name} lacks the extended FROSTT header "
                          "('rank nnz' and the dimension sizes)")
     rank, nnz = int(rows[0][0]), int(rows[0][1])
+    if rank > MAX_RANK:
+        raise error(loc, f"sparse_tensor.new: {file.name}: Tensor rank {rank} exceeds maximum "
+                         f"supported rank {MAX_RANK}")
     shape = [int(x) for x in rows[1]]
     body = rows[2:2 + nnz]
     if len(shape) != rank or len(body) != nnz or any(len(r) != rank + 1 for r in body):
         raise error(loc, f"sparse_tensor.new: {file.name} does not hold {nnz} entries of "
                          f"rank {rank}")
-    coords = np.array([[int(x) - 1 for x in r[:rank]] for r in body], dtype=np.int64)
+    coords = np.zeros((nnz, rank), dtype=np.int64)
+    for n, r in enumerate(body):
+        for d in range(rank):
+            text = r[d]
+            if not text.isdigit() or int(text) >= 2**64:
+                raise error(loc, f"sparse_tensor.new: {file.name}: Cannot parse coordinate for "
+                                 f"dimension {d}")
+            c = int(text)
+            if c < 1 or c > shape[d]:
+                raise error(loc, f"sparse_tensor.new: {file.name}: Coordinate {c} is out of "
+                                 f"bounds for dimension {d} with size {shape[d]}")
+            if crd_width and c - 1 >= 2**crd_width:
+                raise error(loc, f"sparse_tensor.new: {file.name}: Coordinate {c} cannot be "
+                                 "represented by the requested coordinate type")
+            coords[n, d] = c - 1
     vals = np.array([float(r[rank]) for r in body], dtype=np.float64)
     return Tensor.from_coo(coords.reshape(nnz, rank), vals, shape, fmt)
 

@@ -71,8 +71,60 @@ def expected() -> dict[str, tuple[str, str]]:
     return out
 
 
+@dataclass(frozen=True)
+class Run:
+    """One distinct RUN line: the driver it runs, its ``TENSORn`` files, its FileCheck
+    prefixes and whether the run must fail (``not env ...``, the error text then checked)."""
+
+    entry: str | None
+    env: tuple[tuple[str, str], ...]
+    prefixes: tuple[str, ...]
+    expect_fail: bool
+
+
+def runs(text: str, default_env: dict[str, str] | None = None) -> list[Run]:
+    """The distinct runs of a test file's RUN lines, ``%{name}`` substitutions (DEFINE and
+    REDEFINE) expanded in order; a RUN line without a runner (``-e``) is skipped."""
+    defs: dict[str, str] = {}
+    out: list[Run] = []
+    lines = text.splitlines()
+    k = 0
+    while k < len(lines):
+        line = lines[k].strip()
+        k += 1
+        m = re.match(r"//\s*(DEFINE|REDEFINE|RUN):\s?(.*)", line)
+        if m is None:
+            continue
+        body = m.group(2)
+        while body.rstrip().endswith("\\") and k < len(lines):
+            nxt = re.match(r"//\s*(?:DEFINE|REDEFINE|RUN):\s?(.*)", lines[k].strip())
+            if nxt is None:
+                break
+            body = body.rstrip()[:-1] + " " + nxt.group(1)
+            k += 1
+        if m.group(1) != "RUN":
+            name, _, value = body.partition("=")
+            defs[name.strip().removeprefix("%{").removesuffix("}")] = value.strip()
+            continue
+        for _ in range(10):
+            body = re.sub(r"%\{([^}]+)\}", lambda x: defs.get(x.group(1), ""), body)
+        entry = re.search(r"(?:\s-e\s+|--entry-function=)([A-Za-z_][A-Za-z0-9_]*)", body)
+        if entry is None:
+            continue
+        name = re.sub(r"_lli$", "", entry.group(1))
+        env = dict(default_env or {})
+        for var, value in re.findall(r"(TENSOR[0-9]+)=\"?([^\"\s]*)\"?", body):
+            env[var] = str(DATA / Path(value).name)
+        prefixes = check_prefixes(body)
+        run = Run(name, tuple(sorted(env.items())), tuple(prefixes),
+                  bool(re.search(r"\|\s*not\b", body)))
+        if run not in out:
+            out.append(run)
+    return out or [Run(None, tuple(sorted((default_env or {}).items())), ("CHECK",), False)]
+
+
 def check_prefixes(text: str) -> list[str]:
-    """The FileCheck prefixes the file's RUN lines name (default ``CHECK``)."""
+    """The FileCheck prefixes a RUN line names (default ``CHECK``)."""
     found: list[str] = []
     for m in re.finditer(r"--?check-prefix(?:es)?[= ]([A-Za-z0-9_,-]+)", text):
         for p in m.group(1).split(","):
@@ -122,26 +174,44 @@ class Outcome:
 
 
 def run_file(entry: Entry, engine: str = "fast") -> Outcome:
-    """Run a test file's driver and check its output."""
+    """Run each distinct RUN of a test file and check its output (or, for a ``not`` run, its
+    output and error line) against the file's CHECK lines."""
     from custard.mlir.interp import run_entry
     from custard.mlir.syntax import parse_module
     from formats.errors import ToolkitError
 
     path = CPU / entry.file
-    out = io.StringIO()
-    try:
-        module = parse_module(path.read_text(), str(path.relative_to(ROOT)))
-        run = run_entry(module, env=entry.environment(), out=out, engine=engine)
-    except ToolkitError as err:
-        msg = str(err)
-        kind = "toolkit" if "\n" not in msg else "crash"
-        return Outcome(entry.file, "fail", _short(msg), out.getvalue(), error_kind=kind)
-    except Exception as err:  # noqa: BLE001 - recorded as a crash, the suite asserts none
-        return Outcome(entry.file, "fail", f"crash: {type(err).__name__}: {_short(str(err))}",
-                       out.getvalue(), error_kind="crash")
-    ok, why = filecheck(path, out.getvalue())
-    return Outcome(entry.file, "pass" if ok else "fail", "" if ok else f"output: {why}",
-                   out.getvalue(), run.calls, run.cycles)
+    text = path.read_text()
+    calls = cycles = 0
+    output = ""
+    for run in runs(text, entry.environment()):
+        out = io.StringIO()
+        failed = ""
+        try:
+            module = parse_module(text, str(path.relative_to(ROOT)))
+            result = run_entry(module, run.entry, env=dict(run.env), out=out, engine=engine)
+            calls, cycles = calls + result.calls, cycles + result.cycles
+        except ToolkitError as err:
+            failed = str(err)
+            if "\n" in failed:
+                return Outcome(entry.file, "fail", _short(failed), out.getvalue(),
+                               error_kind="crash")
+            if not run.expect_fail:
+                return Outcome(entry.file, "fail", _short(failed), out.getvalue(),
+                               error_kind="toolkit")
+        except Exception as err:  # noqa: BLE001 - recorded as a crash, the suite asserts none
+            return Outcome(entry.file, "fail",
+                           f"crash: {type(err).__name__}: {_short(str(err))}",
+                           out.getvalue(), error_kind="crash")
+        output += out.getvalue()
+        if run.expect_fail and not failed:
+            return Outcome(entry.file, "fail", "the run should stop with an error",
+                           out.getvalue())
+        ok, why = filecheck(path, out.getvalue() + (failed + "\n" if failed else ""),
+                            list(run.prefixes))
+        if not ok:
+            return Outcome(entry.file, "fail", f"output: {why}", out.getvalue())
+    return Outcome(entry.file, "pass", "", output, calls, cycles)
 
 
 def _short(msg: str) -> str:
