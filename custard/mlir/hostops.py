@@ -96,10 +96,11 @@ def constant(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
             return [np.bool_(text == "true")]
         raise error(op.loc, "arith.constant without a type")
     t = interp.type(types[-1], op.loc)
+    whole = " ".join(tok.text for tok in op.tokens[:colon])  # ``dense <[...]>`` spaced
     if text.startswith("dense<"):
-        return [dense_constant(op.tokens[0].text, t, op.loc)]
+        return [dense_constant(whole, t, op.loc)]
     if text.startswith("sparse<"):
-        return [sparse_constant(op.tokens[0].text, t, op.loc)]
+        return [sparse_constant(whole, t, op.loc)]
     if t.kind != "scalar":
         raise error(op.loc, f"arith.constant {text[:30]} of type {t.text} is not read")
     return [scalar_value(text, t.element, op.loc)]
@@ -626,7 +627,7 @@ def sparse_print(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 # -------------------------------------------------------------------------------- vectors
-@handles("vector.transfer_read")
+@handles("vector.transfer_read", "vector.load")
 def transfer_read(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     names = _before_bracket(op)
     src = _dense(scope.get(names[0], op.loc), op)

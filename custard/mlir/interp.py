@@ -160,6 +160,8 @@ class Interpreter:
                 self.lowered[name] = low
             if isinstance(low, Lowered) and len(low.outputs) == len(func.results):
                 return self.run_kernel(low, args, f"@{name}")
+            if isinstance(low, MlirError) and _in_linalg(func, str(low)):
+                raise low  # the kernel's computation itself is not lowered
         self.depth += 1
         if self.depth > 200:
             raise error(loc, f"call depth over 200 at @{name} (unbounded recursion?)")
@@ -173,8 +175,16 @@ class Interpreter:
 
     def run_kernel(self, low: Lowered, args: Sequence[object], label: str) -> list[object]:
         """Simulate a lowered kernel on host values; its outputs as host values."""
-        call = run_lowered(low, [kernel_value(a) for a in args], fuse=self.fuse,
-                           engine=self.engine)
+        try:
+            call = run_lowered(low, [kernel_value(a) for a in args], fuse=self.fuse,
+                               engine=self.engine)
+        except MlirError:
+            raise
+        except ToolkitError as err:  # the DAG program's error, at the MLIR op's position
+            text = low.located(err)
+            if text == str(err):
+                text = f"{low.func.loc}: {label}: {err}"
+            raise MlirError(text) from None
         self.run.kernels.append(KernelCall(label, call.cycles, call.fused))
         return [host_value(t, tt) for t, (_, tt) in zip(call.outputs, low.outputs, strict=True)]
 
@@ -277,8 +287,11 @@ class Interpreter:
         loc = op.loc
         body: list[Op] = []
         defined = {a for r in op.regions for b in r.blocks for a, _ in b.args}
-        for inner in (o for r in op.regions for b in r.blocks for x in b.ops for o in x.walk()):
+        inner_ops = [o for r in op.regions for b in r.blocks for x in b.ops for o in x.walk()]
+        for inner in inner_ops:
             defined.update(inner.results)
+            defined.update(a for r in inner.regions for b in r.blocks for a, _ in b.args)
+        for inner in inner_ops:
             for v in inner.values():
                 if v in defined or v in body_names(body):
                     continue
@@ -295,6 +308,21 @@ class Interpreter:
         return lower_function(module, name)
 
 
+def _in_linalg(func: Func, message: str) -> bool:
+    """Whether an error message's position is a linalg op of ``func`` or an op in its
+    region."""
+    m = re.match(r"(.*?):(\d+):(\d+): ", message)
+    if m is None or func.body is None:
+        return False
+    where = (int(m.group(2)), int(m.group(3)))
+    for top in (o for b in func.body.blocks for o in b.ops):
+        for op in top.walk():
+            if op.name.startswith("linalg."):
+                if any((x.loc.line, x.loc.col) == where for x in op.walk()):
+                    return True
+    return False
+
+
 def body_names(body: list[Op]) -> set[str]:
     return {r for o in body for r in o.results}
 
@@ -302,6 +330,9 @@ def body_names(body: list[Op]) -> set[str]:
 def constant_op(name: str, value: object, loc: Loc) -> Op:
     """``name = arith.constant value`` (for a one-off kernel's region)."""
     x = float(value)  # type: ignore[arg-type]
+    if not np.isfinite(x):
+        raise error(loc, f"the region reads {name} = {x:g}: a non-finite constant is not "
+                         "lowered to SAM")
     text = str(int(x)) if x == int(x) else repr(x)
     return Op("arith.constant", [name], [Token("number", text, loc)], [], loc)
 
