@@ -48,15 +48,17 @@ def splice_unary(graph: Graph, op: str, tensor: str | None = None) -> Graph:
     graph.edges.remove(edge)
     graph.connect(edge.src, edge.src_port.name, alu, "val")
     graph.connect(alu, "val", writer, "val")
-    done = graph.attrs.get(UNARY_ATTR)
-    graph.attrs[UNARY_ATTR] = f"{done},{op}" if done else op
     return graph
 
 
 def splice_unaries(graph: Graph, ops: Sequence[str], tensor: str | None = None) -> Graph:
-    """``graph`` with the unary ALUs ``ops`` spliced in order (the first applied first)."""
+    """``graph`` with the unary ALUs ``ops`` spliced in order (the first applied first), recorded
+    in its :data:`UNARY_ATTR` attribute (its ``expression``, index notation, cannot say them)."""
     for op in ops:
         splice_unary(graph, op, tensor)
+    if ops:
+        done = graph.attrs.get(UNARY_ATTR)
+        graph.attrs[UNARY_ATTR] = ",".join([done, *ops] if done else ops)
     return graph
 
 

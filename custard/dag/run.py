@@ -8,7 +8,8 @@ is the next tensor statement, and the tensor has no other reader and is not kept
 Fusible edges ``A -> B -> C`` form a chain (:func:`fusion_chains`), compiled to **one** graph a
 link at a time (:func:`custard.dag.fusion.fuse_graphs`): the producer's streams feed the
 consumer and the chain's intermediates never exist in memory. A link that cannot be fused
-(fusion's conditions) cuts the chain there; the unit before the cut notes why. A chain runs
+(fusion's conditions) cuts the chain there; the unit before the cut notes why; so does
+:data:`MAX_CHAIN` (a chain that long goes on in a new unit, through memory). A chain runs
 where its first statement stands, so it is also cut before a statement that reads what a host
 step inside the chain writes (or writes what it reads). Every other edge goes through memory,
 as the phases of a :class:`~sam.program.Program` pass tensors by name.
@@ -20,7 +21,6 @@ what streams into the next statement.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -38,6 +38,9 @@ from sam.program import Program
 
 #: A fused edge: (producer node, consumer node, the streamed tensor).
 Link = tuple[int, int, str]
+#: Most statements fused into one graph (each link re-joins the graph so far: compile time
+#: grows with the square of a chain's length, and its composed expression nests that deep).
+MAX_CHAIN = 8
 
 
 @dataclass
@@ -127,8 +130,9 @@ def compile_statement_of(dag: Dag, k: int) -> Graph | Program:
 
 def _fuse_link(dag: Dag, graph: Graph | Program, link: Link, consumer: Graph | Program
                ) -> Graph:
-    """``graph`` (the chain so far, ending at ``link``'s producer) fused with ``consumer``;
-    :class:`~sam.errors.CompileError` (one line) when the link cannot be fused."""
+    """``graph`` (the chain so far, ending at ``link``'s producer) fused with ``consumer`` (which
+    may be changed); :class:`~sam.errors.CompileError` (one line) when the link cannot be
+    fused."""
     from custard.dag.fusion import fuse_graphs
 
     src, dst, tensor = link
@@ -140,8 +144,7 @@ def _fuse_link(dag: Dag, graph: Graph | Program, link: Link, consumer: Graph | P
                                "memory")
     assert isinstance(graph, Graph) and isinstance(consumer, Graph)
     fmt = dag.program.format_of(tensor, len(prod.indices))
-    return fuse_graphs(graph, prod.expression, copy.deepcopy(consumer), cons.expression,
-                       tensor, fmt)
+    return fuse_graphs(graph, prod.expression, consumer, cons.expression, tensor, fmt)
 
 
 def _host_clash(dag: Dag, first: int, dst: int) -> str:
@@ -178,7 +181,7 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
             continue
         nodes, tensors, note = [k], [], ""
         result = compiled_of(k)
-        while nodes[-1] in links:
+        while nodes[-1] in links and len(nodes) < MAX_CHAIN:
             link = links[nodes[-1]]
             clash = _host_clash(dag, k, link[1])
             if clash:
@@ -188,9 +191,12 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
                 result = _fuse_link(dag, result, link, compiled_of(link[1]))
             except ToolkitError as err:  # fusion's conditions (one line each): cut here
                 note = f"not fused: {err}"
+                compiled.pop(link[1])  # fusion may have renamed its implicit inputs
                 break
             nodes.append(link[1])
             tensors.append(link[2])
+        if not note and nodes[-1] in links and len(nodes) >= MAX_CHAIN:
+            note = f"not fused: a chain fuses at most {MAX_CHAIN} statements (MAX_CHAIN)"
         done.update(nodes)
         if tensors:
             assert isinstance(result, Graph)
