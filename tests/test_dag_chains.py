@@ -79,6 +79,12 @@ CHAINS = {
         {"A": ("nxm", "ss"), "B": ("mxn", "ss"), "C": ("nxm", "ss"), "D": ("mxn", "ss")}, "Y",
         [[0, 1, 2]],
         lambda d: -np.abs(np.maximum(d["A"] @ d["B"] @ d["C"], 0.0) @ d["D"])),
+    # each statement names its constant const0: the consumers' are renamed along the chain
+    "constants": Chain(
+        "T(i,j)=2*A(i,j) -f=A:ss -f=T:ss\nU(i,j)=T(i,j)*3*C(i,j) -f=C:ss -f=U:ss\n"
+        "Y(i,j)=U(i,j)*4*D(i,j) -u=relu -f=D:ss -f=Y:ss\n",
+        {"A": ("nxn", "ss"), "C": ("nxn", "ss"), "D": ("nxn", "ss")}, "Y", [[0, 1, 2]],
+        lambda d: np.maximum(24 * d["A"] * d["C"] * d["D"], 0.0)),
     # BigBird-style attention without the normalisation: SDDMM -> exp -> SpMM, one graph
     "bigbird": Chain(
         SDDMM + "E(i,j)=S(i,j) -u=exp -f=E:ss\nO(i,e)=E(i,j)*V(j,e) -f=V:dd -f=O:ss\n",
@@ -245,3 +251,19 @@ def test_unknown_unary_is_one_line_naming_the_line(option: str) -> None:
     message = str(err.value)
     assert message.startswith("p.dag line 2: ") and "\n" not in message
     assert "needs a value" in message if option == "-u" else "use one of" in message
+
+
+def test_chain_stops_before_a_statement_reading_a_host_step_inside_it() -> None:
+    """A fused unit runs where its first statement stands, before the host steps inside it."""
+    text = "T(i,k)=A(i,j)*A(j,k) -f=A:ss -f=T:ss\nhost: L = C @ C\nU(i,l)=T(i,k)*L(k,l) -f=U:ss"
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (4, 4)) * (rng.random((4, 4)) < 0.5)
+    c = rng.uniform(-1, 1, (4, 4))
+    tensors = {"A": Tensor.from_dense(a, "ss"), "C": Tensor.from_dense(c, "dd")}
+    prog = parse_program(text)
+    dag = build_dag(prog, input_infos(prog, tensors))
+    assert fusion_chains(dag) == [[(0, 2, "T")]]
+    units, result = _run(dag, tensors, "fast", fuse=True)
+    assert [(u.nodes, u.kind) for u in units] == [([0], "graph"), ([1], "host"), ([2], "graph")]
+    assert "host step on line 2 share L" in units[0].note
+    np.testing.assert_allclose(result.tensors["U"].to_dense(), a @ a @ c @ c, rtol=1e-9)
