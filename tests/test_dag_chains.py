@@ -210,6 +210,10 @@ def test_fuse_graphs_takes_a_fused_producer() -> None:
     out = Program([graph]).run({n: Tensor.from_dense(a, "ss") for n, a in arrays.items()})
     want = np.maximum(arrays["A"] @ arrays["B"] @ arrays["C"], 0) @ arrays["D"]
     np.testing.assert_allclose(out.written["Y"].to_dense(), want, rtol=1e-9, atol=1e-12)
+    with pytest.raises(CompileError, match="ends with U\\(i,l\\)=T\\(i,k\\)\\*C\\(k,l\\), not"):
+        fuse_graphs(first, "U(i,l)=T(i,k)*D(k,l)", compiled(stmts[2]), stmts[2], "U", "ss")
+    with pytest.raises(CompileError, match="the consumer's graph is already fused"):
+        fuse_graphs(compiled(stmts[0]), stmts[0], first, stmts[1], "T", "ss")
     with pytest.raises(CompileError, match="cannot fuse T: .*dense"):
         fuse_graphs(compiled(stmts[0]), stmts[0], compiled(stmts[1]), stmts[1], "T", "dd")
 

@@ -70,11 +70,11 @@ from sam.program import Program
 
 #: A link between two ports, broadcast nodes resolved: ((block id, port), (block id, port)).
 Link = tuple[tuple[str, str], tuple[str, str]]
-#: Graph attribute of a fused graph: the two statements, ``;``-separated.
+#: Graph attribute of a fused graph: its statements (two, or a chain's), ``;``-separated.
 FUSED_ATTR = "fused"
-#: Graph attribute of a fused graph: the fused intermediate tensor.
+#: Graph attribute of a fused graph: the streamed intermediate tensor(s), ``,``-separated.
 FUSED_TENSOR_ATTR = "fused_tensor"
-#: Graph attribute of a fused graph: the two loop orders, ``;``-separated.
+#: Graph attribute of a fused graph: each statement's loop order, ``;``-separated.
 FUSED_ORDERS_ATTR = "fused_orders"
 #: Graph attribute of a fused graph: each statement's unary post-ops, ``;``-separated.
 FUSED_UNARY_ATTR = "fused_unary"
@@ -116,6 +116,13 @@ def fuse_graphs(pgraph: Graph, producer: str, cgraph: Graph, consumer: str, tens
     prod = _parse("producer", producer)
     cons = _parse("consumer", consumer)
     _check_statements(prod, cons, tensor)
+    if FUSED_ATTR in cgraph.attrs:
+        raise CompileError(f"cannot fuse {tensor}: the consumer's graph is already fused; fuse "
+                           "a chain from its first statement on, one consumer at a time")
+    last = pgraph.attrs.get(FUSED_ATTR, "").split(";")[-1]
+    if last and last != "".join(producer.split()):
+        raise CompileError(f"cannot fuse {tensor}: the producer's graph ends with {last}, not "
+                           f"{''.join(producer.split())}; give the chain's last statement")
     if tensor in input_tensors(pgraph):
         raise CompileError(f"cannot fuse {tensor}: the producer's chain also reads {tensor}; "
                            "run it sequentially through memory")
