@@ -165,14 +165,7 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
     memory."""
     links = {src: (src, dst, t) for src, dst, t in fusible(dag)} if fuse else {}
     units: list[Unit] = []
-    compiled: dict[int, Graph | Program] = {}
     done: set[int] = set()
-
-    def compiled_of(k: int) -> Graph | Program:
-        if k not in compiled:
-            compiled[k] = compile_statement_of(dag, k)
-        return compiled[k]
-
     for k, node in track(enumerate(dag.nodes), "compiling", total=len(dag.nodes), unit="stmt"):
         if k in done:
             continue
@@ -180,7 +173,7 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
             units.append(Unit([k], "host"))
             continue
         nodes, tensors, note = [k], [], ""
-        result = compiled_of(k)
+        result = compile_statement_of(dag, k)
         while nodes[-1] in links and len(nodes) < MAX_CHAIN:
             link = links[nodes[-1]]
             clash = _host_clash(dag, k, link[1])
@@ -188,11 +181,10 @@ def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
                 note = f"not fused: {clash}"
                 break
             try:
-                result = _fuse_link(dag, result, link, compiled_of(link[1]))
+                result = _fuse_link(dag, result, link, compile_statement_of(dag, link[1]))
             except ToolkitError as err:  # fusion's conditions (one line each): cut here
                 note = f"not fused: {err}"
-                compiled.pop(link[1])  # fusion may have renamed its implicit inputs
-                break
+                break  # the consumer starts the next unit (compiled afresh)
             nodes.append(link[1])
             tensors.append(link[2])
         if not note and nodes[-1] in links and len(nodes) >= MAX_CHAIN:
