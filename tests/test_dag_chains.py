@@ -271,3 +271,21 @@ def test_chain_stops_before_a_statement_reading_a_host_step_inside_it() -> None:
     assert [(u.nodes, u.kind) for u in units] == [([0], "graph"), ([1], "host"), ([2], "graph")]
     assert "host step on line 2 share L" in units[0].note
     np.testing.assert_allclose(result.tensors["U"].to_dense(), a @ a @ c @ c, rtol=1e-9)
+
+
+def test_custard_dag_prints_and_runs_a_chain(tmp_path) -> None:
+    import contextlib
+    import io
+
+    from custard.cli import main
+
+    prog = tmp_path / "bigbird.dag"
+    prog.write_text(CHAINS["bigbird"].text)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["dag", str(prog), "-t", "M=karate", "-t", "Q=random:1:0:34x4", "-t",
+                     "K=random:1:1:34x4", "-t", "V=random:1:2:34x4", "--run"])
+    assert code == 0, err.getvalue()
+    text = out.getvalue()
+    assert "[1] S + [2] E + [3] O: fused, S, E streamed (no writer or scanner)" in text
+    assert "O: shape 34x4" in text
