@@ -24,6 +24,7 @@ from sam.errors import CompileError
 _EPILOG = """program file (custard/dag/program.py):
   S(i,n) = A(i,k)*P(k,n)   -f=A:ds -s=reorder(i,k,n)   a statement, its formats and loop order
   X(i,n) += P(i,j)*L(j,n)                              an update (also -=)
+  E(i,j) = S(i,j)   -u=exp                             its values through exp (relu abs neg)
   host: L = solve(D, G)                                a small dense step run in numpy
   out: X R                                             the tensors the program keeps
   # comment
