@@ -619,6 +619,27 @@ def number_of_entries(interp: Interpreter, op: Op, scope: _Scope) -> list[object
     return [np.int64(len(s.tensor.vals))]
 
 
+@handles("sparse_tensor.foreach")
+def foreach(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+    """Run the region on each stored entry in storage order (coordinates, value, carried
+    values); a dense tensor's every entry in row-major order."""
+    src = scope.get(op.values()[0], op.loc)
+    inits = [scope.get(v, op.loc) for v in op.values()[1:]]
+    t = interp.type(op.types()[0], op.loc)
+    if isinstance(src, Sparse):
+        coords, vals = src.tensor.to_coo()
+        vals = cast_values(vals, src.dtype)
+    else:
+        arr = _dense(src, op)
+        coords = np.argwhere(np.ones(arr.shape, dtype=bool))
+        vals = arr.reshape(-1)
+    carried = inits
+    for c, v in zip(coords, vals, strict=True):
+        args = [np.int64(x) for x in c] + [t.dtype.type(v)] + carried
+        carried = interp.run_region(op.regions[0], args, scope)
+    return carried
+
+
 @handles("sparse_tensor.print")
 def sparse_print(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     s = _sparse(scope.get(op.values()[0], op.loc), op)
