@@ -255,3 +255,42 @@ func.func @main() {
     r = run_entry(module, out=out)
     assert out.getvalue() == "( ( 19, 22 ), ( 43, 50 ) )\n"
     assert r.calls == 1
+
+
+def test_foreach_visits_stored_entries_in_storage_order() -> None:
+    text = """
+#CSC = #sparse_tensor.encoding<{ map = (i, j) -> (j : dense, i : compressed) }>
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = arith.constant dense<[[1.0, 0.0, 2.0], [0.0, 5.0, 3.0]]> : tensor<2x3xf64>
+  %a = sparse_tensor.convert %d : tensor<2x3xf64> to tensor<2x3xf64, #CSC>
+  %n = sparse_tensor.foreach in %a init(%c0) : tensor<2x3xf64, #CSC>, index -> index do {
+  ^bb0(%i: index, %j: index, %v: f64, %acc: index):
+    vector.print %v : f64
+    %next = arith.addi %acc, %c1 : index
+    sparse_tensor.yield %next : index
+  }
+  vector.print %n : index
+  return
+}
+"""
+    assert run(text) == "1\n5\n2\n3\n4\n"
+
+
+def test_a_linalg_op_on_memrefs_writes_in_place() -> None:
+    text = """
+func.func private @printMemrefF64(%ptr : memref<*xf64>)
+func.func @main() {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf64>
+  %am = bufferization.to_memref %a : memref<2x2xf64>
+  %c = memref.alloc() : memref<2x2xf64>
+  %one = arith.constant 1.0 : f64
+  linalg.fill ins(%one : f64) outs(%c : memref<2x2xf64>)
+  linalg.matmul ins(%am, %am : memref<2x2xf64>, memref<2x2xf64>) outs(%c : memref<2x2xf64>)
+  %u = memref.cast %c : memref<2x2xf64> to memref<*xf64>
+  call @printMemrefF64(%u) : (memref<*xf64>) -> ()
+  return
+}
+"""
+    assert run(text).split("data = \n")[1] == "[[8,   11], \n [16,   23]]\n"

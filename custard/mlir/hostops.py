@@ -349,8 +349,7 @@ def _size_operands(op: Op) -> list[str]:
 
 
 def _empty(interp: Interpreter, t: HostType, shape: tuple[int, ...], op: Op) -> object:
-    if t.kind == "tensor" and "#" in interp.module.resolve(t.text).split(",", 1)[-1] \
-            and "encoding" in t.text:
+    if t.kind == "tensor" and "sparse_tensor.encoding" in t.text:
         tt = interp.tensor_type(t.text, op.loc)
         if tt.sparse:
             return Sparse(Tensor.from_coo(np.zeros((0, len(shape))), [], shape, tt.fmt), tt)

@@ -375,10 +375,7 @@ def host_value(tensor: Tensor, t: TensorType) -> object:
             vals = np.rint(np.nan_to_num(tensor.vals))
             tensor = Tensor(tensor.shape, tensor.format, tensor.levels, vals, tensor.name)
         return Sparse(tensor, t)
-    dense = cast_values(tensor.to_dense(), np.dtype(t.dtype))
-    if t.rank == 0:
-        return dense[()] if t.kind == "scalar" else dense
-    return dense
+    return cast_values(tensor.to_dense(), np.dtype(t.dtype))
 
 
 __all__ = ["EntryRun", "Interpreter", "KernelCall", "run_entry", "default_entry", "sparse_text"]
