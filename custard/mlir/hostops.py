@@ -12,29 +12,50 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Protocol, TextIO
 
 import numpy as np
 
 from custard.mlir.encoding import TensorType
-from custard.mlir.printing import cast_values, sparse_text, vector_text
-from custard.mlir.syntax import Op, error
+from custard.mlir.printing import sparse_text, vector_text
+from custard.mlir.syntax import Loc, Module, Op, Region, error
 from custard.mlir.values import (
     HostType,
+    Scope,
     Sparse,
     SparseConst,
+    cast_values,
     dense_constant,
+    dense_of,
     read_tensor_file,
     scalar_value,
     sparse_constant,
 )
 from formats.tensor import Tensor
 
-if TYPE_CHECKING:
-    from custard.mlir.interp import Interpreter, _Scope
 
-Handler = Callable[["Interpreter", Op, "_Scope"], "list[object] | None"]
+class Interpreter(Protocol):
+    """What the handlers use of :class:`custard.mlir.interp.Interpreter`."""
+
+    module: Module
+    out: TextIO
+
+    def type(self, text: str, loc: Loc) -> HostType: ...
+
+    def tensor_type(self, text: str, loc: Loc) -> TensorType: ...
+
+    def call(self, name: str, args: Sequence[object], loc: Loc) -> list[object]: ...
+
+    def run_region(self, region: Region, args: Sequence[object], parent: Scope,
+                   implicit: Sequence[str] = ()) -> list[object]: ...
+
+    def exec(self, op: Op, scope: Scope) -> None: ...
+
+    def run_linalg(self, op: Op, scope: Scope) -> list[object]: ...
+
+
+Handler = Callable[[Interpreter, Op, Scope], "list[object] | None"]
 HANDLERS: dict[str, Handler] = {}
 TERMINATORS = {"return", "func.return", "scf.yield", "tensor.yield", "linalg.yield",
                "sparse_tensor.yield", "scf.condition"}
@@ -53,7 +74,7 @@ class NotElementwise(Exception):
 
 
 # ------------------------------------------------------------------------------- helpers
-def _args(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def _args(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     return [scope.get(v, op.loc) for v in op.values()]
 
 
@@ -87,7 +108,7 @@ def _unsigned(x: object, bits: int) -> object:
 
 # ------------------------------------------------------------------------------ constants
 @handles("arith.constant")
-def constant(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def constant(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     types = op.types()
     colon = next((k for k, t in enumerate(op.tokens) if t.text == ":"), len(op.tokens))
     text = "".join(t.text for t in op.tokens[:colon])
@@ -147,7 +168,7 @@ UNARY: dict[str, Callable[[object], object]] = {
 
 
 @handles(*BINARY)
-def binary(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def binary(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     a, b = _args(interp, op, scope)[:2]
     if op.name in ("arith.shrui", "arith.divui", "arith.remui", "arith.maxui", "arith.minui",
                    "arith.ceildivui"):
@@ -159,14 +180,14 @@ def binary(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles(*UNARY)
-def unary(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def unary(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     a = _args(interp, op, scope)[0]
     r = UNARY[op.name](a)
     return [_cast(r, np.asarray(a).dtype)]
 
 
 @handles("math.fma")
-def fma(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def fma(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     a, b, c = _args(interp, op, scope)[:3]
     return [_cast(np.add(np.multiply(a, b), c), np.asarray(a).dtype)]
 
@@ -176,10 +197,10 @@ _CMPI = {"eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equa
 
 
 @handles("arith.cmpi")
-def cmpi(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def cmpi(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     pred = op.tokens[0].text.strip('"')
     a, b = _args(interp, op, scope)[:2]
-    if pred[0] == "u":
+    if pred.startswith("u"):  # unsigned
         bits = np.asarray(a).dtype.itemsize * 8
         a, b, pred = _unsigned(a, bits), _unsigned(b, bits), "s" + pred[1:]
     fn = _CMPI.get(pred)
@@ -193,7 +214,7 @@ _CMPF = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
 
 
 @handles("arith.cmpf")
-def cmpf(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def cmpf(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     pred = op.tokens[0].text.strip('"')
     a, b = _args(interp, op, scope)[:2]
     nan = np.isnan(a) | np.isnan(b)
@@ -212,7 +233,7 @@ def cmpf(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("arith.select")
-def select(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def select(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     c, a, b = _args(interp, op, scope)[:3]
     r = np.where(c, a, b)
     return [_cast(r, np.asarray(a).dtype)]
@@ -221,7 +242,7 @@ def select(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 @handles("arith.index_cast", "arith.index_castui", "arith.sitofp", "arith.uitofp",
          "arith.fptosi", "arith.fptoui", "arith.extf", "arith.truncf", "arith.extsi",
          "arith.extui", "arith.trunci")
-def cast(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def cast(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     a = _args(interp, op, scope)[0]
     t = _result_type(interp, op)
     if op.name in ("arith.extui", "arith.uitofp", "arith.index_castui"):
@@ -231,7 +252,7 @@ def cast(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("arith.bitcast")
-def bitcast(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def bitcast(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     a = np.asarray(_args(interp, op, scope)[0])
     t = _result_type(interp, op)
     out = a.view(t.dtype) if a.ndim else np.array([a]).view(t.dtype)[0]
@@ -240,7 +261,7 @@ def bitcast(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 # ------------------------------------------------------------------------------- scf
 @handles("scf.for")
-def scf_for(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def scf_for(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     toks = op.tokens
     iv = toks[0].text
     lb = scope.get(toks[2].text, op.loc)
@@ -267,7 +288,7 @@ def scf_for(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("scf.if")
-def scf_if(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def scf_if(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     cond = scope.get(op.values()[0], op.loc)
     if bool(cond):
         return interp.run_region(op.regions[0], [], scope)
@@ -277,7 +298,7 @@ def scf_if(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("scf.while")
-def scf_while(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def scf_while(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     toks = op.tokens
     inits = []
     for k, t in enumerate(toks):
@@ -305,14 +326,12 @@ def scf_while(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     raise error(op.loc, "scf.while ran 10^7 iterations")
 
 
-def _scope_of(parent: _Scope) -> _Scope:
-    from custard.mlir.interp import _Scope as S
-
-    return S(parent)
+def _scope_of(parent: Scope) -> Scope:
+    return Scope(parent)
 
 
 @handles("func.call", "call")
-def call(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def call(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     sym = next(t for t in op.tokens if t.kind == "symbol").text[1:].strip('"')
     args = [scope.get(v, op.loc) for v in op.values()]
     results = interp.call(sym, args, op.loc)
@@ -320,7 +339,7 @@ def call(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 # ------------------------------------------------------------------------------ tensors
-def _shape(interp: Interpreter, op: Op, scope: _Scope, t: HostType) -> tuple[int, ...]:
+def _shape(interp: Interpreter, op: Op, scope: Scope, t: HostType) -> tuple[int, ...]:
     """A type's shape, its ``?`` sizes from the op's index operands in order."""
     dyn = [int(scope.get(v, op.loc)) for v in _size_operands(op)]  # type: ignore[call-overload]
     if t.shape is None:
@@ -357,7 +376,7 @@ def _empty(interp: Interpreter, t: HostType, shape: tuple[int, ...], op: Op) -> 
 
 
 @handles("tensor.empty", "bufferization.alloc_tensor", "memref.alloc", "memref.alloca")
-def alloc(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def alloc(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     t = interp.type(op.types()[-1], op.loc)
     toks = op.after("copy")
     if toks:
@@ -374,21 +393,19 @@ def _copy_value(v: object) -> object:
 
 
 @handles("tensor.dim", "memref.dim", "sparse_tensor.lvl")
-def dim(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def dim(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     src, k = (scope.get(v, op.loc) for v in op.values()[:2])
     shape = src.tensor.shape if isinstance(src, Sparse) else np.shape(_dense(src, op))
     return [np.int64(shape[int(k)])]  # type: ignore[call-overload]
 
 
 def _dense(v: object, op: Op) -> np.ndarray:
-    from custard.mlir.interp import dense_of
-
     return dense_of(v, op.loc)
 
 
 @handles("tensor.cast", "memref.cast", "bufferization.to_memref", "bufferization.to_tensor",
          "bufferization.to_buffer", "sparse_tensor.load", "memref.memory_space_cast")
-def same(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def same(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     v = scope.get(op.values()[0], op.loc)
     if isinstance(v, SparseConst):
         v = v.array
@@ -396,11 +413,11 @@ def same(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("bufferization.dealloc_tensor", "memref.dealloc", "sparse_tensor.release")
-def dealloc(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def dealloc(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     return []
 
 
-def _indices(op: Op, scope: _Scope) -> tuple[object, ...]:
+def _indices(op: Op, scope: Scope) -> tuple[object, ...]:
     """The values between ``[`` and ``]``."""
     toks = op.tokens
     start = next((k for k, t in enumerate(toks) if t.text == "["), None)
@@ -426,7 +443,7 @@ def _before_bracket(op: Op) -> list[str]:
 
 
 @handles("tensor.extract", "memref.load")
-def extract(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def extract(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     src = scope.get(_before_bracket(op)[0], op.loc)
     idx = _indices(op, scope)
     arr = _dense(src, op)
@@ -436,7 +453,7 @@ def extract(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("memref.store")
-def store(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def store(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     names = _before_bracket(op)
     value, target = (scope.get(n, op.loc) for n in names[:2])
     if not isinstance(target, np.ndarray):
@@ -446,7 +463,7 @@ def store(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("tensor.insert", "sparse_tensor.insert")
-def insert(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def insert(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     names = _before_bracket(op)
     value, target = (scope.get(n, op.loc) for n in names[:2])
     idx = tuple(int(i) for i in _indices(op, scope))  # type: ignore[call-overload]
@@ -463,14 +480,14 @@ def insert(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("memref.copy")
-def memcopy(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def memcopy(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     src, dst = (scope.get(v, op.loc) for v in op.values()[:2])
     dst[...] = _dense(src, op)  # type: ignore[index]
     return []
 
 
 @handles("tensor.generate")
-def generate(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def generate(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     t = interp.type(op.types()[-1], op.loc)
     shape = _shape(interp, op, scope, t)
     region = op.regions[0]
@@ -490,7 +507,7 @@ def interp_elementwise(region) -> bool:
                "tensor.extract", "memref.load") for o in region.ops)
 
 
-def _generate_loop(interp: Interpreter, region, scope: _Scope, shape, t: HostType) -> np.ndarray:
+def _generate_loop(interp: Interpreter, region, scope: Scope, shape, t: HostType) -> np.ndarray:
     out = np.zeros(shape, dtype=t.dtype)
     for idx in np.ndindex(*shape):
         out[idx] = interp.run_region(region, [np.int64(i) for i in idx], scope)[0]
@@ -498,14 +515,14 @@ def _generate_loop(interp: Interpreter, region, scope: _Scope, shape, t: HostTyp
 
 
 @handles("tensor.from_elements")
-def from_elements(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def from_elements(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     t = interp.type(op.types()[-1], op.loc)
     vals = _args(interp, op, scope)
     return [np.array(vals, dtype=t.dtype).reshape(t.shape or ())]
 
 
 @handles("linalg.fill")
-def fill(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def fill(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     (value,), _ = op.group("ins")
     (target,), _ = op.group("outs")
     v = scope.get(value, op.loc)
@@ -519,7 +536,7 @@ def fill(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
     return []
 
 
-def linalg_op(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def linalg_op(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     """A linalg op in an interpreted function: on SAM (memref copies on the host)."""
     if op.name == "linalg.copy" and not op.results:
         (src,), _ = op.group("ins")
@@ -532,7 +549,7 @@ def linalg_op(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 # ------------------------------------------------------------------------ sparse tensors
 @handles("sparse_tensor.convert")
-def convert(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def convert(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     src = scope.get(op.values()[0], op.loc)
     text = _to(op) or op.types()[-1]
     t = interp.type(text, op.loc)
@@ -558,7 +575,7 @@ def to_type(src: object, t: HostType, tt: TensorType, op: Op) -> object:
 
 
 @handles("sparse_tensor.new")
-def new(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def new(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     path = scope.get(op.values()[0], op.loc)
     text = _to(op) or op.types()[-1]
     tt = interp.tensor_type(text, op.loc)
@@ -575,7 +592,7 @@ def _sparse(v: object, op: Op) -> Sparse:
     return v
 
 
-def _level(interp: Interpreter, op: Op, scope: _Scope) -> int:
+def _level(interp: Interpreter, op: Op, scope: Scope) -> int:
     text = op.attr("level") or op.attr("dimension")
     if text is not None:
         return int(text.split(":")[0].strip())
@@ -586,14 +603,14 @@ def _level(interp: Interpreter, op: Op, scope: _Scope) -> int:
 
 
 @handles("sparse_tensor.values")
-def values(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def values(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     s = _sparse(scope.get(op.values()[0], op.loc), op)
     t = interp.type(op.types()[-1] if not _to(op) else _to(op), op.loc)  # type: ignore[arg-type]
     return [cast_values(s.tensor.vals, t.dtype)]
 
 
 @handles("sparse_tensor.positions", "sparse_tensor.pointers")
-def positions(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def positions(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     s = _sparse(scope.get(op.values()[0], op.loc), op)
     lvl = _level(interp, op, scope)
     level = s.tensor.levels[lvl]
@@ -603,7 +620,7 @@ def positions(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("sparse_tensor.coordinates", "sparse_tensor.indices")
-def coordinates(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def coordinates(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     s = _sparse(scope.get(op.values()[0], op.loc), op)
     lvl = _level(interp, op, scope)
     level = s.tensor.levels[lvl]
@@ -613,13 +630,13 @@ def coordinates(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("sparse_tensor.number_of_entries")
-def number_of_entries(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def number_of_entries(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     s = _sparse(scope.get(op.values()[0], op.loc), op)
     return [np.int64(len(s.tensor.vals))]
 
 
 @handles("sparse_tensor.foreach")
-def foreach(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def foreach(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     """Run the region on each stored entry in storage order (coordinates, value, carried
     values); a dense tensor's every entry in row-major order."""
     src = scope.get(op.values()[0], op.loc)
@@ -640,7 +657,7 @@ def foreach(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 
 @handles("sparse_tensor.print")
-def sparse_print(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def sparse_print(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     s = _sparse(scope.get(op.values()[0], op.loc), op)
     interp.out.write(sparse_text(s.tensor, s.type.element))
     return []
@@ -648,7 +665,7 @@ def sparse_print(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
 
 # -------------------------------------------------------------------------------- vectors
 @handles("vector.transfer_read", "vector.load")
-def transfer_read(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def transfer_read(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     names = _before_bracket(op)
     src = _dense(scope.get(names[0], op.loc), op)
     base = [int(i) for i in _indices(op, scope)]  # type: ignore[call-overload]
@@ -689,7 +706,7 @@ _PUNCT = {"comma": ", ", "newline": "\n", "open": "( ", "close": " )", "no_punct
 
 
 @handles("vector.print")
-def vprint(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def vprint(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     toks = op.tokens
     if toks and toks[0].text == "str":
         interp.out.write(_unescape(toks[1].text))
@@ -732,7 +749,7 @@ def _unescape(text: str) -> str:
 
 
 @handles("vector.broadcast", "vector.splat")
-def broadcast(interp: Interpreter, op: Op, scope: _Scope) -> list[object]:
+def broadcast(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     v = scope.get(op.values()[0], op.loc)
     t = _result_type(interp, op)
     return [np.broadcast_to(np.asarray(v, dtype=t.dtype), t.shape or ()).copy()]

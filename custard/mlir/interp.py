@@ -29,12 +29,18 @@ import numpy as np
 
 from custard.mlir import hostops
 from custard.mlir.encoding import TensorType
-from custard.mlir.printing import cast_values, memref_text, sparse_text, vector_text
+from custard.mlir.printing import memref_text, sparse_text, vector_text
 from custard.mlir.program import Lowered, lower_function, run_lowered
 from custard.mlir.syntax import Block, Func, Loc, MlirError, Module, Op, Region, Token, error
-from custard.mlir.values import HostType, Sparse, SparseConst, host_type
+from custard.mlir.values import (
+    HostType,
+    Scope,
+    dense_of,
+    host_type,
+    host_value,
+    kernel_value,
+)
 from formats.errors import ToolkitError
-from formats.tensor import Tensor
 
 #: runner functions printMemref<suffix> -> element type
 PRINT_MEMREF = {"F64": "f64", "F32": "f32", "I64": "i64", "I32": "i32", "Ind": "index",
@@ -67,24 +73,6 @@ class EntryRun:
     @property
     def cycles(self) -> int:
         return sum(k.cycles for k in self.kernels)
-
-
-class _Scope:
-    """SSA values of a region, falling back to the enclosing regions'."""
-
-    __slots__ = ("vals", "parent")
-
-    def __init__(self, parent: _Scope | None = None) -> None:
-        self.vals: dict[str, object] = {}
-        self.parent = parent
-
-    def get(self, name: str, loc: Loc) -> object:
-        s: _Scope | None = self
-        while s is not None:
-            if name in s.vals:
-                return s.vals[name]
-            s = s.parent
-        raise error(loc, f"{name} is used before it is defined")
 
 
 def default_entry(module: Module) -> str:
@@ -166,7 +154,7 @@ class Interpreter:
         if self.depth > 200:
             raise error(loc, f"call depth over 200 at @{name} (unbounded recursion?)")
         try:
-            scope = _Scope()
+            scope = Scope()
             for (ssa, _), value in zip(func.args, args, strict=True):
                 scope.vals[ssa] = value
             return self.run_block(func.body.blocks[0], scope)
@@ -215,7 +203,7 @@ class Interpreter:
                          "does not provide")
 
     # -------------------------------------------------------------------------- blocks
-    def run_block(self, block: Block, scope: _Scope) -> list[object]:
+    def run_block(self, block: Block, scope: Scope) -> list[object]:
         """Run the ops of ``block``; the values its terminator yields or returns."""
         for op in block.ops:
             if op.name in hostops.TERMINATORS:
@@ -223,18 +211,18 @@ class Interpreter:
             self.exec(op, scope)
         return []
 
-    def run_region(self, region: Region, args: Sequence[object], parent: _Scope,
+    def run_region(self, region: Region, args: Sequence[object], parent: Scope,
                    implicit: Sequence[str] = ()) -> list[object]:
         """Run a one-block region with ``args`` bound to its block arguments (or to the
         ``implicit`` names when the block has no label)."""
-        scope = _Scope(parent)
+        scope = Scope(parent)
         block = region.blocks[0]
         names = [a for a, _ in block.args] if block.args else list(implicit)
         for n, v in zip(names, args, strict=False):
             scope.vals[n] = v
         return self.run_block(block, scope)
 
-    def exec(self, op: Op, scope: _Scope) -> None:
+    def exec(self, op: Op, scope: Scope) -> None:
         handler = hostops.HANDLERS.get(op.name)
         if handler is None:
             if op.name.startswith("linalg."):
@@ -258,7 +246,7 @@ class Interpreter:
             scope.vals[n] = v
 
     # ---------------------------------------------------------------- linalg on SAM
-    def run_linalg(self, op: Op, scope: _Scope) -> list[object]:
+    def run_linalg(self, op: Op, scope: Scope) -> list[object]:
         """A linalg op outside a lowered kernel: lowered alone (cached) and run on SAM."""
         ins, _ = op.group("ins")
         outs, _ = op.group("outs")
@@ -277,7 +265,7 @@ class Interpreter:
             return []
         return results
 
-    def lower_one(self, op: Op, scope: _Scope) -> Lowered:
+    def lower_one(self, op: Op, scope: Scope) -> Lowered:
         """``op`` as a function of its ``ins`` and ``outs``, lowered; scalars its region
         reads from outside become constants."""
         ins, in_types = op.group("ins")
@@ -340,42 +328,6 @@ def constant_op(name: str, value: object, loc: Loc) -> Op:
 def operands(op: Op) -> list[str]:
     """The SSA operands of a terminator (``scf.yield %a, %b : f64, f64``)."""
     return op.values()
-
-
-# ------------------------------------------------------------------------- conversions
-def dense_of(value: object, loc: Loc) -> np.ndarray:
-    """A host tensor/memref value as a dense numpy array."""
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, Sparse):
-        return value.dense()
-    if isinstance(value, SparseConst):
-        return value.array
-    if isinstance(value, (np.generic, int, float)):
-        return np.asarray(value)
-    raise error(loc, f"expected a tensor, got {type(value).__name__}")
-
-
-def kernel_value(value: object) -> object:
-    """A host value as a kernel argument (a Tensor, a float64 array or a float)."""
-    if isinstance(value, Sparse):
-        return value.tensor
-    if isinstance(value, SparseConst):
-        return value.array.astype(np.float64)
-    if isinstance(value, np.ndarray):
-        return value.astype(np.float64)
-    return float(value)  # type: ignore[arg-type]
-
-
-def host_value(tensor: Tensor, t: TensorType) -> object:
-    """A kernel's output as a host value: Sparse for a sparse type, else an array of the
-    element type (integers rounded)."""
-    if t.sparse:
-        if t.element not in ("f64", "f32"):
-            vals = np.rint(np.nan_to_num(tensor.vals))
-            tensor = Tensor(tensor.shape, tensor.format, tensor.levels, vals, tensor.name)
-        return Sparse(tensor, t)
-    return cast_values(tensor.to_dense(), np.dtype(t.dtype))
 
 
 __all__ = ["EntryRun", "Interpreter", "KernelCall", "run_entry", "default_entry", "sparse_text"]

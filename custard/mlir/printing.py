@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from custard.mlir.encoding import ELEMENT_TYPES
+from custard.mlir.values import cast_values
 from formats.tensor import Tensor
 
 #: a fixed fake address for printMemref's header (FileCheck lines match it with a regex)
@@ -93,44 +94,25 @@ def sparse_text(tensor: Tensor, element: str) -> str:
     levels = tensor.levels
     k = 0
     while k < len(levels):
-        letter = fmt.levels[k]
         level = levels[k]
-        if letter in ("s", "u"):
+        if level.positions == "segment" and level.coordinates == "stored":  # compressed
             lines.append(f"pos[{k}] : {_tuple(level.seg)}")
             crd = [np.asarray(level.crd)]
             j = k + 1
-            while j < len(levels) and fmt.levels[j] in ("q", "c"):
+            while j < len(levels) and levels[j].positions == "single":  # its singletons
                 crd.append(np.asarray(levels[j].crd))
                 j += 1
-            # the non-unique level's crd runs over its positions; its singletons over theirs
             inter = np.stack(crd, axis=1).reshape(-1) if len(crd) > 1 else crd[0]
             lines.append(f"crd[{k}] : {_tuple(inter)}")
             k = j
             continue
-        if letter in ("q", "c"):
+        if level.positions == "single":
             lines.append(f"crd[{k}] : {_tuple(level.crd)}")
         k += 1
     vals = cast_values(tensor.vals, np.dtype(ELEMENT_TYPES.get(element, "float64")))
     lines.append(f"values : {vector_text(vals, element) if len(vals) else '( )'}")
     lines.append("----")
     return "\n".join(lines) + "\n"
-
-
-def values_of(tensor: Tensor, dtype: np.dtype) -> np.ndarray:
-    """The stored values in ``dtype`` (integers rounded from SAM's float64)."""
-    return cast_values(tensor.vals, dtype)
-
-
-def cast_values(vals: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """``vals`` in ``dtype``: integers rounded, wrapped to their width as C casts do."""
-    dtype = np.dtype(dtype)
-    vals = np.asarray(vals)
-    if dtype.kind in "iu" and vals.dtype.kind == "f":
-        with np.errstate(all="ignore"):
-            return np.rint(np.nan_to_num(vals)).astype(np.int64).astype(dtype)
-    if dtype.kind == "b" and vals.dtype.kind != "b":
-        return vals != 0
-    return vals.astype(dtype)
 
 
 def _tuple(values: object) -> str:

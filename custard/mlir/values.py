@@ -88,8 +88,6 @@ class Sparse:
     def dense(self) -> np.ndarray:
         """The dense array (cached; the tensor is never changed in place)."""
         if self._dense is None:
-            from custard.mlir.printing import cast_values
-
             self._dense = cast_values(self.tensor.to_dense(), self.dtype)
         return self._dense
 
@@ -101,6 +99,18 @@ class SparseConst:
     array: np.ndarray
     coords: np.ndarray
     vals: np.ndarray
+
+
+def cast_values(vals: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``vals`` in ``dtype``: integers rounded, wrapped to their width as C casts do."""
+    dtype = np.dtype(dtype)
+    vals = np.asarray(vals)
+    if dtype.kind in "iu" and vals.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            return np.rint(np.nan_to_num(vals)).astype(np.int64).astype(dtype)
+    if dtype.kind == "b" and vals.dtype.kind != "b":
+        return vals != 0
+    return vals.astype(dtype)
 
 
 # ---------------------------------------------------------------------------- constants
@@ -288,3 +298,57 @@ def _read_extended_tns(file: Path, fmt: object, loc: Loc, crd_width: int = 0) ->
 def tensor_type(t: HostType, module: Module, loc: Loc) -> TensorType:
     """The :class:`TensorType` (format included) of a ranked tensor type."""
     return parse_type(t.text, module, loc)
+
+
+class Scope:
+    """SSA values of a region, falling back to the enclosing regions'."""
+
+    __slots__ = ("vals", "parent")
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.vals: dict[str, object] = {}
+        self.parent = parent
+
+    def get(self, name: str, loc: Loc) -> object:
+        s: Scope | None = self
+        while s is not None:
+            if name in s.vals:
+                return s.vals[name]
+            s = s.parent
+        raise error(loc, f"{name} is used before it is defined")
+
+
+# ------------------------------------------------------------------------- conversions
+def dense_of(value: object, loc: Loc) -> np.ndarray:
+    """A host tensor/memref value as a dense numpy array."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, Sparse):
+        return value.dense()
+    if isinstance(value, SparseConst):
+        return value.array
+    if isinstance(value, (np.generic, int, float)):
+        return np.asarray(value)
+    raise error(loc, f"expected a tensor, got {type(value).__name__}")
+
+
+def kernel_value(value: object) -> object:
+    """A host value as a kernel argument (a Tensor, a float64 array or a float)."""
+    if isinstance(value, Sparse):
+        return value.tensor
+    if isinstance(value, SparseConst):
+        return value.array.astype(np.float64)
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float64)
+    return float(value)  # type: ignore[arg-type]
+
+
+def host_value(tensor: Tensor, t: TensorType) -> object:
+    """A kernel's output as a host value: Sparse for a sparse type, else an array of the
+    element type (integers rounded)."""
+    if t.sparse:
+        if t.element not in ("f64", "f32"):
+            vals = np.rint(np.nan_to_num(tensor.vals))
+            tensor = Tensor(tensor.shape, tensor.format, tensor.levels, vals, tensor.name)
+        return Sparse(tensor, t)
+    return cast_values(tensor.to_dense(), np.dtype(t.dtype))
