@@ -294,3 +294,44 @@ func.func @main() {
 }
 """
     assert run(text).split("data = \n")[1] == "[[8,   11], \n [16,   23]]\n"
+
+
+def test_assemble_and_disassemble_csr_and_coo() -> None:
+    text = """
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#COO = #sparse_tensor.encoding<{
+  map = (i, j) -> (i : compressed(nonunique), j : singleton) }>
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %f0 = arith.constant 0.0 : f64
+  %pos = arith.constant dense<[0, 1, 3]> : tensor<3xindex>
+  %crd = arith.constant dense<[1, 0, 1]> : tensor<3xindex>
+  %val = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf64>
+  %a = sparse_tensor.assemble (%pos, %crd), %val
+     : (tensor<3xindex>, tensor<3xindex>), tensor<3xf64> to tensor<2x2xf64, #CSR>
+  %d = sparse_tensor.convert %a : tensor<2x2xf64, #CSR> to tensor<2x2xf64>
+  %v = vector.transfer_read %d[%c0, %c0], %f0 : tensor<2x2xf64>, vector<2x2xf64>
+  vector.print %v : vector<2x2xf64>
+  %cpos = arith.constant dense<[0, 2]> : tensor<2xindex>
+  %cidx = arith.constant dense<[[0, 1], [1, 1]]> : tensor<2x2xindex>
+  %cval = arith.constant dense<[5.0, 6.0]> : tensor<2xf64>
+  %b = sparse_tensor.assemble (%cpos, %cidx), %cval
+     : (tensor<2xindex>, tensor<2x2xindex>), tensor<2xf64> to tensor<2x2xf64, #COO>
+  sparse_tensor.print %b : tensor<2x2xf64, #COO>
+  %op = tensor.empty() : tensor<2xindex>
+  %oi = tensor.empty() : tensor<2x2xindex>
+  %od = tensor.empty() : tensor<3xf64>
+  %p, %i, %x, %pl, %il, %xl = sparse_tensor.disassemble %b : tensor<2x2xf64, #COO>
+     out_lvls(%op, %oi : tensor<2xindex>, tensor<2x2xindex>) out_vals(%od : tensor<3xf64>)
+     -> (tensor<2xindex>, tensor<2x2xindex>), tensor<3xf64>, (index, index), index
+  %xv = vector.transfer_read %x[%c0], %f0 : tensor<3xf64>, vector<3xf64>
+  vector.print %xv : vector<3xf64>
+  vector.print %il : index
+  vector.print %xl : index
+  return
+}
+"""
+    out = run(text).splitlines()
+    assert out[0] == "( ( 0, 1 ), ( 2, 3 ) )"
+    assert out[5:8] == ["pos[0] : ( 0, 2 )", "crd[0] : ( 0, 1, 1, 1 )", "values : ( 5, 6 )"]
+    assert out[9:] == ["( 5, 6, 0 )", "4", "2"]
