@@ -49,7 +49,8 @@ def table(entries, outcomes: dict[str, Outcome]) -> str:
     ]
     for e in entries:
         o = outcomes[e.file]
-        result = "pass" if o.status == "pass" else f"fail: {o.reason}"
+        reason = o.reason if len(o.reason) <= 110 else o.reason[:107] + "..."
+        result = "pass" if o.status == "pass" else f"fail: {reason}"
         lines.append(f"| `{e.file}` | {e.verdict} | {e.reason.replace('|', '/')} | "
                      f"{result.replace('|', '/')} |")
     return "\n".join(lines)

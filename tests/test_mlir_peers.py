@@ -36,6 +36,8 @@ def outcome(name: str) -> Outcome:
 def test_the_suite_is_there() -> None:
     assert CPU.is_dir() and ENTRIES, "tests/data/mlir-sparsifier is missing its classification"
     assert PASSING, "expected.tsv lists no passing file (run scripts/mlir_peers.py)"
+    missing = [f for f in ENTRIES if not (CPU / f).is_file()]
+    assert not missing, f"classified but missing: {missing}"
 
 
 def _check(name: str) -> None:

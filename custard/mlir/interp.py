@@ -228,9 +228,8 @@ class Interpreter:
             if op.name.startswith("linalg."):
                 handler = hostops.linalg_op
             else:
-                raise error(op.loc, f"{op.name} is not in the host interpreter's driver subset "
-                                    "(arith, math, scf, tensor, bufferization, memref, "
-                                    "vector.transfer_read/print, sparse_tensor, func.call)")
+                raise error(op.loc, f"{op.name} is not in the host interpreter's driver "
+                                    "subset (docs/mlir.md lists it)")
         try:
             results = handler(self, op, scope)
         except ToolkitError:

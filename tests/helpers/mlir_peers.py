@@ -170,7 +170,7 @@ class Outcome:
     output: str
     calls: int = 0
     cycles: int = 0
-    error_kind: str = ""  #: '' (ran), 'toolkit' (one-line error) or 'crash'
+    error_kind: str = ""  #: '' (ran), 'toolkit' (one-line error), 'crash' or 'missing'
 
 
 def run_file(entry: Entry, engine: str = "fast") -> Outcome:
@@ -181,6 +181,8 @@ def run_file(entry: Entry, engine: str = "fast") -> Outcome:
     from formats.errors import ToolkitError
 
     path = CPU / entry.file
+    if not path.is_file():
+        return Outcome(entry.file, "fail", "the file is missing", "", error_kind="missing")
     text = path.read_text()
     calls = cycles = 0
     output = ""
