@@ -43,6 +43,7 @@ TABLE1_SCF = ["--op", "sls"]
 DAG_BIND = ["-t", "A=in.mtx", "-t", "X0=random:1:0:6x3", "-t", "W0=random:1:1:3x2",
             "-t", "W1=random:1:2:2x2"]
 TILE = ["X(i,j)=B(i,k)*C(k,j)", "-t", "B=in.mtx", "-t", "C=B", "--tile", "2"]
+MLIR_BIND = ["-t", "A=in.mtx", "-t", "b=random:0.5"]
 
 #: subcommand -> case -> argv (after the program name), or None where the case does not apply
 TABLE: dict[tuple[str, str], dict[str, list[str] | None]] = {
@@ -127,6 +128,14 @@ TABLE: dict[tuple[str, str], dict[str, list[str] | None]] = {
         "empty": [*(["tile"] + TILE), "--memory", "empty.yaml"],
         "absurd_size": ["tile", *TILE[:-1], "0"],
     },
+    (CUSTARD, "mlir"): {
+        "clobber": ["mlir", "k.mlir", *MLIR_BIND, "--run", "--result", "in.mtx"],
+        "missing_folder": ["mlir", "k.mlir", *MLIR_BIND, "-o", "missing/g.gv"],
+        "undecodable": ["mlir", "bad.mlir"],
+        "empty": ["mlir", "empty.mlir"],
+        "absurd_size": ["mlir", "k.mlir", "--run", "-t", "A=random:0.5:1:100000000000x100000",
+                        "-t", "b=random:0.5"],
+    },
     (CUSTARD, "dag"): {
         "clobber": ["dag", "p.dag", *DAG_BIND, "-o", "p.dag"],
         "missing_folder": ["dag", "p.dag", *DAG_BIND, "-o", "missing/d.dot"],
@@ -175,6 +184,8 @@ INTERRUPT = {
     (CUSTARD, "table1"): ["table1"],
     (CUSTARD, "ember"): ["ember", "in.mlir", "-O3", "-o", "out.mlir"],
     (CUSTARD, "tile"): ["tile", *TILE, "--engine", "reference", "-o", "x.mtx"],
+    (CUSTARD, "mlir"): ["mlir", "k.mlir", *MLIR_BIND, "--run", "--engine", "reference",
+                        "--result", "x.tns", "-o", "k.gv"],
     (CUSTARD, "dag"): ["dag", "p.dag", *DAG_BIND, "--run", "--engine", "reference",
                        "--graphs", "p.gv"],
 }
@@ -189,6 +200,10 @@ def _write_inputs(where: Path) -> None:
     from custard.ember.ops import scf_text
 
     (where / "in.mlir").write_text(scf_text("sls"))
+    from tests.helpers.mlir_text import mlir_kernel
+
+    (where / "k.mlir").write_text(mlir_kernel("x(i)=A(i,j)*b(j)", {"A": "ds", "x": "d"},
+                                              ["i", "j"]))
     for suffix in (".gv", ".mtx", ".json", ".mlir", ".dag", ".yaml"):
         (where / f"bad{suffix}").write_bytes(BAD_BYTES)
         (where / f"empty{suffix}").write_bytes(b"")

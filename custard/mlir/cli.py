@@ -100,10 +100,15 @@ def _mlir(args: argparse.Namespace, specs: dict[str, str]) -> int:
         print(f"  {line}", file=out)
     if not (args.run or args.output or args.report):
         return 0
-    tensors = _bind(low, specs, args)
+    from formats.errors import ToolkitError
+
+    try:
+        tensors = _bind(low, specs, args)
+        units = _compile(low, tensors, fuse=not args.no_fuse)
+    except ToolkitError as err:
+        raise type(err)(low.located(err)) from None
     report: dict[str, Any] = {"file": args.file, "function": low.func.name,
                               "program": low.text()}
-    units = _compile(low, tensors, fuse=not args.no_fuse)
     print("SAM program:", file=out)
     for u in units[1]:
         what = (f"fused: {u.fused_tensor} streamed" if u.kind == "fused"

@@ -4,10 +4,11 @@ compiled with the pipelineable edges fused (:mod:`custard.dag.run`).
 :func:`lower_function` walks a kernel function's body in order: arguments are the program's
 inputs; ``tensor.empty``/``bufferization.alloc_tensor`` make zero tensors (an output
 initialised by one reads nothing; their sizes, ``tensor.dim``, come from the operands); linalg
-ops become statements (:mod:`custard.mlir.lower`); ``sparse_tensor.convert`` is a copy into the new format; ``return`` names the outputs. The
-statements form a :class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG
-front end's labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run
-path, and its errors name the MLIR op's file position.
+ops become statements (:mod:`custard.mlir.lower`); ``sparse_tensor.convert`` is a copy into
+the new format; ``return`` names the outputs. The statements form a
+:class:`~custard.dag.program.DagProgram`, so the MLIR front end gets the DAG front end's
+labelling, fusion (``--no-fuse`` for the program op by op), traffic model and run path, and its
+errors name the MLIR op's file position.
 """
 
 from __future__ import annotations
@@ -61,7 +62,23 @@ class Lowered:
     def dag_program(self):  # -> DagProgram
         from custard.dag.program import parse_program
 
-        return parse_program(self.text(), f"{self.module.file}:@{self.func.name}")
+        return parse_program(self.text(), self.source)
+
+    @property
+    def source(self) -> str:
+        """The name its DAG program's errors start with (``FILE:@func``)."""
+        return f"{self.module.file}:@{self.func.name}"
+
+    def located(self, err: Exception) -> str:
+        """An error of its DAG program with ``line N`` replaced by the MLIR op's position."""
+        text = str(err)
+        m = re.match(re.escape(self.source) + r" line (\d+): (.*)", text, re.S)
+        if m is None:
+            return text
+        k = int(m.group(1)) - 2  # line 1 is the program's comment
+        if 0 <= k < len(self.statements):
+            return f"{self.statements[k].loc}: {m.group(2)}"
+        return text
 
     def bind(self, values: Sequence[object]) -> dict[str, Tensor]:
         """Tensors by name from the call's argument values (Tensors, numpy arrays, numbers),
