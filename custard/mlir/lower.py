@@ -256,8 +256,15 @@ class _Region:
         self.without_init: str | None = None
         self.extra: list[Statement] = []
         self.reduced = reduced
+        #: values that are a unary function of an expression: (expression, functions)
+        self.post: dict[str, tuple[str, list[str]]] = {}
 
     def get(self, value: str, loc: Loc) -> tuple[str, str]:
+        if value in self.post and value not in self.values:
+            # a function of a sub-expression used further: its own statement, made when used
+            text, funcs = self.post[value]
+            self.values[value] = (self._spill(value, text, funcs, loc) if funcs else text,
+                                  "atom")
         if value in self.values:
             if value == self.out_arg:
                 self.used_out = True
@@ -269,7 +276,7 @@ class _Region:
 
     def lower(self, ops: list[Op]) -> tuple[str, list[str]]:
         """The yielded expression and the unary post-ops applied to all of it."""
-        post: dict[str, tuple[str, list[str]]] = {}
+        post = self.post
         for op in ops:
             if op.name in ("linalg.yield", "sparse_tensor.yield"):
                 value = op.values()[0]
@@ -300,7 +307,6 @@ class _Region:
                 funcs = (inner[1] if inner else []) + [func]
                 self._check_zero(op, func, src)
                 post[res] = (text, funcs)
-                self.values[res] = (self._spill(res, text, funcs, op.loc), "atom")
                 continue
             if op.name == "sparse_tensor.binary":
                 self.values[res] = self._binary(op, post)
@@ -308,8 +314,6 @@ class _Region:
             if op.name == "sparse_tensor.unary":
                 text, funcs = self._unary(op)
                 post[res] = (text, funcs)
-                self.values[res] = (self._spill(res, text, funcs, op.loc) if funcs else text,
-                                    "atom")
                 continue
             if op.name == "sparse_tensor.reduce":
                 self.values[res] = self._reduce(op, post)
@@ -320,8 +324,6 @@ class _Region:
         raise error(self.op.loc, f"{self.op.name}: the region does not yield")
 
     def _operand(self, value: str, loc: Loc, post: dict) -> str:
-        if value in post:  # a function of a sub-expression used further: its own statement
-            return self.values[value][0]
         return self.get(value, loc)[0]
 
     def _note_accumulate(self, op: Op, args: list[str]) -> None:
