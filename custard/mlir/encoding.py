@@ -77,8 +77,11 @@ def parse_type(text: str, module: Module, loc: Loc) -> TensorType:
         raise error(loc, f"expected a tensor type, found '{text}'")
     kind, body = m.group(1), m.group(2)
     parts = split_top(body, ",")
-    dims = parts[0].replace(" ", "").split("x") if parts else []
-    element = dims[-1] if dims else ""
+    head = parts[0].replace(" ", "") if parts else ""
+    lead = re.match(r"((?:(?:\?|\*|[0-9]+)x)*)(.*)", head, re.S)
+    assert lead is not None
+    dims = [d for d in lead.group(1).split("x") if d] + [lead.group(2)]
+    element = lead.group(2)
     if element.startswith("complex") or element in ("f16", "bf16"):
         raise error(loc, f"element type {element} is not lowered to SAM (SAM's values are "
                          "real numbers; use f32/f64 or an integer type)")
@@ -109,6 +112,9 @@ def parse_encoding(text: str, rank: int, loc: Loc) -> Format | None:
     if not text.startswith(prefix):
         return None
     entries = dict_entries(text[len(prefix):-1])
+    if "#sparse_tensor<slice" in text:
+        raise error(loc, "sparse tensor slices (#sparse_tensor<slice(...)>) are not lowered: "
+                         "SAM scans whole levels; extract the slice into its own tensor")
     if "map" in entries:
         letters, order = _from_map(entries["map"], rank, loc)
     else:

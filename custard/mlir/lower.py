@@ -31,7 +31,9 @@ Only the semantics the sparsifier gives are lowered: a non-zero-preserving funct
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -80,6 +82,8 @@ class Env:
     types: dict[str, TensorType] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     zeros: set[str] = field(default_factory=set)
+    #: tensors every entry of which is one constant (linalg.fill, a splat dense<c>): literal
+    filled: dict[str, str] = field(default_factory=dict)
     fresh: Callable[[str], str] = lambda base: base
     parse_type: Callable[[str, Loc], TensorType] | None = None
 
@@ -163,7 +167,8 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
               for (a, _), (n, t), i in zip(block.args, operands, idx, strict=False)}
     out_arg = block.args[-1][0]
     reduced = [names[d] for d, it in zip(dims, iters, strict=False) if it == "reduction"]
-    expr = _Region(op, env, leaves, out_arg, access(init_name, idx[-1]), reduced)
+    init_text = env.filled.get(init_name) or access(init_name, idx[-1])
+    expr = _Region(op, env, leaves, out_arg, init_text, reduced)
     body, unary = expr.lower(block.ops)
     if expr.used_out and not expr.accumulates and reduced:
         raise error(op.loc, f"{op.name}: a reduction that does not add into its output "
@@ -172,8 +177,8 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
         raise error(op.loc, f"{op.name}: reduction dimensions but the region does not "
                             "accumulate into the output (only sums are lowered)")
     statements = expr.extra
-    reads = expr.used_out and init_name not in env.zeros
-    if expr.used_out and not reads:
+    reads = expr.used_out and init_name not in env.zeros and init_name not in env.filled
+    if expr.used_out and init_name in env.zeros:
         body = expr.without_init or body
     text = f"{access(target, idx[-1])} = {body}"
     formats = {target: fmt_text(result_type)}
@@ -224,7 +229,8 @@ def _target(op: Op, env: Env, out_value: str) -> tuple[str, bool, str]:
     its initial value is read by."""
     name, _ = env.tensor(out_value, op.loc)
     result = op.results[0] if op.results else out_value
-    target = env.fresh(result[1:]) if name in env.zeros or not op.results else name
+    made = name in env.zeros or name in env.filled
+    target = env.fresh(result[1:]) if made or not op.results else name
     if target == name:
         return target, True, name
     return target, False, name
@@ -256,15 +262,8 @@ class _Region:
         self.without_init: str | None = None
         self.extra: list[Statement] = []
         self.reduced = reduced
-        #: values that are a unary function of an expression: (expression, functions)
-        self.post: dict[str, tuple[str, list[str]]] = {}
 
     def get(self, value: str, loc: Loc) -> tuple[str, str]:
-        if value in self.post and value not in self.values:
-            # a function of a sub-expression used further: its own statement, made when used
-            text, funcs = self.post[value]
-            self.values[value] = (self._spill(value, text, funcs, loc) if funcs else text,
-                                  "atom")
         if value in self.values:
             if value == self.out_arg:
                 self.used_out = True
@@ -276,7 +275,7 @@ class _Region:
 
     def lower(self, ops: list[Op]) -> tuple[str, list[str]]:
         """The yielded expression and the unary post-ops applied to all of it."""
-        post = self.post
+        post: dict[str, tuple[str, list[str]]] = {}
         for op in ops:
             if op.name in ("linalg.yield", "sparse_tensor.yield"):
                 value = op.values()[0]
@@ -313,7 +312,10 @@ class _Region:
                 continue
             if op.name == "sparse_tensor.unary":
                 text, funcs = self._unary(op)
-                post[res] = (text, funcs)
+                if funcs:
+                    post[res] = (text, funcs)
+                else:
+                    self.values[res] = (text, "atom")
                 continue
             if op.name == "sparse_tensor.reduce":
                 self.values[res] = self._reduce(op, post)
@@ -324,6 +326,10 @@ class _Region:
         raise error(self.op.loc, f"{self.op.name}: the region does not yield")
 
     def _operand(self, value: str, loc: Loc, post: dict) -> str:
+        if value in post:  # a function of a sub-expression used further: its own statement
+            if value not in self.values:
+                self.values[value] = (self._spill(value, *post[value], loc), "atom")
+            return self.values[value][0]
         return self.get(value, loc)[0]
 
     def _note_accumulate(self, op: Op, args: list[str]) -> None:
@@ -450,6 +456,16 @@ def _top_prec(text: str) -> int:
     return lowest
 
 
+def _hex_float(value: str, types: list[str]) -> float:
+    """``0x7F800000 : f32``: a float's bit pattern; an integer type's hex is its value."""
+    kind = types[-1] if types else ""
+    if kind in ("f32", "f64"):
+        size = 4 if kind == "f32" else 8
+        return float(struct.unpack(">f" if size == 4 else ">d",
+                                   int(value, 16).to_bytes(size, "big"))[0])
+    return float(int(value, 16))
+
+
 def constant_text(op: Op) -> str:
     toks = [t.text for t in op.tokens]
     value = toks[0] if toks else "0"
@@ -458,9 +474,13 @@ def constant_text(op: Op) -> str:
     if value in ("true", "false"):
         return "1" if value == "true" else "0"
     try:
-        number = float(int(value, 16)) if value.startswith("0x") else float(value)
+        number = _hex_float(value, op.types()) if value.startswith("0x") else float(value)
     except ValueError:
         raise error(op.loc, f"arith.constant {value} is not a scalar number") from None
+    if not math.isfinite(number):
+        raise error(op.loc, f"arith.constant {value} is not finite (SAM's literals are "
+                            "finite numbers; an identity such as +inf for a min-reduction has "
+                            "no SAM reducer)")
     if number == int(number) and abs(number) < 1e15:
         return str(int(number))
     return repr(number)
@@ -514,10 +534,12 @@ def _named(op: Op, env: Env, ins: list[str], outs: list[str], idx: list[str], ac
     target, in_place, init = _target(op, env, outs[0])
     terms = [access(n, i.split(",") if i else []) for (n, _), i in zip(operands, idx, strict=False)]
     body = f" {sym} ".join(terms) if sym else terms[0]
-    reads = acc and init not in env.zeros
+    reads = acc and init not in env.zeros and init not in env.filled
     out_idx = idx[-1].split(",") if idx[-1] else []
     if reads:
         body = f"{access(init, out_idx)} + {body}"
+    elif acc and init in env.filled:
+        body = f"{env.filled[init]} + {body}"
     formats = {target: fmt_text(rtype)}
     for n, t in operands:
         formats[n] = fmt_text(t)

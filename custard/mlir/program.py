@@ -31,7 +31,7 @@ from custard.mlir.lower import (
     lower_generic,
     lower_named,
 )
-from custard.mlir.syntax import Func, Loc, Module, Op, error
+from custard.mlir.syntax import Func, Loc, Module, Op, Token, error
 from formats.tensor import Tensor
 
 #: ops of a kernel function that compute nothing on SAM
@@ -49,6 +49,8 @@ class Lowered:
     inputs: list[tuple[str, str, TensorType]]
     outputs: list[tuple[str, TensorType]]
     zeros: dict[str, TensorType] = field(default_factory=dict)
+    #: (fuse, inputs' names, shapes, formats) -> (DAG, compiled units)
+    compiled: dict = field(default_factory=dict, repr=False)
 
     def text(self) -> str:
         """The DAG program (custard/dag/program.py) the function lowers to."""
@@ -227,6 +229,27 @@ def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
             t.text.startswith(("dense<", "sparse<")) for t in op.tokens):
         env.constants[op.results[0]] = constant_text(op)
         return []
+    dense = next((t.text for t in op.tokens if t.text.startswith("dense<")), None)
+    if op.name == "arith.constant" and dense is not None and op.results:
+        splat = dense[len("dense<"):-1].strip()
+        t = parse_type(op.types()[-1], module, op.loc)
+        if t.rank and not splat.startswith("["):
+            fake = Op("arith.constant", op.results, [Token("number", splat, op.loc)] + [
+                tok for tok in op.tokens if tok.kind == "word"], [], op.loc)
+            _made(env, zeros, op.results[0], t, constant_text(fake))
+            return []
+        raise error(op.loc, "a tensor constant other than a splat (dense<c>) inside a kernel "
+                            "is not lowered; pass it as an argument")
+    if op.name == "linalg.fill":
+        ins, _ = op.group("ins")
+        outs, _ = op.group("outs")
+        value = env.constants.get(ins[0]) if ins else None
+        if value is None:
+            raise error(op.loc, "linalg.fill with a value that is not a constant of the "
+                                "function is not lowered")
+        t = _result(op, module, env, outs)
+        _made(env, zeros, op.results[0], t, value)
+        return []
     if op.name in _SHAPE_OPS:
         types = op.types()
         t = parse_type(types[-1], module, op.loc)
@@ -269,6 +292,24 @@ class Call:
     fused: int  #: units that fuse two or more statements
 
 
+def _result(op: Op, module: Module, env: Env, outs: list[str]) -> TensorType:
+    arrow = op.after("->")
+    if arrow:
+        return parse_type(arrow[0].text, module, op.loc)
+    return env.tensor(outs[0], op.loc)[1]
+
+
+def _made(env: Env, zeros: dict[str, TensorType], ssa: str, t: TensorType, value: str) -> None:
+    """A tensor the kernel makes with every entry ``value`` (a literal)."""
+    n = env.fresh(ssa[1:])
+    env.names[ssa], env.types[ssa] = n, t
+    if value in ("0", "-0"):
+        env.zeros.add(n)
+        zeros[n] = t
+    else:
+        env.filled[n] = value
+
+
 def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
                 engine: str = "fast") -> Call:
     """Simulate the kernel on ``values`` (one per argument) and return its outputs."""
@@ -280,9 +321,12 @@ def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
     by_name = {name: t for name, t in tensors.items()}
     if not low.statements:
         return Call([by_name[n] for n, _ in low.outputs], 0, [], 0)
-    prog = low.dag_program()
-    dag = build_dag(prog, input_infos(prog, tensors))
-    units = compile_dag(dag, fuse=fuse)
+    key = (fuse, tuple((n, t.shape, str(t.format)) for n, t in sorted(tensors.items())))
+    if key not in low.compiled:  # a kernel called in a loop compiles once per shape
+        prog = low.dag_program()
+        dag = build_dag(prog, input_infos(prog, tensors))
+        low.compiled[key] = (dag, compile_dag(dag, fuse=fuse))
+    dag, units = low.compiled[key]
     result = run_units(dag, units, tensors, engine=engine)
     have = result.tensors
     outs = []
