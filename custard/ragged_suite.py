@@ -16,9 +16,9 @@ RaggedLevel`), a loop order and the groups of operands that share raggedness
 
 **Softmax.** SAM has an ``exp`` ALU but Custard's index notation has no ``exp``: the exponent
 phase is the identity kernel ``E(b,i,j)=S(b,i,j)`` compiled by Custard with an ``exp`` ALU
-spliced in before its value writer (a SAM graph, no host step). The row maximum is not
-subtracted (scores are kept small by the ``1/sqrt(d)`` scale); the row sum and the division are
-Custard kernels.
+spliced in before its value writer (:func:`custard.splice.splice_unary`; a SAM graph, no host
+step). The row maximum is not subtracted (scores are kept small by the ``1/sqrt(d)`` scale);
+the row sum and the division are Custard kernels.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from custard.api import compile as compile_expr
+from custard.splice import splice_unary
 from formats.tensor import Tensor
-from sam.blocks.base import make_block
 from sam.graph.model import Graph
 from sam.program import Program
 
@@ -62,19 +62,6 @@ KERNELS: dict[str, RaggedKernel] = {k.name: k for k in [
                  "b,i,k,j"),
     RaggedKernel("trmm", "C(i,j)=L(i,k)*B(k,j)", {"L": "dr", "B": "dd", "C": "dd"}, "i,k,j"),
 ]}
-
-
-def splice_unary(graph: Graph, op: str) -> Graph:
-    """``graph`` with a unary ALU ``op`` (``exp``) between the values and the value writer."""
-    writer = next(b for b in graph.blocks.values()
-                  if b.dot_type == "fiberwrite" and b.attrs.get("mode") == "vals")
-    edge = next(e for e in graph.edges if e.dst == writer.id)
-    ids = [int(k) for k in graph.blocks if k.isdigit()]
-    alu = graph.add(make_block(str(max(ids, default=0) + 1), op, {}))
-    graph.edges.remove(edge)
-    graph.connect(edge.src, edge.src_port.name, alu, "val")
-    graph.connect(alu, "val", writer, "val")
-    return graph
 
 
 def attention(d: int) -> Program:

@@ -31,6 +31,7 @@ from custard.dag.labels import (
 )
 from custard.dag.orders import OrderProblem, best_order, mode_pairs
 from custard.dag.program import parse_program
+from custard.dag.run import MAX_CHAIN
 from custard.dag.shapes import TensorInfo
 from sam.errors import CompileError
 
@@ -338,9 +339,11 @@ def test_chain_of_1000_statements(tmp_path) -> None:
     assert out.count("-- small order i,k,j") == n
     edges = re.findall(r"\[(\d+)\] -> \[(\d+)\] T\d+: (\S+)", out)
     assert edges == [(str(k), str(k + 1), "pipelineable") for k in range(1, n)]
-    # pipelineable pairs fuse in disjoint pairs: 500 units, each one graph
-    fused = re.findall(r"\[(\d+)\] T\d+ \+ \[(\d+)\] T\d+: fused", out)
-    assert fused == [(str(k), str(k + 1)) for k in range(1, n, 2)]
+    # the pipelineable edges fuse in chains of MAX_CHAIN statements, each one graph
+    fused = [re.findall(r"\[(\d+)\] T\d+", line) for line in out.splitlines()
+             if ": fused, " in line]
+    assert fused == [[str(j) for j in range(k, min(k + MAX_CHAIN, n + 1))]
+                     for k in range(1, n + 1, MAX_CHAIN)]
     # each product: 4^3 multiplications over two operands and a result of 16 words; with
     # reuse only A, B and the kept T1000 move
     assert out.count(f": {64 / 48:.4g}\n") == n

@@ -199,7 +199,7 @@ def test_matvec_accumulates_into_its_outs(seed: int, m: int, n: int, density: fl
     rng = np.random.default_rng(seed)
     a, x, y = _sparse(rng, (m, n), density), rng.uniform(-1, 1, n), rng.uniform(-1, 1, m)
     low = lower_function(parse_module(MATVEC, "matvec.mlir"), "matvec")
-    assert low.statements[0].text == "y(i) = y(i) + A(i,j) * x(j)"
+    assert low.statements[0].text == "t0(i) = y(i) + A(i,j) * x(j)"
     for engine in ENGINES:
         got = run_lowered(low, [a, x, y], engine=engine).outputs[0].to_dense()
         np.testing.assert_allclose(got, y + a @ x, rtol=1e-12, atol=1e-12)
@@ -242,7 +242,8 @@ def test_reduce_and_relu(seed: int, m: int, n: int, density: float) -> None:
     rng = np.random.default_rng(seed)
     a, out = _sparse(rng, (m, n), density), rng.uniform(-3, 3, m)
     low = lower_function(parse_module(ROWSUM, "rows.mlir"), "rowsum")
-    assert low.statements[0].text == "t0(i) = out(i) + A(i,j) * 2"
+    assert low.statements[0].text == "t0(i) = A(i,j) * 2 + out(i)"
+    assert low.statements[1].text == "t1(i) = t0(i)"
     assert low.statements[1].unary == ("relu",)
     want = np.maximum(out + 2 * a.sum(axis=1), 0)
     for engine in ENGINES:

@@ -2,7 +2,7 @@
 pipelineable edges fused, its intensity and DRAM traffic, and (``--run``) its simulation.
 
 Prints the DAG (each node's dominance and loop order, each edge's GOGETA label), the units
-the program compiles to (fused pairs named), arithmetic intensity per operation and for the
+the program compiles to (fused chains named), arithmetic intensity per operation and for the
 program (Table 1's two columns), and DRAM words per SRAM size op-by-op / SEQ-Overflow / with
 reuse / ideal (:mod:`custard.dag.traffic`). ``-o FILE`` writes the DAG as DOT (``.dot``/``.gv``)
 or a picture (``.svg``, ``.png``, ``.pdf``, with graphviz); ``--graphs FILE`` writes the SAM
@@ -24,6 +24,7 @@ from sam.errors import CompileError
 _EPILOG = """program file (custard/dag/program.py):
   S(i,n) = A(i,k)*P(k,n)   -f=A:ds -s=reorder(i,k,n)   a statement, its formats and loop order
   X(i,n) += P(i,j)*L(j,n)                              an update (also -=)
+  E(i,j) = S(i,j)   -u=exp                             its values through exp (relu abs neg)
   host: L = solve(D, G)                                a small dense step run in numpy
   out: X R                                             the tensors the program keeps
   # comment
@@ -169,8 +170,8 @@ def _dag(args: argparse.Namespace, specs: dict[str, str]) -> int:
     print("SAM program:", file=out)
     for u in units:
         what = {"host": "host (numpy)", "graph": f"{len(u.program.phases)} graph(s)"
-                if u.program else "", "fused": f"fused, {u.fused_tensor} streamed (no writer "
-                "or scanner)"}[u.kind]
+                if u.program else "", "fused": f"fused, {', '.join(u.fused_tensors)} streamed "
+                "(no writer or scanner)"}[u.kind]
         print(f"  {u.label(dag)}: {what}" + (f"  [{u.note}]" if u.note else ""), file=out)
     print("arithmetic intensity (multiplications per word):", file=out)
     for n, op in zip(dag.nodes, dag.sizes, strict=True):
@@ -202,7 +203,7 @@ def _run(dag, units, tensors, args: argparse.Namespace, capacity: int) -> None:
     from custard.dag.run import run_units
     from custard.dag.traffic import gogeta, seq_flex
 
-    fused = {(u.nodes[0], u.nodes[1], u.fused_tensor) for u in units if u.kind == "fused"}
+    fused = {link for u in units if u.kind == "fused" for link in u.links}
     flex, reuse = seq_flex(dag), gogeta(dag, capacity, streams=fused)
     current = dict(tensors)
     totals: dict[int, int] = {}

@@ -43,6 +43,11 @@ values.
 ``schedules`` is ``{"producer": [...], "consumer": [...]}``, each a list of ``-s`` commands
 (a string is one command); ``formats`` maps tensor names of either statement (``T``'s format
 serves both) to format strings as ``-f`` takes them.
+
+**Chains.** :func:`fuse_graphs` is the same join on compiled graphs: its producer may itself
+be a fused graph (its output is its last statement's result streams), so ``A -> B -> C`` is
+fused one link at a time into one graph; unary post-ops spliced before a value writer
+(:mod:`custard.splice`) stay on the stream that feeds the next consumer.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from custard.api import compile as compile_statement
+from custard.splice import UNARY_ATTR
 from formats.errors import FormatError
 from formats.format import Format
 from sam.blocks.base import Block
@@ -57,18 +63,21 @@ from sam.errors import CompileError
 from sam.graph.builder import GraphBuilder
 from sam.graph.implicit import CONSTANTS, COPIES, RANGES, implicit_names
 from sam.graph.model import Graph
+from sam.graph.validate import input_tensors
 from sam.notation.expr import Access, Add, Assignment, Mul, Neg, Node, replace
 from sam.notation.parse import parse_expression
 from sam.program import Program
 
 #: A link between two ports, broadcast nodes resolved: ((block id, port), (block id, port)).
 Link = tuple[tuple[str, str], tuple[str, str]]
-#: Graph attribute of a fused graph: the two statements, ``;``-separated.
+#: Graph attribute of a fused graph: its statements (two, or a chain's), ``;``-separated.
 FUSED_ATTR = "fused"
-#: Graph attribute of a fused graph: the fused intermediate tensor.
+#: Graph attribute of a fused graph: the streamed intermediate tensor(s), ``,``-separated.
 FUSED_TENSOR_ATTR = "fused_tensor"
-#: Graph attribute of a fused graph: the two loop orders, ``;``-separated.
+#: Graph attribute of a fused graph: each statement's loop order, ``;``-separated.
 FUSED_ORDERS_ATTR = "fused_orders"
+#: Graph attribute of a fused graph: each statement's unary post-ops, ``;``-separated.
+FUSED_UNARY_ATTR = "fused_unary"
 
 
 def fuse_edge(producer: str, consumer: str, tensor: str,
@@ -92,6 +101,33 @@ def fuse_edge(producer: str, consumer: str, tensor: str,
     last = compiled if isinstance(compiled, Graph) else compiled.phases[-1].graph
     _check_orders(prod, cons, tensor, fmt, pgraph, last)
     cgraph = _one_graph("consumer", consumer, tensor, compiled)
+    return fuse_graphs(pgraph, producer, cgraph, consumer, tensor, fmt)
+
+
+def fuse_graphs(pgraph: Graph, producer: str, cgraph: Graph, consumer: str, tensor: str,
+                fmt: str | Format | None = None) -> Graph:
+    """:func:`fuse_edge` on compiled graphs: one graph computing ``consumer`` (compiled to
+    ``cgraph``) with ``tensor`` streamed from ``pgraph``, which computes ``producer``'s
+    result - a statement's graph, or a fused graph whose last statement is ``producer``
+    (chains). ``fmt`` is ``tensor``'s format (default compressed levels in mode order). The
+    graphs may carry unary post-ops (:mod:`custard.splice`); ``cgraph`` may be changed
+    (implicit inputs renamed), so pass a copy to keep it. :class:`~sam.errors.CompileError`
+    when the edge cannot be fused."""
+    prod = _parse("producer", producer)
+    cons = _parse("consumer", consumer)
+    _check_statements(prod, cons, tensor)
+    if FUSED_ATTR in cgraph.attrs:
+        raise CompileError(f"cannot fuse {tensor}: the consumer's graph is already fused; fuse "
+                           "a chain from its first statement on, one consumer at a time")
+    last = pgraph.attrs.get(FUSED_ATTR, "").split(";")[-1]
+    if last and last != "".join(producer.split()):
+        raise CompileError(f"cannot fuse {tensor}: the producer's graph ends with {last}, not "
+                           f"{''.join(producer.split())}; give the chain's last statement")
+    if tensor in input_tensors(pgraph):
+        raise CompileError(f"cannot fuse {tensor}: the producer's chain also reads {tensor}; "
+                           "run it sequentially through memory")
+    fmt = _tensor_format({tensor: fmt} if fmt else None, tensor, len(prod.lhs.indices))
+    _check_orders(prod, cons, tensor, fmt, pgraph, cgraph)
     return _join(pgraph, cgraph, tensor, fmt, producer, consumer)
 
 
@@ -199,7 +235,11 @@ def _one_graph(role: str, text: str, tensor: str, result: Graph | Program) -> Gr
 
 # ------------------------------------------------------------------ concordance
 def loop_order(graph: Graph) -> list[str]:
-    """The loop order a compiled graph records (its ``order`` attribute)."""
+    """The loop order a compiled graph records (its ``order`` attribute); for a fused graph,
+    its last statement's (the one whose result it writes)."""
+    fused = graph.attrs.get(FUSED_ORDERS_ATTR)
+    if fused:
+        return [v for v in fused.split(";")[-1].split(",") if v]
     return list(graph.contract.order)
 
 
@@ -477,12 +517,26 @@ def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
         setattr(graph.contract, key, _merge_pairs(getattr(pgraph.contract, key),
                                                   getattr(cgraph.contract, key), key, tensor))
     graph.contract.output_formats = cgraph.contract.output_formats
-    graph.contract.expression = composed_expression(_parse("producer", producer),
+    chained = FUSED_ATTR in pgraph.attrs
+    whole = pgraph.contract.expression if chained and pgraph.contract.expression else producer
+    graph.contract.expression = composed_expression(_parse("producer", whole),
                                                     _parse("consumer", consumer), tensor)
-    graph.attrs[FUSED_ATTR] = f"{''.join(producer.split())};{''.join(consumer.split())}"
-    graph.attrs[FUSED_TENSOR_ATTR] = tensor
-    graph.attrs[FUSED_ORDERS_ATTR] = f"{','.join(pgraph.contract.order)};" \
+    if chained:  # the statements fused so far
+        before = {key: pgraph.attrs[key] for key in (FUSED_ATTR, FUSED_TENSOR_ATTR,
+                                                      FUSED_ORDERS_ATTR)}
+        before[FUSED_UNARY_ATTR] = pgraph.attrs.get(
+            FUSED_UNARY_ATTR, ";" * pgraph.attrs[FUSED_ATTR].count(";"))
+    else:
+        before = {FUSED_ATTR: "".join(producer.split()), FUSED_TENSOR_ATTR: "",
+                  FUSED_ORDERS_ATTR: ",".join(pgraph.contract.order),
+                  FUSED_UNARY_ATTR: pgraph.attrs.get(UNARY_ATTR, "")}
+    graph.attrs[FUSED_ATTR] = f"{before[FUSED_ATTR]};{''.join(consumer.split())}"
+    graph.attrs[FUSED_TENSOR_ATTR] = ",".join(t for t in (before[FUSED_TENSOR_ATTR], tensor) if t)
+    graph.attrs[FUSED_ORDERS_ATTR] = f"{before[FUSED_ORDERS_ATTR]};" \
                                      f"{','.join(cgraph.contract.order)}"
+    unary = f"{before[FUSED_UNARY_ATTR]};{cgraph.attrs.get(UNARY_ATTR, '')}"
+    if unary.strip(";"):
+        graph.attrs[FUSED_UNARY_ATTR] = unary
     graph.name = graph.dot_id = cgraph.name
     graph.notices = list(dict.fromkeys(pgraph.notices + cgraph.notices))
     return graph

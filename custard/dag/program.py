@@ -14,7 +14,10 @@ program and the results of earlier statements by name::
   ``T(..) -= e`` mean ``T(..) = T(..) + (e)`` / ``T(..) - (e)`` (the old value is an input);
 * **options** after the statement, as ``custard compile`` spells them: ``-f=NAME:LEVELS[:ORDER]``
   (a tensor's format; it holds for that tensor in every statement, so it is given once) and one
-  ``-s=reorder(...)`` (the statement's loop order; default: :func:`custard.api.default_order`).
+  ``-s=reorder(...)`` (the statement's loop order; default: :func:`custard.api.default_order`);
+  ``-u=OP`` (``exp``, ``relu``, ``abs``, ``neg``; repeatable, applied in order): the result's
+  values pass through that unary ALU before they are written (:mod:`custard.splice`; on the
+  entries the statement computes: ``E(i,j) = S(i,j) -u=exp`` is exp of S's stored entries);
   A tensor no ``-f`` names is dense (``d`` per mode): chains of skewed GEMMs are dense but for
   the sparse operand;
 * **host steps** ``host: NAME = numpy-expression`` run on the host in numpy, for small dense ops
@@ -37,6 +40,7 @@ from pathlib import Path
 
 from custard.dag.progress import track
 from custard.parser import parse_format_option, parse_schedule
+from custard.splice import check_unary
 from sam.errors import CompileError
 from sam.notation.expr import Assignment
 from sam.notation.parse import parse_expression
@@ -62,6 +66,8 @@ class Statement:
     order: list[str] | None = None
     #: host steps: the numpy expression
     host_expr: str = ""
+    #: unary post-ops (-u), applied in order to the result's values before they are written
+    unary: tuple[str, ...] = ()
 
     @property
     def indices(self) -> tuple[str, ...]:
@@ -187,13 +193,16 @@ def _tensor_statement(number: int, line: str, where: str,
                       formats: dict[str, tuple[str, int]]) -> Statement:
     text, words = _split_options(line, where)
     order: list[str] | None = None
+    unary: list[str] = []
+    short = {"-f": "-f=", "--format": "-f=", "-s": "-s=", "--schedule": "-s=", "-u": "-u=",
+             "--unary": "-u="}
     k = 0
     while k < len(words):
         w = words[k]
-        if w in ("-f", "--format", "-s", "--schedule"):
+        if w in short:
             if k + 1 >= len(words):
                 raise CompileError(f"{where}: option {w} needs a value")
-            w = ("-f=" if w in ("-f", "--format") else "-s=") + words[k + 1]
+            w = short[w] + words[k + 1]
             k += 1
         k += 1
         if w.startswith(("-f=", "--format=")):
@@ -216,9 +225,14 @@ def _tensor_statement(number: int, line: str, where: str,
                 order = parse_schedule(w.split("=", 1)[1])
             except CompileError as err:
                 raise CompileError(f"{where}: {err}") from None
+        elif w.startswith(("-u=", "--unary=")):
+            try:
+                unary.append(check_unary(w.split("=", 1)[1]))
+            except CompileError as err:
+                raise CompileError(f"{where}: -u: {err}") from None
         else:
             raise CompileError(f"{where}: unknown option {w!r}; a statement takes "
-                               "-f=NAME:LEVELS and -s=reorder(...)")
+                               "-f=NAME:LEVELS, -s=reorder(...) and -u=OP")
     update = None
     m = re.match(r"^(.*?)([+-])=(.*)$", text)
     if m and "=" not in m.group(1):
@@ -247,7 +261,7 @@ def _tensor_statement(number: int, line: str, where: str,
             raise CompileError(f"{where}: reorder names {unknown[0]}, which is not an index "
                                f"variable of the statement ({', '.join(sorted(variables))})")
     return Statement(number, text, assign.lhs.name, tuple(reads), False, expression, assign,
-                     order)
+                     order, unary=tuple(unary))
 
 
 def _host_statement(number: int, text: str, where: str) -> Statement:

@@ -2,12 +2,21 @@
 
 :func:`compile_dag` turns the labelled DAG (:mod:`custard.dag.labels`) into **units** run in
 order: a host step (numpy), one statement (a SAM graph, or Custard's program of graphs), or a
-fused pair. A producer -> consumer edge is fused (:func:`custard.dag.fusion.fuse_edge`, when that
-module is present) when it is pipelineable after Alg. 3 (concordant orders), not transitive
-and not multicast, the consumer is the next tensor statement, and the tensor has no other reader
-and is not kept (``out:``): the producer's streams then feed the consumer and the tensor never
-exists in memory. Every other edge goes through memory, as the phases of a
-:class:`~sam.program.Program` pass tensors by name.
+fused chain of statements. A producer -> consumer edge is fusible (:func:`fusible`) when it is
+pipelineable after Alg. 3 (concordant orders), not transitive and not multicast, the consumer
+is the next tensor statement, and the tensor has no other reader and is not kept (``out:``).
+Fusible edges ``A -> B -> C`` form a chain (:func:`fusion_chains`), compiled to **one** graph a
+link at a time (:func:`custard.dag.fusion.fuse_graphs`): the producer's streams feed the
+consumer and the chain's intermediates never exist in memory. A link that cannot be fused
+(fusion's conditions) cuts the chain there; the unit before the cut notes why; so does
+:data:`MAX_CHAIN` (a chain that long goes on in a new unit, through memory). A chain runs
+where its first statement stands, so it is also cut before a statement that reads what a host
+step inside the chain writes (or writes what it reads). Every other edge goes through memory,
+as the phases of a :class:`~sam.program.Program` pass tensors by name.
+
+A statement's unary post-ops (``-u=exp``) are ALUs spliced before its value writer
+(:mod:`custard.splice`) right after it is compiled, so inside a chain the function's output is
+what streams into the next statement.
 """
 
 from __future__ import annotations
@@ -20,24 +29,42 @@ from custard.dag.labels import PIPELINEABLE, Dag
 from custard.dag.program import DagProgram, Statement
 from custard.dag.progress import track
 from custard.dag.traffic import next_statement
+from custard.splice import splice_unaries
 from formats.errors import ToolkitError
 from formats.tensor import Tensor
 from sam.errors import CompileError, SimulationError
 from sam.graph.model import Graph
 from sam.program import Program
 
+#: A fused edge: (producer node, consumer node, the streamed tensor).
+Link = tuple[int, int, str]
+#: Most statements fused into one graph (each link re-joins the graph so far: compile time
+#: grows with the square of a chain's length, and its composed expression nests that deep).
+MAX_CHAIN = 8
+
 
 @dataclass
 class Unit:
-    """What runs as one step: host step, one statement, or a fused pair of statements."""
+    """What runs as one step: host step, one statement, or a fused chain of statements."""
 
     nodes: list[int]
     kind: str  #: 'host', 'graph' or 'fused'
     program: Program | None = None
-    fused_tensor: str = ""
+    #: a fused chain's streamed tensors, one per link (``nodes[k] -> nodes[k + 1]``)
+    fused_tensors: tuple[str, ...] = ()
     note: str = ""  #: why an eligible edge was not fused
     #: elaborated simulations of its graphs, re-bound on each run (iterations)
     sims: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def fused_tensor(self) -> str:
+        """The streamed tensors, ``,``-separated (one for a fused pair)."""
+        return ",".join(self.fused_tensors)
+
+    @property
+    def links(self) -> list[Link]:
+        """The fused edges (src, dst, tensor) of a chain."""
+        return list(zip(self.nodes, self.nodes[1:], self.fused_tensors, strict=False))
 
     def label(self, dag: Dag) -> str:
         return " + ".join(f"[{k + 1}] {dag.nodes[k].name}" for k in self.nodes)
@@ -52,72 +79,124 @@ def statement_formats(prog: DagProgram, st: Statement) -> dict[str, str]:
     return out
 
 
-def fusible(dag: Dag) -> list[tuple[int, int, str]]:
-    """Edges to fuse (src, dst, tensor): see module docstring."""
+def fusible(dag: Dag) -> list[Link]:
+    """Edges to fuse (src, dst, tensor): see module docstring. A node is the source of at most
+    one and the destination of at most one (the consumer is the next statement)."""
     kept = set(dag.program.outputs())
-    out: list[tuple[int, int, str]] = []
-    busy: set[int] = set()
+    statements = dag.program.statements
+    out: list[Link] = []
     for e in dag.edges:
         if not (e.label == PIPELINEABLE and not e.transitive and not e.multicast
-                and e.tensor not in kept and next_statement(dag, e.src) == e.dst
-                and e.src not in busy and e.dst not in busy):
+                and e.tensor not in kept and next_statement(dag, e.src) == e.dst):
             continue
         readers = [x for x in dag.out_edges(e.src) if x.tensor == e.tensor]
-        later_writer = any(st.target == e.tensor
-                           for st in dag.program.statements[e.src + 1:e.dst])
+        later_writer = any(st.target == e.tensor for st in statements[e.src + 1:e.dst])
         if len(readers) == 1 and not later_writer:
             out.append((e.src, e.dst, e.tensor))
-            busy |= {e.src, e.dst}
     return out
 
 
-def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
-    """The units of the program (see module docstring)."""
+def fusion_chains(dag: Dag) -> list[list[Link]]:
+    """The fusible edges grouped into chains (each link's consumer is the next one's
+    producer), in program order."""
+    nxt = {src: (src, dst, t) for src, dst, t in fusible(dag)}
+    heads = set(nxt) - {dst for _, dst, _ in nxt.values()}
+    chains: list[list[Link]] = []
+    for head in sorted(heads):
+        chain = [nxt[head]]
+        while chain[-1][1] in nxt:
+            chain.append(nxt[chain[-1][1]])
+        chains.append(chain)
+    return chains
+
+
+def compile_statement_of(dag: Dag, k: int) -> Graph | Program:
+    """Statement ``k`` compiled alone (its formats and loop order), its unary post-ops spliced
+    before the value writer of its result."""
     from custard.api import compile as compile_statement
 
-    prog = dag.program
-    pairs = {src: (dst, t) for src, dst, t in fusible(dag)} if fuse else {}
+    prog, node = dag.program, dag.nodes[k]
+    st = node.statement
     try:
-        from custard.dag.fusion import fuse_edge
-    except ImportError:
-        fuse_edge = None
+        compiled = compile_statement(st.expression, statement_formats(prog, st), node.order,
+                                     name=st.target)
+        if st.unary:
+            last = compiled if isinstance(compiled, Graph) else compiled.phases[-1].graph
+            splice_unaries(last, st.unary, st.target)
+    except CompileError as err:
+        raise CompileError(f"{prog.source} line {st.line}: {err}") from None
+    return compiled
+
+
+def _fuse_link(dag: Dag, graph: Graph | Program, link: Link, consumer: Graph | Program
+               ) -> Graph:
+    """``graph`` (the chain so far, ending at ``link``'s producer) fused with ``consumer`` (which
+    may be changed); :class:`~sam.errors.CompileError` (one line) when the link cannot be
+    fused."""
+    from custard.dag.fusion import fuse_graphs
+
+    src, dst, tensor = link
+    prod, cons = dag.nodes[src].statement, dag.nodes[dst].statement
+    for role, st, g in (("producer", prod, graph), ("consumer", cons, consumer)):
+        if not isinstance(g, Graph):
+            raise CompileError(f"cannot fuse {tensor}: the {role} {st.text} compiles to "
+                               "several graphs (a temporary); run it sequentially through "
+                               "memory")
+    assert isinstance(graph, Graph) and isinstance(consumer, Graph)
+    fmt = dag.program.format_of(tensor, len(prod.indices))
+    return fuse_graphs(graph, prod.expression, consumer, cons.expression, tensor, fmt)
+
+
+def _host_clash(dag: Dag, first: int, dst: int) -> str:
+    """Why statement ``dst`` cannot run in a chain that starts at ``first`` (before the host
+    steps in between), or ''."""
+    statements = dag.program.statements
+    st = statements[dst]
+    for host in statements[first + 1:dst]:
+        if host.host and (host.target in st.reads or st.target in host.reads):
+            return (f"line {st.line} and the host step on line {host.line} share "
+                    f"{host.target if host.target in st.reads else st.target}, and a fused "
+                    "chain runs before the host steps inside it")
+    return ""
+
+
+def compile_dag(dag: Dag, *, fuse: bool = True) -> list[Unit]:
+    """The units of the program (see module docstring); ``fuse=False``: every edge through
+    memory."""
+    links = {src: (src, dst, t) for src, dst, t in fusible(dag)} if fuse else {}
     units: list[Unit] = []
-    skip: set[int] = set()
+    done: set[int] = set()
     for k, node in track(enumerate(dag.nodes), "compiling", total=len(dag.nodes), unit="stmt"):
-        if k in skip:
+        if k in done:
             continue
-        st = node.statement
-        if st.host:
+        if node.statement.host:
             units.append(Unit([k], "host"))
             continue
-        note = ""
-        if k in pairs:
-            dst, tensor = pairs[k]
-            cons = dag.nodes[dst]
-            if fuse_edge is None:
-                note = "not fused: custard.dag.fusion is not available"
-            else:
-                formats = {**statement_formats(prog, st),
-                           **statement_formats(prog, cons.statement)}
-                scheds = {"producer": [f"reorder({','.join(node.order)})"],
-                          "consumer": [f"reorder({','.join(cons.order)})"]}
-                try:
-                    graph = fuse_edge(st.expression, cons.statement.expression, tensor, formats,
-                                      scheds)
-                except ToolkitError as err:  # fusion's conditions (one line each)
-                    note = f"not fused: {err}"
-                else:
-                    graph.name = f"{st.target}_{cons.name}"
-                    units.append(Unit([k, dst], "fused", Program([graph]), tensor))
-                    skip.add(dst)
-                    continue
-        try:
-            compiled = compile_statement(st.expression, statement_formats(prog, st),
-                                         node.order, name=st.target)
-        except CompileError as err:
-            raise CompileError(f"{prog.source} line {st.line}: {err}") from None
-        program = compiled if isinstance(compiled, Program) else Program([compiled])
-        units.append(Unit([k], "graph", program, note=note))
+        nodes, tensors, note = [k], [], ""
+        result = compile_statement_of(dag, k)
+        while nodes[-1] in links and len(nodes) < MAX_CHAIN:
+            link = links[nodes[-1]]
+            clash = _host_clash(dag, k, link[1])
+            if clash:
+                note = f"not fused: {clash}"
+                break
+            try:
+                result = _fuse_link(dag, result, link, compile_statement_of(dag, link[1]))
+            except ToolkitError as err:  # fusion's conditions (one line each): cut here
+                note = f"not fused: {err}"
+                break  # the consumer starts the next unit (compiled afresh)
+            nodes.append(link[1])
+            tensors.append(link[2])
+        if not note and nodes[-1] in links and len(nodes) >= MAX_CHAIN:
+            note = f"not fused: a chain fuses at most {MAX_CHAIN} statements (MAX_CHAIN)"
+        done.update(nodes)
+        if tensors:
+            assert isinstance(result, Graph)
+            result.name = "_".join(dag.nodes[n].name for n in nodes)
+            units.append(Unit(nodes, "fused", Program([result]), tuple(tensors), note))
+        else:
+            program = result if isinstance(result, Program) else Program([result])
+            units.append(Unit([k], "graph", program, note=note))
     return units
 
 

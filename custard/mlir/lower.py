@@ -225,15 +225,14 @@ def _result_type(op: Op, env: Env, out_value: str) -> TensorType:
 
 
 def _target(op: Op, env: Env, out_value: str) -> tuple[str, bool, str]:
-    """The output tensor's name, whether it reads its initial value in place, and the name
-    its initial value is read by."""
+    """The output tensor's name, whether it is written in place, and the name its initial
+    value is read by. Tensors are values: an op with a result writes a new tensor named after
+    the result (``%0`` -> ``t0``), its ``outs`` only giving the initial value; an op without
+    results (on memrefs) writes its ``outs`` in place."""
     name, _ = env.tensor(out_value, op.loc)
-    result = op.results[0] if op.results else out_value
-    made = name in env.zeros or name in env.filled
-    target = env.fresh(result[1:]) if made or not op.results else name
-    if target == name:
-        return target, True, name
-    return target, False, name
+    if not op.results:
+        return name, True, name
+    return env.fresh(op.results[0][1:]), False, name
 
 
 def _bind_result(op: Op, env: Env, target: str, rtype: TensorType) -> None:
