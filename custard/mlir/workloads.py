@@ -32,7 +32,7 @@ import numpy as np
 from formats.tensor import Tensor
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
-#: BigBird's score scale, the constant of bigbird.mlir (1/sqrt(64))
+#: BigBird's score scale, the constant of bigbird.mlir: 1/sqrt(d) for d = 64 features
 BIGBIRD_SCALE = 0.125
 
 
@@ -188,16 +188,16 @@ def bigbird_reference(M: np.ndarray, Q: np.ndarray, K: np.ndarray,
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     Workload("spmm", "spmm.mlir", "spmm", "C = A B (A CSR)", spmm_inputs, spmm_reference,
-             {}, {"matrix": "west0479", "n": 16}),
+             {}, {"matrix": "bcsstk13", "n": 16}),
     Workload("sddmm_spmm", "sddmm_spmm.mlir", "sddmm_spmm", "S = M .* (Q K^T); O = S V",
              sddmm_inputs, sddmm_reference, {},
-             {"n": 256, "d": 16, "e": 16, "density": 0.05}),
+             {"n": 512, "d": 64, "e": 64, "density": 0.05}),
     Workload("gcn", "gcn.mlir", "gcn", "H = relu(A (X W))", gcn_inputs, gcn_reference, {},
-             {"matrix": "west0479", "f": 16, "h": 8}),
+             {"matrix": "pushpull", "f": 16, "h": 16}),
     Workload("bigbird", "bigbird.mlir", "bigbird",
              "O = softmax(M .* (Q K^T) * scale) V, BigBird block mask", bigbird_inputs,
              bigbird_reference, {},
-             {"n": 256, "block": 16, "d": 16, "e": 16, "random": 2, "window": 3,
+             {"n": 512, "block": 32, "d": 64, "e": 64, "random": 2, "window": 3,
               "global_blocks": 1}),
 )}
 
