@@ -289,3 +289,25 @@ def test_custard_dag_prints_and_runs_a_chain(tmp_path) -> None:
     text = out.getvalue()
     assert "[1] S + [2] E + [3] O: fused, S, E streamed (no writer or scanner)" in text
     assert "O: shape 34x4" in text
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 1000), density=st.floats(0.2, 0.8))
+def test_consumer_names_that_mean_other_dimensions_are_renamed(seed: int,
+                                                               density: float) -> None:
+    """The consumer's k is the producer's j and its j a new dimension: the fused graph sizes
+    them apart (before: 'index variable k has size 4 in Q but size 6 in V')."""
+    rng = np.random.default_rng(seed)
+    m = np.where(rng.random((6, 6)) < density, rng.uniform(-1, 1, (6, 6)), 0.0)
+    q, k, v = rng.uniform(-1, 1, (6, 4)), rng.uniform(-1, 1, (6, 4)), rng.uniform(-1, 1, (6, 5))
+    prog = parse_program("S(i,j) = M(i,j)*Q(i,k)*K(j,k) -f=M:ss -f=S:ss\n"
+                         "O(i,j) = S(i,k)*V(k,j)\n", "clash.dag")
+    tensors = {"M": Tensor.from_dense(m, "ss"), "Q": Tensor.from_dense(q, "dd"),
+               "K": Tensor.from_dense(k, "dd"), "V": Tensor.from_dense(v, "dd")}
+    want = (m * (q @ k.T)) @ v
+    for engine in ("fast", "reference"):
+        dag = build_dag(prog, input_infos(prog, tensors))
+        units = compile_dag(dag)
+        assert [u.kind for u in units] == ["fused"]
+        got = run_units(dag, units, tensors, engine=engine).tensors["O"].to_dense()
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

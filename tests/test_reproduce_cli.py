@@ -69,7 +69,7 @@ def test_fig15_is_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
         main(["reproduce", "--help"])
     out = capsys.readouterr().out
     name_help = " ".join(out.split("positional arguments:")[1].split("options:")[0].split())
-    assert "lanes, fig15 (not part of all), or all" in name_help
+    assert "lanes, mlir-fusion, fig15 (not part of all), or all" in name_help
     assert "\n  fig15    tiled Gustavson" in out
 
 

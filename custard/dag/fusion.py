@@ -499,9 +499,36 @@ def _rename_implicit(pgraph: Graph, cgraph: Graph) -> None:
         setattr(cgraph.contract, key, {renamed.get(n, n): v for n, v in pairs.items()})
 
 
+def _rename_indices(pgraph: Graph, cgraph: Graph, tensor: str, producer: str,
+                    consumer: str) -> None:
+    """Give the consumer's index variables that name another dimension in the producer's graph
+    fresh names in the consumer's blocks (``S(i,j)=M(i,j)*Q(i,k)*K(j,k)`` then
+    ``O(i,j)=S(i,k)*V(k,j)``: the consumer's k is the producer's j, its j a new dimension):
+    one graph sizes every scan of a variable alike. A variable reading ``tensor`` by the
+    producer's name for that mode keeps it."""
+    prod, cons = _parse("producer", producer), _parse("consumer", consumer)
+    read = next(a for a in cons.rhs.accesses() if a.name == tensor)
+    same = {c for c, p in zip(read.indices, prod.lhs.indices, strict=True) if c == p}
+    taken = {b.attrs["index"] for b in pgraph.blocks.values() if b.attrs.get("index")}
+    variables = {v for a in [cons.lhs, *cons.rhs.accesses()] for v in a.indices}
+    renamed: dict[str, str] = {}
+    for v in sorted(variables - same):
+        if v in taken:
+            fresh, k = f"{v}_c", 1
+            while fresh in taken | variables:
+                k += 1
+                fresh = f"{v}_c{k}"
+            taken.add(fresh)
+            renamed[v] = fresh
+    for block in cgraph.blocks.values():
+        if block.attrs.get("index") in renamed:
+            block.attrs["index"] = renamed[block.attrs["index"]]
+
+
 def _join(pgraph: Graph, cgraph: Graph, tensor: str, fmt: Format, producer: str,
           consumer: str) -> Graph:
     _rename_implicit(pgraph, cgraph)
+    _rename_indices(pgraph, cgraph, tensor, producer, consumer)
     graph = _Join(pgraph, cgraph, tensor, fmt).graph()
     graph.formats = {n: f for n, f in cgraph.formats.items() if n != tensor}
     for name, fmt in pgraph.formats.items():

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from custard.mlir.encoding import ELEMENT_TYPES, TensorType, parse_type
 from custard.mlir.lower import (
+    LETTERS,
     NAMED,
     Env,
     Statement,
@@ -175,7 +176,51 @@ def lower_function(module: Module, name: str) -> Lowered:
     zeros: dict[str, TensorType] = {}
     for op in func.body.ops:
         statements += _lower_op(op, module, env, zeros, outputs)
-    return Lowered(module, func, statements, inputs, outputs, zeros)
+    return Lowered(module, func, distinct_indices(statements), inputs, outputs, zeros)
+
+
+_ACCESS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)")
+
+
+def distinct_indices(statements: list[Statement]) -> list[Statement]:
+    """The statements with index variables renamed so that two statements share a name only
+    for one dimension: a statement reading an earlier result names its dimensions as its
+    writer did, and its other variables avoid every earlier statement's names. Each op's
+    maps name dimensions on their own (``d0`` is ``i`` everywhere), and a fused graph
+    (:mod:`custard.dag.fusion`) holds both statements' scanners, whose sizes are checked and
+    read by variable name."""
+    written: dict[str, list[str]] = {}
+    used: set[str] = set()
+    out: list[Statement] = []
+    for st in statements:
+        accesses = [(n, [v.strip() for v in idx.split(",") if v.strip()])
+                    for n, idx in _ACCESS.findall(st.text)]
+        names = list(dict.fromkeys(v for _, idx in accesses for v in idx))
+        ren: dict[str, str] = {}
+        for n, idx in accesses[1:]:
+            for v, w in zip(idx, written.get(n, ()), strict=False):
+                if v not in ren and w not in ren.values():
+                    ren[v] = w
+        for v in names:
+            if v in ren:
+                continue
+            if v in used or v in ren.values():
+                taken = used | set(names) | set(ren.values())
+                ren[v] = next((c for c in LETTERS if c not in taken),
+                              next(f"{v}{k}" for k in range(2, 10**6) if f"{v}{k}" not in taken))
+            else:
+                ren[v] = v
+        if any(k != v for k, v in ren.items()):
+            text = _ACCESS.sub(lambda m, ren=ren: access(m.group(1), [
+                ren.get(v.strip(), v.strip()) for v in m.group(2).split(",") if v.strip()]),
+                st.text)
+            order = [ren.get(v, v) for v in st.order] if st.order else st.order
+            st = replace(st, text=text, order=order)
+        if accesses:
+            written[accesses[0][0]] = [ren.get(v, v) for v in accesses[0][1]]
+        used |= set(ren.values())
+        out.append(st)
+    return out
 
 
 def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],

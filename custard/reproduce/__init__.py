@@ -31,7 +31,7 @@ from sam.command.outputs import check_output_folder
 
 #: experiment name -> module (``custard.reproduce.NAME``), in the order ``all`` runs them
 EXPERIMENTS = ("table1", "table2", "fig11", "fig12", "fig13", "fig14", "ragged",
-               "ember-opt", "gogeta", "lanes")
+               "ember-opt", "gogeta", "lanes", "mlir-fusion")
 #: experiments run only by name (long: not part of ``all``)
 BY_NAME = ("fig15",)
 

@@ -32,6 +32,8 @@ REPRODUCE_EPILOG = """experiments:
   ember-opt  Ember's emb-opt0..3 on SLS for DLRM RM1-RM3 (Ember paper Sec. 8.1, Table 3)
   gogeta   GOGETA: DRAM traffic of block CG and GCN, op-by-op vs inter-operation reuse
   lanes    parallel lanes: Gustavson SpM*SpM (bcsstk13) and SpMV over 1-16 lanes (Sec. 4.4)
+  mlir-fusion  the MLIR examples (SpMM, SDDMM+SpMM, GCN, BigBird attention): fused vs
+           unfused cycles and memory traffic; BigBird beside FuseFlow's ~2.7x
   fig15    tiled Gustavson SpM*SpM on an ExTensor-like memory hierarchy (Sec. 6.4); by name
            only, not part of all: 3-4 minutes on 2 cores (the first run also draws the
            original's matrices once, a few minutes more), --quick seconds
