@@ -27,7 +27,7 @@ from typing import TextIO
 
 import numpy as np
 
-from custard.mlir import hostops
+from custard.mlir import hostops, hostsparse, hosttensors  # noqa: F401 (they register)
 from custard.mlir.encoding import TensorType
 from custard.mlir.printing import memref_text, sparse_text, vector_text
 from custard.mlir.program import Lowered, lower_function, run_lowered
@@ -226,7 +226,7 @@ class Interpreter:
         handler = hostops.HANDLERS.get(op.name)
         if handler is None:
             if op.name.startswith("linalg."):
-                handler = hostops.linalg_op
+                handler = hosttensors.linalg_op
             else:
                 raise error(op.loc, f"{op.name} is not in the host interpreter's driver "
                                     "subset (docs/mlir.md lists it)")
