@@ -23,7 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers.mlir_peers import EXPECTED, Outcome, classification, expected, run_file  # noqa: E402
+from helpers.mlir_peers import (  # noqa: E402
+    EXPECTED,
+    Outcome,
+    classification,
+    expected,
+    has_kernels,
+    run_file,
+)
 
 
 def table(entries, outcomes: dict[str, Outcome]) -> str:
@@ -34,10 +41,19 @@ def table(entries, outcomes: dict[str, Outcome]) -> str:
     no_run = [e for e in no if outcomes[e.file].status == "pass"]
     crashes = [e for e in entries if outcomes[e.file].error_kind == "crash"]
     share = 100.0 * len(passing) / len(yes) if yes else 0.0
+    kernels = [e for e in yes if has_kernels(e)]
+    kpass = [e for e in kernels if outcomes[e.file].status == "pass"]
+    kshare = 100.0 * len(kpass) / len(kernels) if kernels else 0.0
+    host = [e for e in yes if not has_kernels(e)]
+    hpass = [e for e in host if outcomes[e.file].status == "pass"]
     lines = [
         "| | files | print their CHECK lines |",
         "|---|---:|---:|",
         f"| expressible on SAM (`yes`) | {len(yes)} | {len(passing)} ({share:.0f}%) |",
+        f"| of which with kernels run on SAM (linalg ops) | {len(kernels)} | {len(kpass)} "
+        f"({kshare:.0f}%) |",
+        f"| of which without a kernel (conversions, storage, reader errors: host only) | "
+        f"{len(host)} | {len(hpass)} |",
         f"| not expressible (`no`) | {len(no)} | {len(no_run)} (the others stop with a "
         "one-line error) |",
         f"| all | {len(entries)} | {len(passing) + len(no_run)} |",

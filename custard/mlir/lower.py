@@ -84,6 +84,8 @@ class Env:
     zeros: set[str] = field(default_factory=set)
     #: tensors every entry of which is one constant (linalg.fill, a splat dense<c>): literal
     filled: dict[str, str] = field(default_factory=dict)
+    #: the same with their types (what a returned filled tensor is made from)
+    fills: dict[str, tuple[TensorType, str]] = field(default_factory=dict)
     fresh: Callable[[str], str] = lambda base: base
     parse_type: Callable[[str, Loc], TensorType] | None = None
 

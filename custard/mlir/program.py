@@ -49,6 +49,9 @@ class Lowered:
     inputs: list[tuple[str, str, TensorType]]
     outputs: list[tuple[str, TensorType]]
     zeros: dict[str, TensorType] = field(default_factory=dict)
+    #: tensors the kernel fills with one constant (linalg.fill, a splat, a generic yielding a
+    #: constant): name -> (type, literal)
+    filled: dict[str, tuple[TensorType, str]] = field(default_factory=dict)
     #: (fuse, inputs' names, shapes, formats) -> (DAG, compiled units)
     compiled: dict = field(default_factory=dict, repr=False)
 
@@ -176,7 +179,8 @@ def lower_function(module: Module, name: str) -> Lowered:
     zeros: dict[str, TensorType] = {}
     for op in func.body.ops:
         statements += _lower_op(op, module, env, zeros, outputs)
-    return Lowered(module, func, distinct_indices(statements), inputs, outputs, zeros)
+    return Lowered(module, func, distinct_indices(statements), inputs, outputs, zeros,
+                   dict(env.fills))
 
 
 _ACCESS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)")
@@ -258,6 +262,11 @@ def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
         env.zeros.add(n)
         zeros[n] = t
         return []
+    value = _yielded_constant(op, env) if op.name == "linalg.generic" else None
+    if value is not None and not op.group("ins")[0] and op.results:
+        outs, _ = op.group("outs")  # x(i) = c: a fill of the output's shape
+        _made(env, zeros, op.results[0], _result(op, module, env, outs), value)
+        return []
     if op.name == "linalg.generic":
         return lower_generic(op, env, module.resolve)
     if op.name in NAMED or op.name == "linalg.transpose":
@@ -299,6 +308,16 @@ def _result(op: Op, module: Module, env: Env, outs: list[str]) -> TensorType:
     return env.tensor(outs[0], op.loc)[1]
 
 
+def _yielded_constant(op: Op, env: Env) -> str | None:
+    """The constant a generic yields, or None (it computes its value)."""
+    region = op.regions[0].ops if op.regions else []
+    local = {o.results[0]: constant_text(o) for o in region
+             if o.name == "arith.constant" and o.results}
+    last = region[-1] if region else None
+    value = last.values()[0] if last is not None and last.values() else ""
+    return local.get(value, env.constants.get(value))
+
+
 def _made(env: Env, zeros: dict[str, TensorType], ssa: str, t: TensorType, value: str) -> None:
     """A tensor the kernel makes with every entry ``value`` (a literal)."""
     n = env.fresh(ssa[1:])
@@ -308,6 +327,7 @@ def _made(env: Env, zeros: dict[str, TensorType], ssa: str, t: TensorType, value
         zeros[n] = t
     else:
         env.filled[n] = value
+        env.fills[n] = (t, value)
 
 
 def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
@@ -318,9 +338,9 @@ def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
     from custard.dag.run import compile_dag, run_units
 
     tensors = low.bind(values)
-    by_name = {name: t for name, t in tensors.items()}
     if not low.statements:
-        return Call([by_name[n] for n, _ in low.outputs], 0, [], 0)
+        outs = [tensors[n] if n in tensors else made_tensor(low, n) for n, _ in low.outputs]
+        return Call(outs, 0, [], 0)
     key = (fuse, tuple((n, t.shape, str(t.format)) for n, t in sorted(tensors.items())))
     if key not in low.compiled:  # a kernel called in a loop compiles once per shape
         prog = low.dag_program()
@@ -331,11 +351,28 @@ def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
     have = result.tensors
     outs = []
     for n, t in low.outputs:
-        value = have[n]
+        value = have[n] if n in have else made_tensor(low, n)
         fmt = t.format_or_dense()
         outs.append(value if value.format == fmt else value.with_format(fmt))
     return Call(outs, result.cycles, [(u.unit.label(dag), u.cycles) for u in result.units],
                 sum(1 for u in units if u.kind == "fused"))
+
+
+def made_tensor(low: Lowered, name: str) -> Tensor:
+    """A returned tensor the kernel made without computing it: zeros, or filled with one
+    constant (every entry stored, as the sparsifier stores a filled sparse output)."""
+    t = low.zeros.get(name) or low.filled.get(name, (None, ""))[0]
+    if t is None:
+        raise error(low.func.loc, f"@{low.func.name} returns {name}, which it never computes")
+    if any(d is None for d in t.shape):
+        raise error(low.func.loc, f"@{low.func.name} returns a made tensor of dynamic size "
+                                  f"({name}); give its type static sizes")
+    value = float(low.filled[name][1]) if name in low.filled else 0.0
+    shape = tuple(d or 0 for d in t.shape)
+    if value == 0.0:
+        return Tensor.from_coo(np.zeros((0, t.rank), np.int64), np.zeros(0), shape,
+                               t.format_or_dense())
+    return Tensor.from_dense(np.full(shape, value), t.format_or_dense())
 
 
 def reference_inputs(low: Lowered, values: Mapping[str, object]) -> list[object]:

@@ -45,6 +45,11 @@ class Entry:
         return out
 
 
+def has_kernels(entry: Entry) -> bool:
+    """Whether the file has linalg ops (kernels that run on SAM), not only host code."""
+    return re.search(r"\blinalg\.(?!yield\b|index\b)", (CPU / entry.file).read_text()) is not None
+
+
 def classification() -> list[Entry]:
     """Every classified file (both tables), in file order."""
     rows: dict[str, Entry] = {}
