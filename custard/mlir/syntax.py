@@ -472,6 +472,8 @@ class _Parser:
         start = self.next()
         depth, parts = 1, ["{"]
         while depth:
+            if self.peek() is None:
+                raise error(start.loc, "this '{' is never closed")
             t = self.next()
             if t.text == "{":
                 depth += 1
