@@ -200,7 +200,7 @@ def _write_inputs(where: Path) -> None:
     from custard.ember.ops import scf_text
 
     (where / "in.mlir").write_text(scf_text("sls"))
-    from tests.helpers.mlir_text import mlir_kernel
+    from helpers.mlir_text import mlir_kernel
 
     (where / "k.mlir").write_text(mlir_kernel("x(i)=A(i,j)*b(j)", {"A": "ds", "x": "d"},
                                               ["i", "j"]))

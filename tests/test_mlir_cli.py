@@ -12,7 +12,8 @@ import pytest
 
 from custard.cli import main
 from formats.io import load_tensor
-from tests.helpers.mlir_text import mlir_kernel
+
+from helpers.mlir_text import mlir_kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "tests" / "data" / "mlir-sparsifier"

@@ -22,8 +22,9 @@ from formats.format import Format
 from sam.graph.dot import dumps
 from sam.notation.expr import reduction_sites
 from sam.notation.parse import parse_expression
-from tests.helpers.kernel_suite import SUITE
-from tests.helpers.mlir_text import mlir_kernel
+
+from helpers.kernel_suite import SUITE
+from helpers.mlir_text import mlir_kernel
 
 #: suite kernels one linalg.generic cannot state: a sum around part of the expression (MLIR's
 #: region runs at every point of the whole iteration space, so the other terms would be added
