@@ -81,24 +81,25 @@ def values(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     return [cast_values(s.tensor.vals, t.dtype)]
 
 
-@handles("sparse_tensor.positions", "sparse_tensor.pointers")
-def positions(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
+def _level_array(interp: Interpreter, op: Op, scope: Scope, array: str, what: str
+                 ) -> list[object]:
+    """A copy of the stored array ``array`` (``seg``, ``crd``) of the level the op names."""
     s = sparse_value(scope.get(op.values()[0], op.loc), op)
     lvl = _level(interp, op, scope)
     level = s.tensor.levels[lvl]
-    if not hasattr(level, "seg"):
-        raise error(op.loc, f"{op.name}: level {lvl} has no positions")
-    return [np.asarray(level.seg, dtype=np.int64).copy()]
+    if not hasattr(level, array):
+        raise error(op.loc, f"{op.name}: level {lvl} has no {what}")
+    return [np.asarray(getattr(level, array), dtype=np.int64).copy()]
+
+
+@handles("sparse_tensor.positions", "sparse_tensor.pointers")
+def positions(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
+    return _level_array(interp, op, scope, "seg", "positions")
 
 
 @handles("sparse_tensor.coordinates", "sparse_tensor.indices")
 def coordinates(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
-    s = sparse_value(scope.get(op.values()[0], op.loc), op)
-    lvl = _level(interp, op, scope)
-    level = s.tensor.levels[lvl]
-    if not hasattr(level, "crd"):
-        raise error(op.loc, f"{op.name}: level {lvl} has no coordinates")
-    return [np.asarray(level.crd, dtype=np.int64).copy()]
+    return _level_array(interp, op, scope, "crd", "coordinates")
 
 
 @handles("sparse_tensor.number_of_entries")
