@@ -24,6 +24,7 @@ from custard.mlir.syntax import Loc, Module, Op, Region, error
 from custard.mlir.values import (
     HostType,
     Scope,
+    SparseConst,
     dense_constant,
     dense_of,
     scalar_value,
@@ -266,6 +267,8 @@ def select(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
          "arith.extui", "arith.trunci")
 def cast(interp: Interpreter, op: Op, scope: Scope) -> list[object]:
     a = operand_values(interp, op, scope)[0]
+    if isinstance(a, SparseConst):  # a cast of a sparse<...> constant: of its dense array
+        a = a.array
     t = result_type(interp, op)
     if op.name in ("arith.extui", "arith.uitofp", "arith.index_castui"):
         src = np.asarray(a)
