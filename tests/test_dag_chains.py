@@ -311,3 +311,15 @@ def test_consumer_names_that_mean_other_dimensions_are_renamed(seed: int,
         assert [u.kind for u in units] == ["fused"]
         got = run_units(dag, units, tensors, engine=engine).tensors["O"].to_dense()
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_dag_description_shows_unary_post_ops() -> None:
+    from custard.dag.labels import describe
+
+    prog = parse_program("S(i,j) = M(i,j)*Q(i,k)*K(j,k) -f=M:ss -f=S:ss\n"
+                         "E(i,j) = S(i,j) -f=E:ss -u=exp -u=neg\n", "u.dag")
+    tensors = {"M": Tensor.from_dense(np.eye(4), "ss"),
+               "Q": Tensor.from_dense(np.ones((4, 2)), "dd"),
+               "K": Tensor.from_dense(np.ones((4, 2)), "dd")}
+    text = describe(build_dag(prog, input_infos(prog, tensors)))
+    assert "E(i,j) = S(i,j) -u=exp -u=neg  --" in text

@@ -399,7 +399,8 @@ def describe(dag: Dag) -> str:
         cast = " multicast" if n.parallel_multicast else ""
         if n.order_cut:
             cast += f" (loop-order search cut at {BUDGET} tries: the first best order found)"
-        lines.append(f"  [{n.index + 1}] line {st.line}: {st.text}  -- {what}{order}{cast}")
+        unary = "".join(f" -u={u}" for u in st.unary)
+        lines.append(f"  [{n.index + 1}] line {st.line}: {st.text}{unary}  -- {what}{order}{cast}")
     lines.append("edges:")
     for e in dag.edges:
         extra = " transitive" if e.transitive else ""
