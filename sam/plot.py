@@ -2,8 +2,12 @@
 
 * **Token breakdown** (SAM paper Figure 14): for each chosen stream, the share of the run's
   cycles in which it carried a data, stop, empty or done token, or nothing (idle).
-* **Activity timeline**: one bar per block from its first to its last firing, shaded by how busy
-  it was in between.
+* **Activity timeline** (:func:`plot_timeline`): with the report's ``activity`` (the run's
+  cycles cut into equal buckets, each block's busy cycles per bucket), one heat row per block:
+  its busy share of each bucket, a colour bar "busy %", row labels on their family's colour and
+  a legend of the families. A report without ``activity`` gets one bar per block from its
+  first to its last firing, shaded by its busy share of that span, with the same legend and
+  the shading explained in it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 from formats.atomic import atomic_path
 from formats.errors import ToolkitError
 from sam.runtime.tokens import KIND_NAMES
-from sam.style import FAMILY_COLORS
+from sam.style import FAMILY_COLORS, FAMILY_NAMES
 
 KIND_COLORS = {"data": "#1f77b4", "stop": "#ff7f0e", "empty": "#9467bd", "done": "#d62728",
                "idle": "#dddddd"}
@@ -82,21 +86,129 @@ def plot_report(report: Mapping[str, Any], output: str | Path,
     plt.close(fig)
 
     tl = Path(timeline) if timeline else out.with_name(f"{out.stem}-timeline{out.suffix}")
-    blocks = [b for b in report["blocks"] if b["busy"] > 0]
-    fig, ax = plt.subplots(figsize=(9, 0.3 * len(blocks) + 1.4))
-    for row, b in enumerate(blocks):
-        span = max(b["finished"] - b["started"], 1)
-        busy_share = min(b["busy"] / span, 1.0)
-        color = FAMILY_COLORS.get(b["family"], FAMILY_COLORS["misc"])
-        ax.barh(row, span, left=b["started"], color=color, alpha=0.3 + 0.7 * busy_share,
-                edgecolor="#555555", linewidth=0.5)
-    ax.set_yticks(range(len(blocks)), [f"{b['id']} {b['label']}" for b in blocks], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlim(0, cycles)
-    ax.set_xlabel("cycle (bar: first to last firing; darker = busier)")
-    ax.set_title("Block activity timeline")
-    fig.tight_layout()
     with atomic_path(tl) as temp:
-        fig.savefig(temp)
-    plt.close(fig)
+        plot_timeline(report, temp)
     return [out, tl]
+
+
+def heat_rows(report: Mapping[str, Any]) -> tuple[list[dict[str, Any]], Any, Any]:
+    """The timeline's heat matrix from a report's ``activity``: the blocks drawn (those with
+    an activity entry and some busy cycle, in report order), their busy cycles per bucket
+    (one row per block; a row sums to the block's ``busy`` when the recorder saw every
+    firing) and each bucket's width in cycles (the last bucket may end at the run's end)."""
+    import numpy as np
+
+    act = report["activity"]
+    width, count = int(act["bucket_cycles"]), int(act["buckets"])
+    if width <= 0 or count <= 0:
+        raise ToolkitError(f"report activity: {count} buckets of {width} cycles; expected "
+                           "positive numbers")
+    series = act["blocks"]
+    blocks, rows = [], []
+    for b in report["blocks"]:
+        entry = series.get(b["id"])
+        if entry is None:
+            continue
+        busy = np.asarray(entry["busy"], dtype=np.int64)
+        if busy.shape != (count,):
+            raise ToolkitError(f"report activity of block {b['id']}: {busy.size} busy "
+                               f"buckets; expected {count}")
+        if busy.sum() > 0:
+            blocks.append(b)
+            rows.append(busy)
+    matrix = np.vstack(rows) if rows else np.zeros((0, count), dtype=np.int64)
+    starts = np.arange(count, dtype=np.int64) * width
+    widths = np.clip(max(int(report["cycles"]), 1) - starts, 1, width)
+    return blocks, matrix, widths
+
+
+def _family_legend(ax: Any, families: Sequence[str], extra: Sequence[Any] = (),
+                   title: str = "block family (row label colour)") -> None:
+    """A legend naming each family present (colours of :mod:`sam.style`), plus ``extra``."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=_family_color(f), edgecolor="#555555",
+                     label=f"{f}: {FAMILY_NAMES.get(f, f)}") for f in families]
+    ax.legend(handles=[*handles, *extra], loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=2 if len(handles) + len(extra) > 4 else 1, fontsize=7, frameon=False,
+              title=title, title_fontsize=8)
+
+
+def _row_labels(ax: Any, blocks: Sequence[Mapping[str, Any]]) -> None:
+    """Block ``id label`` per row, each on its family's colour."""
+    ax.set_yticks(range(len(blocks)), [f"{b['id']} {b['label']}" for b in blocks], fontsize=7)
+    for text, b in zip(ax.get_yticklabels(), blocks, strict=True):
+        text.set_bbox({"facecolor": _family_color(b["family"]), "edgecolor": "none",
+                       "pad": 1.0})
+
+
+def plot_timeline(report: Mapping[str, Any], output: str | Path) -> None:
+    """Draw :func:`timeline_figure` of ``report`` into ``output`` (its suffix picks the
+    format)."""
+    import matplotlib.pyplot as plt
+
+    fig = timeline_figure(report)
+    try:
+        fig.savefig(output, bbox_inches="tight", dpi=100)
+    finally:
+        plt.close(fig)
+
+
+def timeline_figure(report: Mapping[str, Any]) -> Any:
+    """The block activity timeline of ``report`` as a matplotlib figure (the caller closes
+    it). With the report's ``activity``: one heat row per block, its busy share of each
+    bucket (:func:`heat_rows`), and a colour bar. Without: one bar per block from its first to
+    its last firing, shaded by its busy share of that span, the shading explained in the
+    legend. Both: row labels on their family's colour and a legend of the families present."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.patches import Patch
+
+    cycles = max(int(report["cycles"]), 1)
+    if report.get("activity"):
+        blocks, busy, widths = heat_rows(report)
+        share = np.minimum(100.0 * busy / widths, 100.0) if len(blocks) else busy
+        fig, ax = plt.subplots(figsize=(10, 0.3 * len(blocks) + 2.6))
+        span = int(report["activity"]["bucket_cycles"]) * busy.shape[1]
+        image = ax.imshow(share, aspect="auto", interpolation="nearest", cmap="YlGnBu",
+                          vmin=0, vmax=100, extent=(0, span, max(len(blocks), 1) - 0.5, -0.5))
+        fig.colorbar(image, ax=ax, label="busy %", fraction=0.04, pad=0.01)
+        ax.set_xlim(0, cycles)
+        width = int(report["activity"]["bucket_cycles"])
+        ax.set_xlabel(f"cycle (each column: {width:,} cycles; colour: the block's busy share "
+                      "of them)")
+        ax.set_title("Block utilisation over time")
+        extra: list[Any] = []
+        title = "block family (row label colour)"
+    else:
+        blocks = [b for b in report["blocks"] if b["busy"] > 0]
+        fig, ax = plt.subplots(figsize=(10, 0.3 * len(blocks) + 2.6))
+        for row, b in enumerate(blocks):
+            span = max(b["finished"] - b["started"], 1)
+            busy_share = min(b["busy"] / span, 1.0)
+            ax.barh(row, span, left=b["started"], color=_family_color(b["family"]),
+                    alpha=0.3 + 0.7 * busy_share, edgecolor="#555555", linewidth=0.5)
+        ax.set_xlim(0, cycles)
+        ax.set_xlabel("cycle")
+        ax.set_title("Block activity: first to last firing (the report has no activity "
+                     "over time)")
+        extra = [Patch(facecolor="#777777", alpha=0.3, edgecolor="#555555",
+                       label="bar: first to last firing; pale: rarely busy in between"),
+                 Patch(facecolor="#777777", alpha=1.0, edgecolor="#555555",
+                       label="solid: busy every cycle in between")]
+        title = "block family (bar and row label colour)"
+    _row_labels(ax, blocks)
+    ax.set_ylim(max(len(blocks), 1) - 0.5, -0.5)
+    ax.set_yticks([k + 0.5 for k in range(len(blocks) - 1)], minor=True)
+    ax.tick_params(axis="y", which="minor", length=0)
+    ax.grid(True, which="minor", axis="y", color="white", linewidth=1.0)
+    families = list(dict.fromkeys(b["family"] for b in blocks))
+    _family_legend(ax, families, extra, title)
+    return fig
+
+
+def _family_color(family: str) -> str:
+    return FAMILY_COLORS.get(family, FAMILY_COLORS["misc"])
