@@ -140,25 +140,52 @@ def _claims(rows: list[dict[str, Any]], series: str, quick: bool) -> list[Claim]
 
 
 def _draw(path: Path, rows: Sequence[dict[str, Any]], lanes: Sequence[int]) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = lanes_figure(rows, lanes)
+    try:
+        fig.savefig(path, dpi=100)
+    finally:
+        plt.close(fig)
+
+
+def _curve_name(series: str) -> str:
+    """``spgemm-bcsstk13`` -> ``SpM*SpM bcsstk13``, ``spmv-LFAT5`` -> ``SpMV LFAT5``."""
+    kernel, _, matrix = series.partition("-")
+    return f"{'SpM*SpM' if kernel == 'spgemm' else 'SpMV'} {matrix}"
+
+
+def lanes_figure(rows: Sequence[dict[str, Any]], lanes: Sequence[int]) -> Any:
+    """Speed-up and load imbalance over the lanes, one curve per series (SpM*SpM bold red,
+    each SpMV matrix its own colour and marker, the same in both panels), and one legend
+    beside them naming every curve (the caller closes the figure)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    tab20 = plt.get_cmap("tab20").colors  # dark ones first; not SpM*SpM's red (6, 7)
+    palette = [tab20[k] for k in (*range(0, 20, 2), *range(1, 20, 2)) if k not in (6, 7)]
+    markers = ("o", "s", "^", "D", "v")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 4.8))
     series = list(dict.fromkeys(r["series"] for r in rows))
+    spmv = 0
     for s in series:
         pts = [r for r in rows if r["series"] == s]
-        spgemm = s.startswith("spgemm")
-        kw = {"linewidth": 2.5, "color": "#d62728", "zorder": 3} if spgemm else \
-            {"linewidth": 0.8, "alpha": 0.6}
-        ax1.plot([r["x"] for r in pts], [r["speedup"] for r in pts], marker="o",
-                 label=s if spgemm else None, **kw)
-        ax2.plot([r["x"] for r in pts], [r["imbalance"] for r in pts], marker="o",
-                 label=s if spgemm else None, **kw)
-    ax1.plot(lanes, lanes, linestyle="--", color="black", label="ideal")
+        if s.startswith("spgemm"):
+            kw: dict[str, Any] = {"linewidth": 2.5, "color": "#d62728", "zorder": 3,
+                                  "marker": "o"}
+        else:
+            kw = {"linewidth": 0.9, "alpha": 0.9, "color": palette[spmv % len(palette)],
+                  "marker": markers[spmv % len(markers)], "markersize": 5}
+            spmv += 1
+        ax1.plot([r["x"] for r in pts], [r["speedup"] for r in pts], label=_curve_name(s),
+                 **kw)
+        ax2.plot([r["x"] for r in pts], [r["imbalance"] for r in pts], label=_curve_name(s),
+                 **kw)
+    ax1.plot(lanes, lanes, linestyle="--", color="black", label="ideal (n)")
     ax1.plot(lanes, [EFFICIENCY * n for n in lanes], linestyle=":", color="gray",
-             label=f"{EFFICIENCY} n")
+             label=f"claimed ({EFFICIENCY} n)")
     for ax, title, ylabel in ((ax1, "speed-up over one lane", "speed-up"),
                               (ax2, "load imbalance (max / mean lane busy cycles)",
                                "imbalance")):
@@ -168,9 +195,10 @@ def _draw(path: Path, rows: Sequence[dict[str, Any]], lanes: Sequence[int]) -> N
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
-    ax1.plot([], [], color="C0", alpha=0.6, label="SpMV, each shipped matrix")
-    ax1.legend(fontsize=8)
+    handles, labels = ax1.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=7, frameon=False,
+               ncol=2 if len(labels) > 26 else 1, title="curves (both panels)",
+               title_fontsize=8)
     fig.suptitle("Parallel lanes: Gustavson SpM*SpM (bold) and SpMV, -s=parallelize(i,n)")
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.tight_layout(rect=(0, 0, 0.85 if len(labels) <= 26 else 0.74, 0.93))
+    return fig
