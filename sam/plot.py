@@ -21,6 +21,9 @@ from formats.errors import ToolkitError
 from sam.runtime.tokens import KIND_NAMES
 from sam.style import FAMILY_COLORS, FAMILY_NAMES
 
+#: the timeline's most columns: more buckets than this are merged in groups
+MAX_COLUMNS = 512
+
 KIND_COLORS = {"data": "#1f77b4", "stop": "#ff7f0e", "empty": "#9467bd", "done": "#d62728",
                "idle": "#dddddd"}
 
@@ -170,14 +173,21 @@ def timeline_figure(report: Mapping[str, Any]) -> Any:
     cycles = max(int(report["cycles"]), 1)
     if report.get("activity"):
         blocks, busy, widths = heat_rows(report)
-        share = np.minimum(100.0 * busy / widths, 100.0) if len(blocks) else busy
+        # at most MAX_COLUMNS columns (a picture has fewer pixels than 1024 buckets): merge
+        # neighbouring buckets, summing their busy cycles and their widths
+        group = -(-busy.shape[1] // MAX_COLUMNS)
+        pad = -busy.shape[1] % group
+        columns = (busy.shape[1] + pad) // group
+        busy = np.pad(busy, ((0, 0), (0, pad))).reshape(len(blocks), columns, group).sum(axis=2)
+        widths = np.pad(widths, (0, pad)).reshape(columns, group).sum(axis=1)
+        share = np.minimum(100.0 * busy / widths, 100.0)
         fig, ax = plt.subplots(figsize=(10, 0.3 * len(blocks) + 2.6))
-        span = int(report["activity"]["bucket_cycles"]) * busy.shape[1]
+        width = int(report["activity"]["bucket_cycles"]) * group
+        span = width * busy.shape[1]
         image = ax.imshow(share, aspect="auto", interpolation="nearest", cmap="YlGnBu",
                           vmin=0, vmax=100, extent=(0, span, max(len(blocks), 1) - 0.5, -0.5))
         fig.colorbar(image, ax=ax, label="busy %", fraction=0.04, pad=0.01)
         ax.set_xlim(0, cycles)
-        width = int(report["activity"]["bucket_cycles"])
         ax.set_xlabel(f"cycle (each column: {width:,} cycles; colour: the block's busy share "
                       "of them)")
         ax.set_title("Block utilisation over time")

@@ -28,12 +28,11 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _spread(total: int, first: int, last: int, count: int) -> list[int]:
-    """``total`` split over buckets ``first..last`` (as evenly as integers allow)."""
+    """``total`` split evenly over buckets ``first..last`` (whole numbers)."""
     out = [0] * count
     n = last - first + 1
-    q, r = divmod(total, n)
     for k in range(n):
-        out[first + k] = q + (1 if k < r else 0)
+        out[first + k] = total * (k + 1) // n - total * k // n
     return out
 
 
@@ -199,3 +198,25 @@ def test_a_run_where_no_block_fired_still_draws(tmp_path: Path, activity: bool) 
                            "blocks": {"a": {"busy": [0, 0]}}}
     plot_timeline(rep, tmp_path / "t.png")
     assert (tmp_path / "t.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_more_buckets_than_columns_are_merged(report: dict[str, Any]) -> None:
+    """1030 buckets -> groups of 3 (the last of one bucket), each the busy share of the
+    cycles of its buckets."""
+    import matplotlib.pyplot as plt
+
+    from sam.plot import MAX_COLUMNS
+
+    rep = _with_activity(report, 1030)
+    blocks, busy, widths = heat_rows(rep)
+    assert busy.sum(axis=1).tolist() == [b["busy"] for b in blocks]
+    fig = timeline_figure(rep)
+    try:
+        image = np.asarray(fig.axes[0].images[0].get_array())
+        assert image.shape == (len(blocks), 344) and image.shape[1] <= MAX_COLUMNS
+        merged = np.add.reduceat(busy, np.arange(0, 1030, 3), axis=1)
+        cycles = np.add.reduceat(widths, np.arange(0, 1030, 3))
+        np.testing.assert_allclose(image, np.minimum(100.0 * merged / cycles, 100.0))
+        assert "each column: 9 cycles" in fig.axes[0].get_xlabel()
+    finally:
+        plt.close(fig)
