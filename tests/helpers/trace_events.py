@@ -43,6 +43,11 @@ def problems(text: str) -> list[str]:
         data = load(text)
     except ValueError as err:
         return [f"not JSON: {err}"]
+    return problems_of(data)
+
+
+def problems_of(data: Any) -> list[str]:
+    """What is wrong with a trace's parsed JSON (see :func:`problems`)."""
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
         return ["no list 'traceEvents'"]
     if "displayTimeUnit" in data and data["displayTimeUnit"] not in ("ms", "ns"):
