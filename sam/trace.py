@@ -148,7 +148,7 @@ def _count_events(phases: Sequence[_Phase], f: int) -> int:
         if act is None:
             total += len(blocks)
             continue
-        n, w = int(act["buckets"]), int(act["bucket_cycles"]) * f
+        n, w = int(act["buckets"]), max(1, int(act["bucket_cycles"])) * f
         for b in blocks:
             s = _block_series(act, str(b["id"]), n)
             if s is None:
@@ -208,7 +208,7 @@ def _phase_events(ph: _Phase, f: int) -> Iterator[_Event]:
     yield _meta(pid, None, "process_sort_index", sort_index=pid)
     act = ph.activity
     n = int(act["buckets"]) if act else 0
-    w = int(act["bucket_cycles"]) * f if act else 0
+    w = max(1, int(act["bucket_cycles"])) * f if act else 0
     for k, b in enumerate(ph.report.get("blocks") or []):
         tid, bid = k + 1, str(b["id"])
         track = f"{bid} {b.get('label', '')}".rstrip()
