@@ -119,8 +119,8 @@ def test_the_demo_trace_loads_back_and_its_spans_add_up_to_each_block(demo: dict
 
 def test_a_report_without_activity_traces_one_coarse_span_per_block(demo: dict,
                                                                     tmp_path: Path) -> None:
-    assert "activity" not in demo  # until the recorder lands; then drop it to test this
-    trace = _write(demo, tmp_path / "t.json")
+    coarse = {k: v for k, v in demo.items() if k != "activity"}  # as a report of an engine
+    trace = _write(coarse, tmp_path / "t.json")                  # without the recorder
     spans = [e for e in trace["traceEvents"] if e["ph"] == "X"]
     fired = [b for b in demo["blocks"] if b["busy"] or b["stalled"]]
     assert len(spans) == len(fired) and {e["cat"] for e in spans} == {"coarse"}
@@ -306,3 +306,37 @@ def test_report_without_the_html_writer_is_one_line(demo: dict, tmp_path: Path, 
     assert main(["report", "r.json", "-o", "run.html"]) == 1
     err = capsys.readouterr().err
     assert "sam/html.py" in err and err.count("\n") == 1 and not Path("run.html").exists()
+
+
+@pytest.mark.parametrize("outputs,records", [([], False), (["--report", "r.json"], True),
+                                              (["--trace-events", "t.json"], True)])
+def test_run_asks_the_engine_to_record_when_an_output_uses_it(outputs: list[str], records: bool,
+                                                              tmp_path: Path, monkeypatch
+                                                              ) -> None:
+    """With an engine that records (``Program.run(activity=...)``) ``run`` asks for it when the
+    report is saved, traced or shown; an engine without it is called as before."""
+    import inspect
+
+    from sam.cli import main
+    from sam.program import Program
+
+    monkeypatch.chdir(tmp_path)
+    real = Program.run
+    asked: list[bool] = []
+    if "activity" not in inspect.signature(real).parameters:
+        def run(self, tensors, *, activity: bool = False, **kw):
+            asked.append(activity)
+            return real(self, tensors, **kw)
+
+        monkeypatch.setattr(Program, "run", run)
+    else:
+        def run(self, tensors, **kw):
+            asked.append(kw.get("activity", False))
+            return real(self, tensors, **kw)
+
+        run.__signature__ = inspect.signature(real)  # type: ignore[attr-defined]
+        monkeypatch.setattr(Program, "run", run)
+    assert main(["run", str(ROOT / "dot_graphs" / "mat_elemmul.gv"), "-t", "B=random:0.3:1:9x9",
+                 "-t", "C=random:0.3:2:9x9", "--engine", "reference", "--no-progress",
+                 *outputs]) == 0
+    assert asked == [records]
