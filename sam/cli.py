@@ -467,13 +467,18 @@ def _save_trace(path: str, report: dict, max_events: int | None = None) -> str:
     return f"wrote {path}: {done.events:,} trace events, {done.bytes / 1e6:.2f} MB{how}"
 
 
-def _save_html(path: str, report: dict) -> None:
-    """Write ``report`` as one HTML page (:mod:`sam.html`, imported only here)."""
+def _need_html_writer(path: str) -> None:
+    """Refuse, before any work, a page this build cannot write (no :mod:`sam.html`)."""
     import importlib.util
 
     if importlib.util.find_spec("sam.html") is None:
         raise ToolkitError(f"{path}: this build has no HTML writer (sam/html.py); write the "
                            "trace with --trace-events, or the report with --report")
+
+
+def _save_html(path: str, report: dict) -> None:
+    """Write ``report`` as one HTML page (:mod:`sam.html`, imported only here)."""
+    _need_html_writer(path)
     from sam.html import write_html
 
     write_html(report, path)
@@ -492,6 +497,8 @@ def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[
                   [graph_path, *input_files(specs)],
                   {"--report": (".json",), "--trace-events": (".json",),
                    "--html": HTML_SUFFIXES})
+    if getattr(args, "html", None):
+        _need_html_writer(args.html)
 
 
 def gold_for_check(expression: str, tensors: Mapping[str, Tensor], prog: str, graph: Graph
@@ -656,7 +663,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from sam.report import read_report
 
     check_outputs({"-o": args.output}, [args.report], {"-o": HTML_SUFFIXES})
-    report = read_report(args.report)
+    report = read_report(args.report)  # a bad report is named first: reading it is quick
     _save_html(args.output, report)
     print(f"wrote {args.output}")
     return 0

@@ -306,6 +306,10 @@ def test_report_without_the_html_writer_is_one_line(demo: dict, tmp_path: Path, 
     assert main(["report", "r.json", "-o", "run.html"]) == 1
     err = capsys.readouterr().err
     assert "sam/html.py" in err and err.count("\n") == 1 and not Path("run.html").exists()
+    assert main(["run", str(ROOT / "dot_graphs" / "mat_elemmul.gv"), "-t", "B=random:0.3:1:9x9",
+                 "-t", "C=random:0.3:2:9x9", "--html", "run.html", "--report", "x.json"]) == 1
+    err = capsys.readouterr().err
+    assert "sam/html.py" in err and err.count("\n") == 1 and not Path("x.json").exists()
 
 
 @pytest.mark.parametrize("outputs,records", [([], False), (["--report", "r.json"], True),
