@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,6 +27,8 @@ if TYPE_CHECKING:
 EXIT_ERROR, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 #: what `sam-sim draw -o` writes: pictures, or the Graphviz text of the picture (.gv/.dot)
 PICTURE_FORMATS = ("svg", "png", "pdf", "gv", "dot")
+#: what `sam-sim report -o` and `--html` write
+HTML_SUFFIXES = (".html", ".htm")
 MAX_COUNT = 2**31 - 1  # the largest --latency and --fifo-depth (the simulator counts in int64)
 
 TENSOR_SPECS = """\
@@ -239,6 +240,12 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
                    help="stream width: scanners, arrays, ALUs, repeaters and writers move up to "
                    "N tokens per cycle (graph attribute width; docs/timing-model.md, rule 13)")
     p.add_argument("--seed", type=int, default=0, help="seed for random specs without one")
+    p.add_argument("--trace-events", metavar="FILE.json",
+                   help="also write a Chrome Trace Event file of every block's activity, for "
+                   "ui.perfetto.dev or chrome://tracing (1 us = 1 cycle; also `sam-sim trace`)")
+    p.add_argument("--html", metavar="FILE.html",
+                   help="also write the run as one self-contained HTML page (graph, streams, "
+                   "timeline; also `sam-sim report`)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -297,7 +304,8 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
                                                    tensors, resolved, latencies):
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
                              latencies=latencies, progress=bar.callback,
-                             timing=getattr(args, "timing", "sam"))
+                             timing=getattr(args, "timing", "sam"),
+                             **_recording(program, args))
         bar.interrupted = result.interrupted
 
     checks: list[dict | None] = []
@@ -311,9 +319,30 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
                                       phase.graph)
             checks.append(check_verdict(gold, next(iter(res.outputs.values()))))
     report = build_report(result, program, graph_path=graph_path, expression=expression,
-                          inputs=tensors, sources=resolved, latencies=latencies, checks=checks)
+                          inputs=tensors, sources=resolved, latencies=latencies, checks=checks,
+                          options=_options(args, latencies))
     report["seed"] = args.seed
     return _finish(args, report, result.outputs, result.interrupted, prog)
+
+
+def _recording(program: Program, args: argparse.Namespace) -> dict[str, Any]:
+    """``activity=True`` for a run whose report is saved, traced or shown as a page, when the
+    engine records activity (:mod:`sam.sim.activity`). An engine without the recorder runs as
+    before and the trace is coarse (one span per block): this fallback is the whole of it."""
+    import inspect
+
+    wanted = any(getattr(args, k, None) for k in ("report", "trace_events", "html"))
+    if wanted and "activity" in inspect.signature(program.run).parameters:
+        return {"activity": True}
+    return {}
+
+
+def _options(args: argparse.Namespace, latencies: Mapping[str, int]) -> dict[str, Any]:
+    """How the run was made, as the report records it (``options``)."""
+    return {"engine": args.engine, "fifo_depth": args.fifo_depth,
+            "latencies": dict(latencies), "timing": getattr(args, "timing", "sam"),
+            "width": getattr(args, "width", None), "seed": args.seed,
+            "check": bool(args.check)}
 
 
 def _check_run_args(args: argparse.Namespace) -> None:
@@ -421,9 +450,38 @@ def _keep_partial(args: argparse.Namespace, program: Program, graph_path: str,
 
 
 def _save_report(path: str, report: dict) -> None:
-    from sam.command.files import write_json
+    from sam.command.files import write_text
+    from sam.report import dumps_report
 
-    write_json(path, report)
+    write_text(path, dumps_report(report))
+
+
+def _save_trace(path: str, report: dict, max_events: int | None = None) -> str:
+    """Write ``report``'s trace (:mod:`sam.trace`); the line that says so."""
+    from sam.trace import MAX_EVENTS, write_trace
+
+    done = write_trace(report, path, max_events or MAX_EVENTS)
+    how = (" (coarse: the report has no activity buckets)" if done.coarse else
+           f" (buckets merged {done.merge} to 1 to stay under {max_events or MAX_EVENTS:,} "
+           "events)" if done.merge > 1 else "")
+    return f"wrote {path}: {done.events:,} trace events, {done.bytes / 1e6:.2f} MB{how}"
+
+
+def _need_html_writer(path: str) -> None:
+    """Refuse, before any work, a page this build cannot write (no :mod:`sam.html`)."""
+    import importlib.util
+
+    if importlib.util.find_spec("sam.html") is None:
+        raise ToolkitError(f"{path}: this build has no HTML writer (sam/html.py); write the "
+                           "trace with --trace-events, or the report with --report")
+
+
+def _save_html(path: str, report: dict) -> None:
+    """Write ``report`` as one HTML page (:mod:`sam.html`, imported only here)."""
+    _need_html_writer(path)
+    from sam.html import write_html
+
+    write_html(report, path)
 
 
 def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[str, str]
@@ -433,8 +491,14 @@ def _check_no_clobber(args: argparse.Namespace, graph_path: str, specs: Mapping[
     from sam.command.outputs import check_outputs, input_files
 
     check_outputs({getattr(args, "output_option", "-o"): getattr(args, "output", None),
-                   "--report": args.report}, [graph_path, *input_files(specs)],
-                  {"--report": (".json",)})
+                   "--report": args.report,
+                   "--trace-events": getattr(args, "trace_events", None),
+                   "--html": getattr(args, "html", None)},
+                  [graph_path, *input_files(specs)],
+                  {"--report": (".json",), "--trace-events": (".json",),
+                   "--html": HTML_SUFFIXES})
+    if getattr(args, "html", None):
+        _need_html_writer(args.html)
 
 
 def gold_for_check(expression: str, tensors: Mapping[str, Tensor], prog: str, graph: Graph
@@ -494,7 +558,20 @@ def _finish(args: argparse.Namespace, report: dict, outputs: Mapping[str, Tensor
         save_tensor(next(iter(outputs.values())), output)
     if args.report:
         _save_report(args.report, report)
-    print(json.dumps(report, indent=1) if args.json else format_text(report))
+    written = []
+    if getattr(args, "trace_events", None):
+        written.append(_save_trace(args.trace_events, report))
+    if getattr(args, "html", None):
+        _save_html(args.html, report)
+        written.append(f"wrote {args.html}")
+    if args.json:
+        from sam.report import dumps_report
+
+        print(dumps_report(report))
+    else:
+        print(format_text(report))
+    for line in written:
+        print(line, file=sys.stderr)
     if interrupted:
         print(f"{prog}: interrupted; the statistics above are partial", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -567,6 +644,31 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_trace(args: argparse.Namespace) -> int:
+    from sam.command.outputs import check_outputs
+    from sam.report import read_report
+    from sam.trace import EVENTS_RANGE
+
+    lo, hi = EVENTS_RANGE
+    if args.max_events is not None and not lo <= args.max_events <= hi:
+        raise ToolkitError(f"--max-events {args.max_events}: give {lo:,} to {hi:,} events")
+    check_outputs({"-o": args.output}, [args.report], {"-o": (".json",)})
+    report = read_report(args.report)
+    print(_save_trace(args.output, report, args.max_events))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from sam.command.outputs import check_outputs
+    from sam.report import read_report
+
+    check_outputs({"-o": args.output}, [args.report], {"-o": HTML_SUFFIXES})
+    report = read_report(args.report)  # a bad report is named first: reading it is quick
+    _save_html(args.output, report)
+    print(f"wrote {args.output}")
+    return 0
+
+
 
 
 #: Entry-point group of ``sam-sim`` subcommands that live in packages above ``sam`` (which
@@ -581,7 +683,7 @@ def _plugins() -> list[Callable[[Any], None]]:
 
 
 #: Subcommands defined in sam itself: running one of them loads no plugin (start-up time).
-BUILTIN_COMMANDS = ("run", "draw", "plot", "tmu", "tensor", "data", "warm")
+BUILTIN_COMMANDS = ("run", "draw", "plot", "trace", "report", "tmu", "tensor", "data", "warm")
 
 
 def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
@@ -639,6 +741,29 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="FILE",
                    help="also write the activity timeline to FILE (default: beside -o)")
     p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser("trace", help="write a report's block activity as a Perfetto trace",
+                       description="Write, from a JSON report, a Chrome Trace Event file that "
+                       "ui.perfetto.dev and chrome://tracing open: a track per block with its "
+                       "busy and stalled spans, utilisation and FIFO occupancy counters, a "
+                       "process per program phase; 1 us on the time axis is 1 simulated cycle. "
+                       "A report without activity buckets gives one span per block.")
+    p.add_argument("report", help="REPORT.json from `sam-sim run --report`")
+    p.add_argument("-o", "--output", required=True, metavar="TRACE.json",
+                   help="trace file to write (.json)")
+    p.add_argument("--max-events", type=int, metavar="N",
+                   help="at most N events (default 150,000, about 10-15 MB): neighbouring "
+                   "time buckets are merged until the trace fits")
+    p.set_defaults(func=_cmd_trace)
+
+    p = sub.add_parser("report", help="write a report as one self-contained HTML page",
+                       description="Write, from a JSON report, one HTML file that works offline: "
+                       "the graph with per-block and per-edge statistics, the stream breakdown, "
+                       "a zoomable timeline of block activity, the run's inputs and options.")
+    p.add_argument("report", help="REPORT.json from `sam-sim run --report`")
+    p.add_argument("-o", "--output", required=True, metavar="RUN.html",
+                   help="page to write (.html)")
+    p.set_defaults(func=_cmd_report)
 
     for plugin in _plugins() if plugins else ():  # subcommands of packages above sam
         plugin(sub)

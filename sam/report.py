@@ -10,6 +10,7 @@ phases run one after another); the tools that read a report pick a phase (``--ph
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,17 +44,22 @@ def build_report(
     latencies: Mapping[str, int] | None = None,
     checks: Sequence[dict[str, Any] | None] = (),
     expression: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A JSON-ready dict with every figure ``sam-sim run`` prints.
+
+    ``options`` (how the run was made: timing, width, ...) is recorded when given; a phase
+    whose result carries ``activity`` (the engine's folded per-block buckets) records it.
 
     A program of one phase (a graph) is reported as its graph: ``expression`` is the one to
     record (the graph's, or ``--expr``). A program of several has totals, then each phase's
     report with ``name`` and ``index`` (its inputs are the tensors it read, temporaries
     included; its expression the one its graph records)."""
     if len(program.phases) == 1:
-        return _graph_report(result.phases[0], graph_path=graph_path, expression=expression,
-                             inputs=inputs, sources=sources, latencies=latencies,
-                             check=checks[0] if checks else None)
+        return _with_options(
+            _graph_report(result.phases[0], graph_path=graph_path, expression=expression,
+                          inputs=inputs, sources=sources, latencies=latencies,
+                          check=checks[0] if checks else None), options)
     phases = []
     for k, (phase, res) in enumerate(zip(program.phases, result.phases, strict=False)):
         rep = _graph_report(res, graph_path=f"{graph_path} phase {k + 1}",
@@ -71,7 +77,7 @@ def build_report(
         check = {"passed": not failed,
                  "line": f"FAIL: phase {', '.join(failed)} differs from numpy/scipy" if failed
                  else f"PASS: all {len(ran)} phases equal numpy/scipy"}
-    return {
+    return _with_options({
         "version": REPORT_VERSION,
         "graph": graph_path,
         "program": [p.name for p in program.phases],
@@ -90,7 +96,13 @@ def build_report(
         "outputs": {n: tensor_summary(t) for n, t in result.outputs.items()},
         "check": check,
         "phases": phases,
-    }
+    }, options)
+
+
+def _with_options(report: dict[str, Any], options: Mapping[str, Any] | None) -> dict[str, Any]:
+    if options is not None:
+        report["options"] = dict(options)
+    return report
 
 
 def _times(result: SimResult | ProgramResult) -> dict[str, Any]:
@@ -117,7 +129,7 @@ def _graph_report(
 ) -> dict[str, Any]:
     """The report of one graph's run (a program's phase)."""
     wall = result.wall_time
-    return {
+    report = {
         "version": REPORT_VERSION,
         "graph": graph_path,
         "expression": expression,
@@ -142,6 +154,10 @@ def _graph_report(
             for s in result.streams
         ],
     }
+    activity = getattr(result, "activity", None)  # the recorder's buckets, when it ran
+    if activity is not None:
+        report["activity"] = activity
+    return report
 
 
 def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
@@ -162,26 +178,57 @@ def _block_entry(b: BlockStats, cycles: int) -> dict[str, Any]:
     return entry
 
 
-def load_report(path: str | Path, phase: int | None = None) -> dict[str, Any]:
-    """Read a JSON report written by ``sam-sim run --json``; of a program's report, phase
-    ``phase`` (1-based; needed when the program has several phases)."""
+def _read_json(path: str | Path) -> Any:
     from formats.text import read_text
 
     text = read_text(path, "report")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
+        return json.loads(text, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError) as err:
         raise ToolkitError(f"{path}: not a JSON report ({err})") from None
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_report(path: str | Path) -> dict[str, Any]:
+    """Read a whole JSON report (every phase of a program's), each graph's report checked as
+    :func:`load_report` checks it: for ``sam-sim trace`` and ``sam-sim report``."""
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise ToolkitError(f"{path}: not a sam-sim report (write one with sam-sim run --report)")
+    phases = data.get("phases")
+    if isinstance(phases, list):
+        if not phases:
+            raise ToolkitError(f"{path}: not a valid sam-sim report: a program of no phases")
+        for k in range(len(phases)):
+            _checked(phases[k], path, f"phase {k + 1}: ")
+        if not isinstance(data.get("cycles"), int):
+            raise ToolkitError(f"{path}: not a valid sam-sim report: 'cycles' must be a count")
+        return data
+    return _checked(data, path)
+
+
+def _checked(data: Any, path: str | Path, where: str = "") -> dict[str, Any]:
+    if not isinstance(data, dict) or "blocks" not in data or "streams" not in data:
+        raise ToolkitError(f"{path}: {where}not a sam-sim report (write one with sam-sim run "
+                           "--report)")
+    problem = _report_problem(data)
+    if problem:
+        raise ToolkitError(f"{path}: {where}not a valid sam-sim report: {problem}")
+    return data
+
+
+def load_report(path: str | Path, phase: int | None = None) -> dict[str, Any]:
+    """Read a JSON report written by ``sam-sim run --json``; of a program's report, phase
+    ``phase`` (1-based; needed when the program has several phases)."""
+    data = _read_json(path)
     if isinstance(data, dict) and isinstance(data.get("phases"), list):
         data = _phase_of(data, path, phase)
     elif phase is not None and phase != 1:
         raise ToolkitError(f"{path}: the report is of one graph; there is no phase {phase}")
-    if not isinstance(data, dict) or "blocks" not in data or "streams" not in data:
-        raise ToolkitError(f"{path}: not a sam-sim report (write one with sam-sim run --json)")
-    problem = _report_problem(data)
-    if problem:
-        raise ToolkitError(f"{path}: not a valid sam-sim report: {problem}")
-    return data
+    return _checked(data, path)
 
 
 def _phase_of(data: dict[str, Any], path: str | Path, phase: int | None) -> Any:
@@ -227,7 +274,79 @@ def _report_problem(data: Mapping[str, Any]) -> str | None:
                     want = {int: "a count", str: "a string",
                             dict: "token counts by kind (" + ", ".join(KIND_NAMES) + ")"}[kind]
                     return f"{what}[{k}].{field} must be {want}"
+    if "activity" in data:
+        return _activity_problem(data["activity"], data["blocks"])
     return None
+
+
+#: the most activity buckets a report may hold (the recorder folds into 1024)
+MAX_BUCKETS = 1 << 16
+_ACTIVITY_SERIES = ("busy", "idle", "stalled", "tokens")
+_STREAM_KEYS = ("src", "src_port", "dst", "dst_port")
+
+
+def _activity_problem(act: Any, blocks: Sequence[Mapping[str, Any]]) -> str | None:
+    """What is wrong with the shape of a report's ``activity`` (optional; see
+    :mod:`sam.trace`): bucket counts, and per block and recorded stream a series of
+    non-negative numbers per bucket."""
+    if not isinstance(act, dict):
+        return "'activity' must be an object"
+    for key in ("bucket_cycles", "buckets"):
+        v = act.get(key)
+        if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            return f"activity.{key} must be a positive count"
+    n = act["buckets"]
+    if n > MAX_BUCKETS:
+        return f"activity.buckets is {n:,}; a report holds at most {MAX_BUCKETS:,}"
+    res = act.get("resolution_cycles")
+    if res is not None and not _series_ok([res], 1):
+        return "activity.resolution_cycles must be a non-negative number"
+    per_block = act.get("blocks")
+    if not isinstance(per_block, dict):
+        return "activity.blocks must be an object (block id -> series)"
+    ids = {str(b["id"]) for b in blocks}
+    for bid, entry in per_block.items():
+        if bid not in ids:
+            return f"activity.blocks[{bid!r}]: no such block in the report"
+        if not isinstance(entry, dict):
+            return f"activity.blocks[{bid!r}] must be an object"
+        for series in _ACTIVITY_SERIES:
+            if series in entry and not _series_ok(entry[series], n):
+                return (f"activity.blocks[{bid!r}].{series} must be {n} non-negative numbers "
+                        "(one per bucket)")
+    streams = act.get("streams", [])
+    if not isinstance(streams, list):
+        return "activity.streams must be a list"
+    for k, st in enumerate(streams):
+        if not isinstance(st, dict) or not all(isinstance(st.get(f), str) for f in _STREAM_KEYS):
+            return f"activity.streams[{k}] must name its src, src_port, dst and dst_port"
+        if not _series_ok(st.get("occupancy"), n):
+            return f"activity.streams[{k}].occupancy must be {n} non-negative numbers"
+    return None
+
+
+def _series_ok(values: Any, n: int) -> bool:
+    """``values`` is a list of ``n`` finite non-negative numbers (not booleans)."""
+    import numpy as np
+
+    if not isinstance(values, list) or len(values) != n:
+        return False
+    arr = np.asarray(values) if values else np.zeros(0)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1:
+        return False
+    if arr.dtype.kind == "i" and bool in set(map(type, values)):
+        return False
+    return bool(np.isfinite(arr).all() and (arr >= 0).all())
+
+
+_LIST_OF_NUMBERS = re.compile(r"\[\n\s*(?:-?[0-9.eE+]+,\n\s*)*-?[0-9.eE+]+\n\s*\]")
+
+
+def dumps_report(report: Mapping[str, Any]) -> str:
+    """The report as JSON text, indented, lists of numbers (shapes, activity buckets) on one
+    line each: an activity of 17 blocks x 4 x 1024 buckets stays a few hundred kB."""
+    text = json.dumps(report, indent=1)
+    return _LIST_OF_NUMBERS.sub(lambda m: "[" + "".join(m.group(0)[1:-1].split()) + "]", text)
 
 
 def _fmt_count(n: int) -> str:

@@ -31,7 +31,7 @@ TOWER: tuple[tuple[str, ...], ...] = (
     ("graph",),                                  # graphs of blocks, DOT, compounds, registry
     ("sim", "bind", "tmu_ops", "dae"),           # the engine; binding; the DAE machine
     ("program", "check"),                        # programs of phases; checking results
-    ("report", "plot"),                          # what a run reports and draws
+    ("report", "plot", "trace"),                 # what a run reports, draws and traces
     ("tmu_cli",),
     ("cli",),                                    # sam-sim
     ("__main__",),
