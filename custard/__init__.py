@@ -4,6 +4,7 @@
 >>> graph = custard.compile("X(i,j) = B(i,k) * C(k,j)", order="ikj")
 """
 
+import sam.graph.draw  # noqa: F401  (draws compiled graphs in Jupyter: Graph._repr_svg_)
 from custard.api import compile, compile_einsum, default_order
 from sam.errors import CompileError
 
