@@ -1,9 +1,9 @@
 """One self-contained HTML page of a run's report (``sam-sim report report.json -o run.html``).
 
 The page works offline: no CDN, its CSS and JavaScript inline, its data in a ``<script
-type="application/json">`` (``<`` escaped as ``\\u003c``, so no ``</``). It shows the run (graph, expression, inputs,
-options, cycles, wall time, the ``--check`` PASS/FAIL) and, for each phase of a program (a graph
-is one phase):
+type="application/json">`` (``<`` written ``\\u003c``, so no ``</``). It shows the run (graph,
+expression, inputs, options, cycles, wall time, the ``--check`` PASS/FAIL) and, for each phase
+of a program (a graph is one phase):
 
 * the graph's picture (Graphviz SVG, :func:`sam.graph.draw.to_svg`): hovering or clicking a
   block or an edge fills an info panel with its numbers from the report and highlights the

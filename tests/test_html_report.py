@@ -19,7 +19,6 @@ import pytest
 
 import custard
 from formats.tensor import Tensor
-from helpers.chromium import SKIP_REASON, Browser
 from sam.cli import main as sam_sim
 from sam.graph.dot import dump, load
 from sam.graph.draw import edge_tokens, to_svg
@@ -27,6 +26,8 @@ from sam.graph.model import Graph
 from sam.html import RunReport, page, render, write_html
 from sam.program import run_program
 from sam.sim.engine import simulate
+
+from helpers.chromium import SKIP_REASON, Browser
 
 needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None, reason=SKIP_REASON)
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz dot not installed")
@@ -227,7 +228,7 @@ def test_page_in_chromium(demo) -> None:
             f"{busiest['busy']:,}"
         assert b.evaluate("document.querySelector('.panel .v-stalled').textContent") == \
             f"{busiest['stalled']:,}"
-        assert b.evaluate(f"document.querySelector('.tl-labels text.hl').dataset.bid") == \
+        assert b.evaluate("document.querySelector('.tl-labels text.hl').dataset.bid") == \
             busiest["id"]
         k, tokens = next((k, t) for k, t in enumerate(edge_tokens(graph, report)) if t)
         b.mouse_move(*_centre(b, f"g.edge#e-{k} path"))
