@@ -114,7 +114,7 @@ def _runs(busy: Sequence[float], w: int) -> list[tuple[int, int, int]]:
 
 
 def _opacity(level: int) -> str:
-    return f"{0.12 + 0.88 * level / LEVELS:.2f}"
+    return f"{0.3 + 0.7 * level / LEVELS:.2f}"
 
 
 def _timeline(rep: Mapping[str, Any]) -> str:
@@ -195,7 +195,7 @@ def _stream_bars(rep: Mapping[str, Any]) -> str:
     if not seen:
         return '<p class="note">no streams in the report</p>'
     rows = []
-    for r, ((src, port), s) in enumerate(seen.items()):
+    for (src, port), s in seen.items():
         counts = {k: int(s["tokens"].get(k) or 0) for k in KIND_NAMES}
         counts["idle"] = max(cycles - sum(counts.values()), 0)
         whole = max(sum(counts.values()), 1)
@@ -203,17 +203,16 @@ def _stream_bars(rep: Mapping[str, Any]) -> str:
         for kind in [*KIND_NAMES, "idle"]:
             share = 100.0 * counts[kind] / whole
             if share > 0:
-                bars.append(f'<rect x="{x:.2f}" y="{r * 16 + 2}" width="{share:.2f}" height="12" '
+                bars.append(f'<rect x="{x:.2f}" y="0" width="{share:.2f}" height="1" '
                             f'fill="{KIND_COLORS[kind]}"><title>{kind}: {counts[kind]:,} '
                             f'({share:.1f}%)</title></rect>')
             x += share
-        rows.append(f'<text x="-1" y="{r * 16 + 12}" text-anchor="end">{_esc(src)} '
-                    f'{_esc(labels.get(src, ""))} [{_esc(port)}]</text>{"".join(bars)}')
+        rows.append(f'<div class="bar"><span>{_esc(src)} {_esc(labels.get(src, ""))} '
+                    f'[{_esc(port)}]</span><svg viewBox="0 0 100 1" preserveAspectRatio="none">'
+                    f'{"".join(bars)}</svg></div>')
     keys = "".join(f'<span class="key"><i style="background:{KIND_COLORS[k]}"></i>{k}</span>'
                    for k in [*KIND_NAMES, "idle"])
-    h = 16 * len(rows) + 4
-    return (f'<div class="legend">{keys}</div><svg class="bars" viewBox="-60 0 160 {h}" '
-            f'height="{h}" preserveAspectRatio="none">{"".join(rows)}</svg>'
+    return (f'<div class="legend">{keys}</div><div class="bars">{"".join(rows)}</div>'
             f'<p class="note">share of {cycles:,} cycles in which each producing port sent a '
             'token of each kind (SAM paper Fig. 14)</p>')
 
@@ -266,9 +265,9 @@ def _summary(report: Mapping[str, Any]) -> str:
     if report.get("error"):
         warn += f'<p class="warn">{_esc(report["error"])}</p>'
     notes = "".join(f"<li>{_esc(n)}</li>" for n in report.get("notes") or [])
-    return (f'<div class="check">{_check(report.get("check"))}</div>{warn}<dl>{dl}</dl>'
-            f'<h3>inputs</h3>{_tensors(report.get("inputs"))}'
-            f'<h3>outputs</h3>{_tensors(report.get("outputs"))}'
+    return (f'<div class="check">{_check(report.get("check"))}</div>{warn}<div class="sum">'
+            f'<dl>{dl}</dl><div><h3>inputs</h3>{_tensors(report.get("inputs"))}'
+            f'<h3>outputs</h3>{_tensors(report.get("outputs"))}</div></div>'
             + (f"<ul class='notes'>{notes}</ul>" if notes else ""))
 
 
@@ -370,12 +369,13 @@ td,th{border:1px solid #ddd;padding:1px 6px;text-align:right}th{background:#f4f4
 td:first-child,th:first-child{text-align:left}
 .badge{font-weight:bold;padding:1px 8px;border-radius:3px;color:#fff}
 .pass{background:#2b8a3e}.fail{background:#c92a2a}.none{background:#868e96}
+.sum{display:flex;gap:32px;align-items:flex-start}.sum h3{margin-top:4px}
 .warn{color:#c92a2a;font-weight:bold}.note{color:#666;font-size:12px;margin:2px 0}
 .top{display:flex;gap:12px;align-items:flex-start}
-.graph{flex:1;overflow:auto;max-height:80vh;border:1px solid #eee}
-.graph svg{max-width:100%;height:auto}
-.graph g.node,.graph g.edge{cursor:pointer}.graph g.sel>path,.graph g.sel>polygon,
-.graph g.sel>ellipse{stroke:#e03131;stroke-width:3px}
+.graph{flex:1;overflow:auto;border:1px solid #eee}
+.graph svg{display:block;max-width:100%;max-height:78vh;width:auto;height:auto;margin:auto}
+.graph g.node,.graph g.edge{cursor:pointer}.graph g.sel path,.graph g.sel polygon,
+.graph g.sel ellipse{stroke:#e03131;stroke-width:3px}
 .panel{width:300px;position:sticky;top:4px;border:1px solid #ccc;padding:6px 8px;
 background:#fafafa;font-size:12px;min-height:120px}.panel table{width:100%}
 .legend{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:12px;margin:4px 0}
@@ -387,7 +387,9 @@ background:#fafafa;font-size:12px;min-height:120px}.panel table{width:100%}
 .tl-plot rect.bg{fill:#fff}.tl-plot g.hl rect.bg{fill:#ffe3e3}
 .tl-plot rect{stroke:none}.fifo{fill:none;stroke:#1c7ed6;stroke-width:1.5px;
 vector-effect:non-scaling-stroke}.tl-axis{width:100%;display:block;font-size:10px}
-.tl-axis line{stroke:#888}.bars{width:100%;max-width:1100px;font-size:4px}
+.tl-axis line{stroke:#888}.bars{max-width:1100px;font-size:11px}
+.bar{display:flex;align-items:center;height:15px}.bar span{flex:none;width:260px;
+overflow:hidden;white-space:nowrap;text-overflow:ellipsis}.bar svg{flex:1;height:11px}
 """
 
 _JS = r"""
