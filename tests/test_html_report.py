@@ -20,7 +20,7 @@ import pytest
 import custard
 from formats.tensor import Tensor
 from sam.cli import main as sam_sim
-from sam.graph.dot import dump, load
+from sam.graph.dot import dump, dump_all, load
 from sam.graph.draw import edge_tokens, to_svg
 from sam.graph.model import Graph
 from sam.html import RunReport, page, render, write_html
@@ -186,6 +186,7 @@ def test_page_is_self_contained(demo) -> None:
     text = out.read_text()
     assert not re.search(r"https?:", text)
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=", text)
+    assert "<!--" not in text and "<?xml" not in text
     assert text.count('class="node fam') >= len(report["blocks"]) - 1
     assert len(text) < 300_000
 
@@ -259,4 +260,30 @@ def test_timeline_zooms_and_resets_in_chromium(demo) -> None:
         b.evaluate("document.querySelector('.tl-plot').dispatchEvent("
                    "new MouseEvent('dblclick', {bubbles: true}))")
         assert b.evaluate(view)[:3] == [0, 0, total]
+        assert b.console_errors == [] and b.exceptions == []
+
+
+@needs_chromium
+@needs_dot
+def test_program_page_in_chromium(tmp_path: Path) -> None:
+    """A program of two phases (T = B C, then X = T D): a section per phase, each with its
+    picture (read from the report's program file), and a hover shows that phase's block."""
+    first = custard.compile("T(i,k)=B(i,j)*C(j,k)")
+    second = custard.compile("X(i,l)=T(i,k)*D(k,l)")
+    first.name, second.name = "T", "X"
+    dump_all([first, second], tmp_path / "prog.gv")
+    args = ["run", str(tmp_path / "prog.gv"), "--no-progress", "--check",
+            "--report", str(tmp_path / "report.json"), "-o", str(tmp_path / "X.mtx")]
+    for k, (name, shape) in enumerate({"B": "9x12", "C": "12x10", "D": "10x7"}.items()):
+        args += ["-t", f"{name}=random:0.3:{k}:{shape}"]
+    assert sam_sim(args) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    write_html(report, tmp_path / "prog.html")
+    with Browser() as b:
+        _open(b, tmp_path / "prog.html")
+        assert b.evaluate("document.querySelectorAll('section.phase .graph svg').length") == 2
+        block = max(report["phases"][1]["blocks"], key=lambda blk: blk["busy"])
+        b.mouse_move(*_centre(b, f"section[data-phase='1'] g.node#n-{block['id']}"))
+        assert b.evaluate("document.querySelector(\"section[data-phase='1'] .panel .v-busy\")"
+                          ".textContent") == f"{block['busy']:,}"
         assert b.console_errors == [] and b.exceptions == []

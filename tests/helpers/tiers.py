@@ -52,6 +52,7 @@ TABLE: dict[str, list[str]] = {
         "test_html_report.py::test_graph_repr_svg_and_ids",
         "test_html_report.py::test_page_in_chromium",
         "test_html_report.py::test_page_is_self_contained",
+        "test_html_report.py::test_program_page_in_chromium",
         "test_html_report.py::test_timeline_zooms_and_resets_in_chromium",
         "test_layering.py::test_formats_works_without_sam_and_custard",
         "test_layering.py::test_sam_works_without_custard",
