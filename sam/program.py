@@ -108,6 +108,17 @@ class ProgramResult:
     def interrupted(self) -> bool:
         return any(r.interrupted for r in self.phases)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: a table of the phases' cycles and tokens, and the total."""
+        from html import escape
+
+        rows = "".join(f"<tr><td>{k + 1}</td><td style='text-align:left'>{escape(name)}</td>"
+                       f"<td>{r.cycles:,}</td><td>{r.tokens:,}</td></tr>"
+                       for k, (name, r) in enumerate(zip(self.names, self.phases, strict=False)))
+        return ("<table><tr><th>phase</th><th>graph</th><th>cycles</th><th>tokens</th></tr>"
+                + rows + f"<tr><td>total</td><td></td><td><b>{self.cycles:,}</b></td>"
+                f"<td>{self.tokens:,}</td></tr></table>")
+
 
 class Program:
     """An ordered list of phases (see module docstring)."""

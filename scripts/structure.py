@@ -32,12 +32,13 @@ TOWER: tuple[tuple[str, ...], ...] = (
     ("sim", "bind", "tmu_ops", "dae"),           # the engine; binding; the DAE machine
     ("program", "check"),                        # programs of phases; checking results
     ("report", "plot", "trace"),                 # what a run reports, draws and traces
+    ("html",),                                   # the report as an offline web page
     ("tmu_cli",),
     ("cli",),                                    # sam-sim
     ("__main__",),
 )
 FLOOR_NAMES = ("base", "language and runtime", "blocks", "graph", "engine", "program",
-               "report", "commands", "cli", "entry")
+               "report", "page", "commands", "cli", "entry")
 
 
 # ----------------------------------------------------------------------------- the scanner

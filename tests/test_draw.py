@@ -48,9 +48,14 @@ def test_svg_is_valid(example, tmp_path):
     root = ET.parse(out).getroot()
     assert root.tag == f"{SVG}svg"
     # one SVG group per block and per edge
-    classes = [g.get("class") for g in root.iter(f"{SVG}g")]
-    assert classes.count("node") == len(graph.blocks) + 1  # + the legend
-    assert classes.count("edge") == len(graph.edges)
+    classes = [(g.get("class") or "").split() for g in root.iter(f"{SVG}g")]
+    assert sum("node" in c for c in classes) == len(graph.blocks) + 1  # + the legend
+    assert sum("edge" in c for c in classes) == len(graph.edges)
+    # blocks are n-<id> with their family's class, edge k is e-<k> (sam.html relies on them)
+    ids = {g.get("id"): g.get("class") for g in root.iter(f"{SVG}g")}
+    for bid, block in graph.blocks.items():
+        assert ids[f"n-{bid}"] == f"node fam-{block.family}"
+    assert all(ids[f"e-{k}"] == "edge" for k in range(len(graph.edges)))
     texts = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
     assert "FiberLookup" in texts and "legend" in texts
 

@@ -8,6 +8,7 @@ still gives the reference engine's result.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,6 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH = ROOT / "dot_graphs" / "mat_elemmul.gv"
 
+#: a report of no blocks, enough for a page
+REPORT = {"cycles": 0, "blocks": [], "streams": []}
 LOADED = "import sys; print('numba' in sys.modules)"
 
 
@@ -40,6 +43,9 @@ def _run(code: str, *args: str, cwd: Path | None = None) -> str:
     f"from sam.graph.dot import load; g = load({str(GRAPH)!r}); print(len(g.blocks))",
     f"from sam.graph.dot import load; from sam.graph.draw import to_dot\n"
     f"print(len(to_dot(load({str(GRAPH)!r}))) > 0)",
+    "import custard; print(custard.compile('x(i)=B(i,j)*c(j)')._repr_svg_() is not None)",
+    f"import json; from sam.html import render; from sam.graph.dot import load\n"
+    f"print(len(render(json.loads({json.dumps(REPORT)!r}), [load({str(GRAPH)!r})])) > 0)",
 ])
 def test_numba_not_loaded(work: str) -> None:
     assert _run(work + "\n" + LOADED) == "False"

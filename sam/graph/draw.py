@@ -13,7 +13,11 @@ With ``stats`` (a :class:`~sam.sim.engine.SimResult`, or the report dict of ``sa
 1 done``) and every block with its busy cycles (a compound: the sum of its parts').
 
 ``to_dot(graph, stats)`` gives the picture's DOT text; ``render(graph, path, stats)`` runs
-``dot`` (the format is the file suffix; ``.gv``/``.dot`` writes the text itself).
+``dot`` (the format is the file suffix; ``.gv``/``.dot`` writes the text itself); ``to_svg``
+gives the SVG text (or None), and is the graph's Jupyter picture (``Graph.picture``) once this
+module is imported. In the SVG a block is ``<g id="n-<id>" class="node fam-<family>">`` and
+edge ``k`` of ``graph.edges`` is ``<g id="e-<k>">``; ``edge_tokens(graph, stats)`` gives its
+tokens by the same index.
 """
 
 from __future__ import annotations
@@ -107,6 +111,13 @@ class _Stats:
         return self.by_output.get(self.exp.flat_output(*origin))
 
 
+def edge_tokens(graph: Graph, stats: Any) -> list[dict[str, int] | None]:
+    """The tokens that crossed each edge of ``graph`` (index ``k`` of ``graph.edges``, the
+    ``e-<k>`` of the picture's SVG), from a SimResult or a report dict; None where unknown."""
+    view = _Stats(graph, stats, expand(graph))
+    return [view.tokens(edge) for edge in graph.edges]
+
+
 def _token_label(counts: Mapping[str, int]) -> str:
     total = sum(counts.values())
     parts = [f"{counts[k]:,} {k}" for k in ("data", "empty", "stop", "done") if counts.get(k)]
@@ -151,7 +162,7 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True,
         elif outer[0] not in clustered:
             clustered.add(outer[0])
             lines += _cluster(graph, exp, outer[0], view, "    ")
-    for edge in graph.edges:
+    for k, edge in enumerate(graph.edges):
         attrs = dict(KIND_STYLES.get(edge.kind, {}))
         text = []
         comment = edge_comment(graph, edge)
@@ -165,6 +176,7 @@ def to_dot(graph: Graph, stats: Any = None, *, legend: bool = True,
             attrs["label"] = "\n".join(text)
         attrs["tooltip"] = f"{edge.kind} {edge.src}:{edge.src_port.name} -> " \
                            f"{edge.dst}:{edge.dst_port.name}"
+        attrs["id"] = f"e-{k}"
         body = " ".join(f"{k}={quote(v) if k != 'label' else _label_text(v)}"
                         for k, v in attrs.items())
         lines.append(f"    {dot_id(edge.src)} -> {dot_id(edge.dst)} [{body}]")
@@ -180,13 +192,15 @@ def _busy(view: _Stats | None, bid: str) -> str:
 
 def _node_line(bid: str, block: Block, view: _Stats | None, indent: str) -> str:
     tip = quote(f"node {bid}: {block.label()}")
+    ids = f"id={quote('n-' + bid)} class={quote('fam-' + block.family)}"
     if block.dot_type == "broadcast":
-        return f"{indent}{dot_id(bid)} [shape=point width=0.09 label=\"\" tooltip={tip}]"
+        return (f"{indent}{dot_id(bid)} [shape=point width=0.09 label=\"\" tooltip={tip} "
+                f"{ids}]")
     label = _node_label(block) + _busy(view, bid)
     color = FAMILY_COLORS.get(block.family, FAMILY_COLORS["misc"])
     extra = " peripheries=2" if isinstance(block, CompoundBlock) else ""
     return (f"{indent}{dot_id(bid)} [label=\"{label}\" fillcolor=\"{color}\"{extra} "
-            f"tooltip={tip}]")
+            f"tooltip={tip} {ids}]")
 
 
 def _cluster(graph: Graph, exp: Expansion, cid: str, view: _Stats | None,
@@ -196,7 +210,8 @@ def _cluster(graph: Graph, exp: Expansion, cid: str, view: _Stats | None,
     label = f"{cid}: {escape(info.block.label())}" + _busy(view, cid)
     lines = [f"{indent}subgraph {dot_id('cluster_' + cid)} {{",
              f"{indent}    label=\"{label}\" style=\"rounded,filled\" fontsize=10 "
-             f"fillcolor=\"{FAMILY_COLORS['compound']}\" color=gray40"]
+             f"fillcolor=\"{FAMILY_COLORS['compound']}\" color=gray40 "
+             f"id={quote('n-' + cid)} class=\"fam-compound\""]
     for child in info.children:
         if child in exp.compounds:
             lines += _cluster(graph, exp, child, view, indent + "    ")
@@ -281,4 +296,23 @@ def render_bytes(text: str, fmt: str = "svg") -> bytes:
     return proc.stdout
 
 
-__all__ = ["FAMILY_COLORS", "KIND_STYLES", "render", "render_bytes", "to_dot"]
+#: Graphs with more blocks than this get no picture in Jupyter (``Graph._repr_svg_``).
+PICTURE_MAX_BLOCKS = 500
+
+
+def to_svg(graph: Graph, stats: Any = None) -> str | None:
+    """The picture as SVG text (nodes ``id="n-<id>"``, edges ``id="e-<k>"``), or None when
+    Graphviz is missing or fails, or the graph has over :data:`PICTURE_MAX_BLOCKS` blocks."""
+    if len(graph.blocks) > PICTURE_MAX_BLOCKS or shutil.which("dot") is None:
+        return None
+    try:
+        data = render_bytes(to_dot(graph, stats), "svg")
+    except GraphError:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+Graph.picture = to_svg
+
+__all__ = ["FAMILY_COLORS", "KIND_STYLES", "edge_tokens", "render", "render_bytes", "to_dot",
+           "to_svg"]

@@ -10,8 +10,9 @@ loop order, implicit inputs, ...); ``attrs`` shows them as DOT text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from formats.format import Format
 from sam.blocks.base import Block, Port
@@ -49,6 +50,13 @@ class Graph:
     #: What the compiler accepted but did not carry out, one line each (e.g. a schedule command
     #: with no dataflow meaning). Not part of the graph's meaning: not in DOT, not compared.
     notices: list[str] = field(default_factory=list, compare=False)
+    #: Draws a graph as SVG text, or None when it cannot (set by :mod:`sam.graph.draw` when it
+    #: is imported: this module may not import it); Jupyter shows ``_repr_svg_``.
+    picture: ClassVar[Callable[[Graph], str | None] | None] = None
+
+    def _repr_svg_(self) -> str | None:
+        """The graph's picture for Jupyter, or None (text) when nothing draws it."""
+        return None if Graph.picture is None else Graph.picture(self)
 
     @property
     def attrs(self) -> GraphAttrs:

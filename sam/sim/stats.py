@@ -96,6 +96,20 @@ class SimResult:
         once)."""
         return sum(sum(b.tokens_out.values()) for b in self.blocks.values() if not b.parts)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the cycles and a table of the blocks' busy, idle and stalled cycles."""
+        from html import escape
+
+        head = (f"<p><b>{self.cycles:,} cycles</b>, {self.tokens:,} tokens, {self.engine} "
+                f"engine, {self.wall_time:.3f} s" + (" (interrupted)" if self.interrupted else "")
+                + (f"; {escape(self.error)}" if self.error else "") + "</p>")
+        cells = "".join(
+            f"<tr><td>{escape(b.id)}</td><td style='text-align:left'>{escape(b.label)}</td>"
+            f"<td>{b.busy:,}</td><td>{b.idle:,}</td><td>{b.stalled:,}</td>"
+            f"<td>{100 * b.utilisation(self.cycles):.1f}</td></tr>" for b in self.blocks.values())
+        return (head + "<table><tr><th>id</th><th>block</th><th>busy</th><th>idle</th>"
+                "<th>stalled</th><th>util %</th></tr>" + cells + "</table>")
+
 
 def count_tokens(into: dict[str, int], wires: W.Wires, channel: int) -> None:
     """Add the tokens pushed on ``channel``, by kind, to ``into``."""
