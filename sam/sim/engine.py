@@ -23,6 +23,8 @@ from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.model import Graph
 from sam.runtime import wires as W
 from sam.runtime.paths import ALL, FastPaths
+from sam.sim.activity import Activity
+from sam.sim.activity import with_compounds as activity_with_compounds
 from sam.sim.compiled import (
     INTERPRET_MAX_VALUES,
     CompiledTier,
@@ -53,7 +55,9 @@ class Simulation(CompiledTier):
     :meth:`rebind` binds new input tensors without elaborating the graph again, so one
     Simulation runs a graph on many inputs (tiles, the phases of a :mod:`sam.program`).
     ``paths`` names the fast paths the kernels may take (:class:`~sam.runtime.paths.FastPaths`,
-    all by default); set :attr:`paths` between runs to compare them.
+    all by default); set :attr:`paths` between runs to compare them. ``activity=True`` records
+    what each block did over time (:mod:`sam.sim.activity`): :meth:`run`'s result then holds
+    the folded buckets in ``SimResult.activity``; the tokens and cycles are the same.
     """
 
     def __init__(
@@ -66,11 +70,15 @@ class Simulation(CompiledTier):
         capacity: int = 1 << 14,
         timing: str = "sam",
         paths: FastPaths = ALL,
+        activity: bool = False,
     ) -> None:
         super().__init__(graph, tensors, fifo_depth=fifo_depth, latencies=latencies,
                          capacity=capacity, timing=timing)
         #: the fast paths the kernels may take in the next run
         self.paths = paths
+        #: whether :meth:`run` records each block's activity over time (``SimResult.activity``,
+        #: :mod:`sam.sim.activity`; :meth:`run_cycles` never does)
+        self.activity = activity
 
     def run(
         self,
@@ -82,6 +90,8 @@ class Simulation(CompiledTier):
         ``progress`` is called now and then with the number of tokens emitted so far.
         """
         self._start(engine)
+        if self.activity:
+            self.recorder = Activity(self.runs)
         self._fns = {bid: r.block.kernel.py for bid, r in self.runs.items()}
         # The fast engine interprets until this clock reading, then loads the compiled kernels.
         large = sum(len(t.vals) for t in self.tensors.values()) > INTERPRET_MAX_VALUES
@@ -134,6 +144,7 @@ class Simulation(CompiledTier):
         for run in self.runs.values():
             run.st[W.PATHS_OFF] = off
         self._driver = None  # set when the compiled kernels are (sam.sim.loops)
+        self.recorder = None  # set by run() when recording activity (sam.sim.activity)
         #: kernel calls the compiled loop made in the last run
         self.driver_calls = 0
         self.jit_time = 0.0
@@ -149,9 +160,14 @@ class Simulation(CompiledTier):
             stats = with_compounds(stats, self, self.wires)
         streams = stream_stats(self.channels, self.wires)
         outputs = {} if interrupted else assemble_outputs(self.graph, self.runs, self.tensors)
+        folded = None
+        if self.recorder is not None:
+            folded = self.recorder.fold(cycles, self.wires)
+            if self.expansion.compounds:
+                folded = activity_with_compounds(folded, self)
         return SimResult(outputs, cycles, stats, streams, wall, engine, self.fifo_depth,
                          interrupted, jit_time=self.jit_time, compile_time=self.compile_time,
-                         compiled_kernels=list(self.compiled_kernels))
+                         compiled_kernels=list(self.compiled_kernels), activity=folded)
 
 
 def simulate(
@@ -164,6 +180,7 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     timing: str = "sam",
     paths: FastPaths = ALL,
+    activity: bool = False,
 ) -> SimResult:
     """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring.
 
@@ -172,9 +189,10 @@ def simulate(
     in plain Python: no compilation, 100-300 times slower).
     ``timing="original"`` selects the original SAM simulator's costs where ours differ
     (docs/timing-model.md). ``paths`` turns fast paths off (:class:`FastPaths`; the tokens,
-    cycles and statistics are the same, only the time differs)."""
+    cycles and statistics are the same, only the time differs). ``activity=True`` records each
+    block's activity over time (``SimResult.activity``, :mod:`sam.sim.activity`)."""
     if fifo_depth is not None and fifo_depth < 1:
         raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
     sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies, timing=timing,
-                     paths=paths)
+                     paths=paths, activity=activity)
     return sim.run(engine, progress)

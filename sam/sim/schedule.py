@@ -18,6 +18,7 @@ from collections.abc import Callable
 from sam.errors import Deadlock, SimulationError
 from sam.runtime import wires as W
 from sam.runtime.tokens import describe_token
+from sam.sim.activity import Activity
 from sam.sim.elaborate import BlockRun, Elaboration
 
 #: The interpreting budget's end once the compiled kernels run (``_tier_at``).
@@ -39,6 +40,8 @@ class Scheduler(Elaboration):
     _tier_at = float("inf")
     #: the compiled driver running the sweeps (``sam.sim.loops``), when one is in use
     _driver: Callable[..., int] | None = None
+    #: the activity recorder's point buffers (:mod:`sam.sim.activity`), None when it is off
+    recorder: Activity | None = None
 
     def _use_compiled(self) -> None:
         """Switch every block to its compiled kernel (:class:`sam.sim.compiled.CompiledTier`)."""
@@ -79,6 +82,8 @@ class Scheduler(Elaboration):
                     sweeps += 1
                     if sweeps == DRIVER_AFTER_SWEEPS and self._driver_ready():
                         self._use_driver()  # a long run: sweeps in compiled code
+            if self.recorder is not None:
+                self.recorder.append(self.wires)
             pending = [bid for bid in pending if not self.runs[bid].done]
             if progress is not None:
                 progress(int(self.wires.count.sum()))

@@ -1,0 +1,205 @@
+"""What each block did over time: cumulative samples at kernel-call boundaries, folded into
+buckets.
+
+Every block keeps its own clock and counters (``st[T]``, ``st[BUSY]``, ``st[IDLE]``,
+``st[STALL]``: :mod:`sam.runtime.wires`), which only ever grow. A sample ``(T, busy, idle,
+stalled, tokens_out)`` taken between two kernel calls is therefore a point of the block's
+cumulative curves, exact at that point. The scheduler samples every block after each Python
+sweep (:meth:`Activity.append`, one vectorised append) and the compiled driver samples a block
+after each of its kernel calls (:func:`record`; :mod:`sam.sim.loops`). Samples live in one
+point buffer per block, ``M`` points long; when a buffer is full every other point is dropped,
+so memory is constant (``S x M x 5`` int64) and the points thin out evenly over the run. No
+kernel is changed: inside one call, the cycles are spread evenly (linear interpolation), so the
+resolution is the cycles between samples (about one simulator ring of tokens per call).
+
+:meth:`Activity.fold` turns the curves into ``buckets`` equal spans of ``bucket_cycles``
+cycles (``np.interp`` of each curve at the bucket edges, rounded, then differenced), so the sum
+over the buckets of a block's busy (idle, stalled, tokens) cycles equals its
+:class:`~sam.sim.stats.BlockStats` ``busy`` (``idle``, ``stalled``, the sum of
+``tokens_out``) exactly. The folded activity is a plain dict (JSON-ready)::
+
+    {"bucket_cycles": w,            # cycles per bucket
+     "buckets": n,                  # buckets per series (1024 by default)
+     "resolution_cycles": r,        # median cycles between a block's samples
+     "blocks": {block_id: {"busy": [n ints], "idle": [...], "stalled": [...],
+                           "tokens": [...]}},   # tokens: emitted (all outputs, once each)
+     "streams": []}                 # FIFO occupancy of chosen streams: not recorded yet
+
+Bucket ``j`` covers cycles ``[j*w, (j+1)*w)``. A compound block's arrays are the sums of its
+primitive parts' (:func:`with_compounds`), as its statistics are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sam.runtime import wires as W
+from sam.runtime.jit import jitable
+
+if TYPE_CHECKING:
+    from sam.sim.elaborate import BlockRun, Elaboration
+
+#: Fields of a sample, in order.
+FIELDS = ("T", "busy", "idle", "stalled", "tokens")
+#: Points kept per block (at most; every other point is dropped when full).
+POINTS = 2048
+#: The recorder's buffers stay under this many bytes (fewer points per block on big graphs).
+MAX_BYTES = 16 << 20
+#: Buckets of a folded activity.
+BUCKETS = 1024
+
+
+@jitable
+def record(tp, tn, s, x, a, b, c, d):
+    """Append the sample ``(x, a, b, c, d)`` to series ``s`` of the buffers ``tp`` (int64[S, M,
+    5]) with ``tn[s]`` points; skipped when its clock and busy count equal the last point's;
+    a full series keeps every other point (the odd ones, so the last point stays)."""
+    if s < 0 or s >= tn.shape[0]:
+        return
+    k = tn[s]
+    if k > 0 and tp[s, k - 1, 0] == x and tp[s, k - 1, 1] == a and tp[s, k - 1, 4] == d:
+        return
+    tp[s, k, 0] = x
+    tp[s, k, 1] = a
+    tp[s, k, 2] = b
+    tp[s, k, 3] = c
+    tp[s, k, 4] = d
+    k += 1
+    if k == tp.shape[1]:
+        for j in range(k // 2):
+            for f in range(5):
+                tp[s, j, f] = tp[s, 2 * j + 1, f]
+        k //= 2
+    tn[s] = k
+
+
+@jitable
+def pushed(w, optr, ochan):
+    """Tokens a block has emitted: over its output ports, the pushes on the port's first
+    channel (a port copied to several consumers counts once)."""
+    total = 0
+    for p in range(optr.shape[0] - 1):
+        if optr[p + 1] > optr[p]:
+            total += w.tail[ochan[optr[p]]]
+    return total
+
+
+def off() -> tuple[np.ndarray, np.ndarray]:
+    """Buffers of no series (the recorder off): what the compiled driver takes then."""
+    return np.zeros((0, 2, 5), np.int64), np.zeros(0, np.int64)
+
+
+class Activity:
+    """The point buffers of a run's blocks (series ``k`` is the ``k``-th run of ``runs``)."""
+
+    def __init__(self, runs: Mapping[str, BlockRun], points: int = POINTS) -> None:
+        self.ids = list(runs)
+        n = len(self.ids)
+        cap = max(64, min(points, MAX_BYTES // (40 * max(n, 1))))
+        #: the samples: int64[S, M, 5] (fields :data:`FIELDS`), ``count[s]`` used per series
+        self.points = np.zeros((n, cap, 5), np.int64)
+        self.count = np.zeros(n, np.int64)
+        rs = list(runs.values())
+        self._st = [r.st for r in rs]
+        owner: list[int] = []
+        first: list[int] = []
+        for k, r in enumerate(rs):
+            for p in range(len(r.optr) - 1):
+                if r.optr[p + 1] > r.optr[p]:
+                    owner.append(k)
+                    first.append(int(r.ochan[r.optr[p]]))
+        self._owner = np.array(owner, np.int64)
+        self._first = np.array(first, np.int64)
+        self._cols = np.array([W.T, W.BUSY, W.IDLE, W.STALL], np.int64)
+
+    def sample(self, wires: W.Wires) -> np.ndarray:
+        """Every block's current ``(T, busy, idle, stalled, tokens)``: int64[S, 5]."""
+        n = len(self.ids)
+        out = np.empty((n, 5), np.int64)
+        if n == 0:
+            return out
+        out[:, :4] = np.stack(self._st)[:, self._cols]
+        tok = np.zeros(n, np.int64)
+        if self._first.size:
+            np.add.at(tok, self._owner, wires.tail[self._first])
+        out[:, 4] = tok
+        return out
+
+    def append(self, wires: W.Wires) -> None:
+        """Sample every block (after a Python sweep): one vectorised append, as :func:`record`
+        does per block."""
+        vals = self.sample(wires)
+        n = vals.shape[0]
+        if n == 0:
+            return
+        tp, tn = self.points, self.count
+        rows = np.arange(n)
+        last = tp[rows, np.maximum(tn - 1, 0)]
+        new = (tn == 0) | (last[:, 0] != vals[:, 0]) | (last[:, 1] != vals[:, 1]) | (
+            last[:, 4] != vals[:, 4])
+        idx = np.flatnonzero(new)
+        if idx.size == 0:
+            return
+        tp[idx, tn[idx]] = vals[idx]
+        tn[idx] += 1
+        m = tp.shape[1]
+        for s in idx[tn[idx] == m]:  # full: keep every other point (the odd ones)
+            tp[s, : m // 2] = tp[s, 1::2]
+            tn[s] = m // 2
+
+    def fold(self, cycles: int, wires: W.Wires, buckets: int = BUCKETS) -> dict:
+        """The folded activity (see module docstring), the blocks' final states closing
+        their curves."""
+        final = self.sample(wires)
+        curves = []
+        for s in range(len(self.ids)):
+            pts = np.concatenate([np.zeros((1, 5), np.int64), self.points[s, : self.count[s]],
+                                  final[s : s + 1]])
+            # the clock only grows; keep the last point of each clock reading
+            keep = np.ones(len(pts), bool)
+            keep[:-1] = pts[1:, 0] != pts[:-1, 0]
+            curves.append(pts[keep])
+        top = max([int(cycles), *(int(c[-1, 0]) for c in curves), 1])
+        width = -(-top // buckets)
+        edges = np.arange(buckets + 1, dtype=np.float64) * width
+        blocks: dict[str, dict[str, list[int]]] = {}
+        gaps: list[float] = []
+        for bid, c in zip(self.ids, curves, strict=True):
+            x = c[:, 0].astype(np.float64)
+            entry: dict[str, list[int]] = {}
+            for f, name in ((1, "busy"), (2, "idle"), (3, "stalled"), (4, "tokens")):
+                at = np.rint(np.interp(edges, x, c[:, f].astype(np.float64))).astype(np.int64)
+                at[0] = 0
+                at[-1] = c[-1, f]
+                entry[name] = np.diff(at).tolist()
+            blocks[bid] = entry
+            if len(x) > 2:
+                gaps.append(float(np.median(np.diff(x[1:]))))
+        resolution = int(round(float(np.median(gaps)))) if gaps else int(top)
+        return {"bucket_cycles": int(width), "buckets": int(buckets),
+                "resolution_cycles": resolution, "blocks": blocks, "streams": []}
+
+
+def with_compounds(activity: dict, el: Elaboration) -> dict:
+    """``activity`` with an entry for every compound block: the sums of its primitive parts'
+    arrays (as :func:`sam.sim.stats.with_compounds` rolls up their cycles)."""
+    exp = el.expansion
+    blocks = activity["blocks"]
+    n = int(activity["buckets"])
+    out: dict[str, dict[str, list[int]]] = {}
+    for cid in exp.compounds:
+        parts = [blocks[p] for p in exp.primitives(cid) if p in blocks]
+        out[cid] = {f: _sum([p[f] for p in parts], n) for f in ("busy", "idle", "stalled",
+                                                                 "tokens")}
+    out.update(blocks)
+    return {**activity, "blocks": out}
+
+
+def _sum(arrays: Sequence[list[int]], n: int) -> list[int]:
+    total = np.zeros(n, np.int64)
+    for a in arrays:
+        total += np.asarray(a, np.int64)
+    return total.tolist()
