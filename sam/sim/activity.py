@@ -95,10 +95,10 @@ def off() -> tuple[np.ndarray, np.ndarray]:
 class Activity:
     """The point buffers of a run's blocks (series ``k`` is the ``k``-th run of ``runs``)."""
 
-    def __init__(self, runs: Mapping[str, BlockRun], points: int = POINTS) -> None:
+    def __init__(self, runs: Mapping[str, BlockRun], points: int | None = None) -> None:
         self.ids = list(runs)
         n = len(self.ids)
-        cap = max(64, min(points, MAX_BYTES // (40 * max(n, 1))))
+        cap = max(64, min(POINTS if points is None else points, MAX_BYTES // (40 * max(n, 1))))
         #: the samples: int64[S, M, 5] (fields :data:`FIELDS`), ``count[s]`` used per series
         self.points = np.zeros((n, cap, 5), np.int64)
         self.count = np.zeros(n, np.int64)
@@ -131,7 +131,11 @@ class Activity:
     def append(self, wires: W.Wires) -> None:
         """Sample every block (after a Python sweep): one vectorised append, as :func:`record`
         does per block."""
-        vals = self.sample(wires)
+        self.add(self.sample(wires))
+
+    def add(self, vals: np.ndarray) -> None:
+        """Append sample ``vals[s]`` (int64[S, 5]) to each series ``s``, as :func:`record`
+        would one by one."""
         n = vals.shape[0]
         if n == 0:
             return
