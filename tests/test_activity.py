@@ -178,3 +178,20 @@ def test_program_phases_carry_activity_and_offsets():
     for phase in result.phases:
         _check_sums(phase)
     assert Program([graph]).run(tensors, engine="reference").phases[0].activity is None
+
+
+@pytest.mark.parametrize("engine", ("reference", "fast"))
+def test_a_short_run_is_sampled_again_on_smaller_rings(engine, monkeypatch):
+    monkeypatch.setenv("SAM_INTERPRET_SECONDS", "0")
+    graph, tensors, _ = _case("spmspm")
+    coarse_sim = Simulation(graph, tensors, activity=True)
+    coarse_sim.refine = False
+    coarse = coarse_sim.run(engine)
+    sim = Simulation(graph, tensors, activity=True)
+    fine = sim.run(engine)
+    assert int(np.median(sim.recorder.count)) < 256  # this run's own samples: few
+    assert (fine.cycles, fine.tokens, fine.blocks) == (coarse.cycles, coarse.tokens,
+                                                         coarse.blocks)
+    _check_sums(fine)
+    assert fine.activity["resolution_cycles"] < coarse.activity["resolution_cycles"]
+    assert fine.activity != coarse.activity

@@ -48,6 +48,13 @@ __all__ = [
 ]
 
 
+#: A run recording activity that emitted at most this many tokens, whose median block has fewer
+#: than :data:`RERUN_POINTS` samples, is run again on smaller rings for a finer activity
+#: (:meth:`Simulation._refine`).
+RERUN_TOKENS = 4_000_000
+RERUN_POINTS = 256
+
+
 class Simulation(CompiledTier):
     """A graph elaborated once: compounds expanded, channels, block runtimes, schedule.
 
@@ -79,6 +86,8 @@ class Simulation(CompiledTier):
         #: whether :meth:`run` records each block's activity over time (``SimResult.activity``,
         #: :mod:`sam.sim.activity`; :meth:`run_cycles` never does)
         self.activity = activity
+        #: whether a short run recording activity is run again on smaller rings (_refine)
+        self.refine = True
 
     def run(
         self,
@@ -115,7 +124,40 @@ class Simulation(CompiledTier):
             err.partial.error = str(err)
             raise
         wall = time.perf_counter() - start - (self.jit_time - jit0)
-        return self._result(engine, wall, interrupted)
+        result = self._result(engine, wall, interrupted)
+        if self.recorder is not None and self.refine and not interrupted:
+            self._refine(engine, result)
+        return result
+
+    def _refine(self, engine: str, result: SimResult) -> None:
+        """Give a short run's ``result`` a finer activity. A kernel call moves up to a ring of
+        tokens, so a run of few sweeps has few samples (the demo: 15 per block over 230k
+        cycles). The rings are a simulator detail (tokens and cycles do not depend on them),
+        so a run of at most :data:`RERUN_TOKENS` tokens whose median block has fewer than
+        :data:`RERUN_POINTS` samples runs again in a fresh Simulation (``_reset`` keeps grown
+        rings) on rings of ``capacity * points / 512`` slots (a power of two, at least 64),
+        and its activity replaces this one's; its tokens and cycles must be this run's."""
+        import numpy as np
+
+        assert self.recorder is not None
+        count = self.recorder.count
+        points = int(np.median(count)) if count.size else 0
+        cap = self.capacity
+        if result.tokens > RERUN_TOKENS or points >= RERUN_POINTS:
+            return
+        small = max(64, 1 << max(0, (cap * max(points, 1) // 512).bit_length() - 1))
+        if small >= cap:
+            return
+        sim = Simulation(self.source, self.tensors, fifo_depth=self.fifo_depth,
+                         latencies=self.latencies, capacity=small, timing=self.timing,
+                         paths=self.paths, activity=True)
+        sim.refine = False
+        finer = sim.run(engine)
+        if (finer.tokens, finer.cycles) != (result.tokens, result.cycles):
+            raise SimulationError(
+                f"internal error: the re-run on rings of {small} slots gave {finer.tokens} "
+                f"tokens in {finer.cycles} cycles, not {result.tokens} in {result.cycles}")
+        result.activity = finer.activity
 
     def run_cycles(self, engine: str = "fast") -> int:
         """Run to completion and return only the cycle count (no statistics, no outputs
