@@ -66,6 +66,10 @@ def mode(request, monkeypatch):
     if driver == "off":
         monkeypatch.setattr(Simulation, "_use_driver", lambda self: None)
     elif driver == "early":
+        from sam.sim import loops, warm
+
+        if not loops.driver_ready():  # the switch takes the driver only when it is on disk
+            warm.compile_missing([warm.DRIVER])
         monkeypatch.setattr(schedule, "DRIVER_AFTER_SWEEPS", 1)
         monkeypatch.setattr(activity, "POINTS", 64)  # the driver's record thins out too
     return engine, driver

@@ -55,12 +55,13 @@ BUCKETS = 1024
 @jitable
 def record(tp, tn, s, x, a, b, c, d):
     """Append the sample ``(x, a, b, c, d)`` to series ``s`` of the buffers ``tp`` (int64[S, M,
-    5]) with ``tn[s]`` points; skipped when its clock and busy count equal the last point's;
-    a full series keeps every other point (the odd ones, so the last point stays)."""
+    5]) with ``tn[s]`` points; skipped when it equals the last point; a full series keeps
+    every other point (the odd ones, so the last point stays)."""
     if s < 0 or s >= tn.shape[0]:
         return
     k = tn[s]
-    if k > 0 and tp[s, k - 1, 0] == x and tp[s, k - 1, 1] == a and tp[s, k - 1, 4] == d:
+    if (k > 0 and tp[s, k - 1, 0] == x and tp[s, k - 1, 1] == a and tp[s, k - 1, 2] == b
+            and tp[s, k - 1, 3] == c and tp[s, k - 1, 4] == d):
         return
     tp[s, k, 0] = x
     tp[s, k, 1] = a
@@ -93,7 +94,11 @@ def off() -> tuple[np.ndarray, np.ndarray]:
 
 
 class Activity:
-    """The point buffers of a run's blocks (series ``k`` is the ``k``-th run of ``runs``)."""
+    """The point buffers of a run's blocks (series ``k`` is the ``k``-th run of ``runs``).
+
+    Made after the runs' states are reset, before the run: it moves every block's state
+    array into a row of one array (same values, same kernel argument type), which the
+    per-sweep sample reads at once."""
 
     def __init__(self, runs: Mapping[str, BlockRun], points: int | None = None) -> None:
         self.ids = list(runs)
@@ -103,6 +108,13 @@ class Activity:
         self.points = np.zeros((n, cap, 5), np.int64)
         self.count = np.zeros(n, np.int64)
         rs = list(runs.values())
+        self._rows: np.ndarray | None = None
+        if rs and all(r.st.shape == rs[0].st.shape and r.st.dtype == np.int64 for r in rs):
+            # the blocks' states become rows of one array (each row a 1-D C-contiguous int64
+            # array, as the kernels take it): a sweep's sample is then one slice, not a stack
+            self._rows = np.stack([r.st for r in rs])
+            for k, r in enumerate(rs):
+                r.st = self._rows[k]
         self._st = [r.st for r in rs]
         owner: list[int] = []
         first: list[int] = []
@@ -114,6 +126,8 @@ class Activity:
         self._owner = np.array(owner, np.int64)
         self._first = np.array(first, np.int64)
         self._cols = np.array([W.T, W.BUSY, W.IDLE, W.STALL], np.int64)
+        self._series = np.arange(n)
+        self._last = np.full((n, 5), -1, np.int64)  # each series' last point (none yet: -1)
 
     def sample(self, wires: W.Wires) -> np.ndarray:
         """Every block's current ``(T, busy, idle, stalled, tokens)``: int64[S, 5]."""
@@ -121,7 +135,8 @@ class Activity:
         out = np.empty((n, 5), np.int64)
         if n == 0:
             return out
-        out[:, :4] = np.stack(self._st)[:, self._cols]
+        rows = self._rows if self._rows is not None else np.stack(self._st)
+        out[:, :4] = rows[:, self._cols]
         tok = np.zeros(n, np.int64)
         if self._first.size:
             np.add.at(tok, self._owner, wires.tail[self._first])
@@ -136,23 +151,24 @@ class Activity:
     def add(self, vals: np.ndarray) -> None:
         """Append sample ``vals[s]`` (int64[S, 5]) to each series ``s``, as :func:`record`
         would one by one."""
-        n = vals.shape[0]
-        if n == 0:
-            return
         tp, tn = self.points, self.count
-        rows = np.arange(n)
-        last = tp[rows, np.maximum(tn - 1, 0)]
-        new = (tn == 0) | (last[:, 0] != vals[:, 0]) | (last[:, 1] != vals[:, 1]) | (
-            last[:, 4] != vals[:, 4])
-        idx = np.flatnonzero(new)
-        if idx.size == 0:
-            return
-        tp[idx, tn[idx]] = vals[idx]
-        tn[idx] += 1
+        new = (vals != self._last).any(axis=1)
+        if new.all():
+            tp[self._series, tn] = vals
+            tn += 1
+            self._last = vals
+        else:
+            idx = np.flatnonzero(new)
+            if idx.size == 0:
+                return
+            tp[idx, tn[idx]] = vals[idx]
+            tn[idx] += 1
+            self._last[idx] = vals[idx]
         m = tp.shape[1]
-        for s in idx[tn[idx] == m]:  # full: keep every other point (the odd ones)
-            tp[s, : m // 2] = tp[s, 1::2]
-            tn[s] = m // 2
+        if (tn == m).any():
+            for s in np.flatnonzero(tn == m):  # full: keep every other point (the odd ones)
+                tp[s, : m // 2] = tp[s, 1::2]
+                tn[s] = m // 2
 
     def fold(self, cycles: int, wires: W.Wires, buckets: int = BUCKETS) -> dict:
         """The folded activity (see module docstring), the blocks' final states closing

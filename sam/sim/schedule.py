@@ -75,15 +75,15 @@ class Scheduler(Elaboration):
         sweeps = 0  # Python sweeps on compiled kernels
         while pending:
             if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
-                progressed, buf_full = self._drive()
+                progressed, buf_full = self._drive()  # (it samples the activity itself)
             else:
                 progressed, buf_full = self._sweep(pending)
+                if self.recorder is not None:  # each block's activity after the sweep
+                    self.recorder.append(self.wires)
                 if sweeps < DRIVER_AFTER_SWEEPS and self._compiled_in_use():
                     sweeps += 1
                     if sweeps == DRIVER_AFTER_SWEEPS and self._driver_ready():
                         self._use_driver()  # a long run: sweeps in compiled code
-            if self.recorder is not None:
-                self.recorder.append(self.wires)
             pending = [bid for bid in pending if not self.runs[bid].done]
             if progress is not None:
                 progress(int(self.wires.count.sum()))
