@@ -177,6 +177,7 @@ class Program:
         progress: Callable[[int], None] | None = None,
         sims: dict[tuple, Simulation] | None = None,
         activity: bool = False,
+        streams: str | Sequence[str] | None = None,
     ) -> ProgramResult:
         """Run the phases in order on the program's input ``tensors`` (by program name).
 
@@ -185,7 +186,9 @@ class Program:
         its later phases, and across runs when the caller keeps ``sims`` (e.g. iterations). A
         simulation that stops with an error raises it with ``partial``, the
         :class:`ProgramResult` of the phases so far (the last one's statistics partial).
-        ``activity`` records each phase's activity over time (``SimResult.activity``)."""
+        ``activity`` records each phase's activity over time (``SimResult.activity``), with
+        the FIFO occupancy of ``streams`` (:class:`~sam.sim.engine.Simulation`; in a program of
+        several phases, each phase watches those of its graph)."""
         if fifo_depth is not None and fifo_depth < 1:
             raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
         from sam.sim.engine import SimResult, Simulation
@@ -213,6 +216,8 @@ class Program:
             else:
                 sim.rebind(bound)
             sim.activity = activity
+            sim.streams = streams
+            sim.strict_streams = len(self.phases) == 1
             done = sum(r.tokens for r in results)
             step = None if progress is None else (lambda n, done=done: progress(done + n))
             try:

@@ -6,7 +6,8 @@ engines, with the compiled driver off, on from the start and at its usual switch
 of every block sum to its statistics exactly, the tokens and cycles are those of a run without
 the recorder, and the activity is the same on every run. The buffers keep every other point
 when full (the Python append and the driver's ``record`` alike); compounds are the sums of their
-parts; a program's phases get their offsets.
+parts; a program's phases get their offsets; a short run is sampled again on smaller rings;
+watched streams get an occupancy within bounds without changing anything else.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 import custard
 from custard.skipping import add_skip_edges
 from formats.tensor import Tensor
+from sam.errors import SimulationError
 from sam.graph.builder import GraphBuilder
 from sam.program import Program
 from sam.sim import activity, schedule
@@ -199,3 +201,39 @@ def test_a_short_run_is_sampled_again_on_smaller_rings(engine, monkeypatch):
     _check_sums(fine)
     assert fine.activity["resolution_cycles"] < coarse.activity["resolution_cycles"]
     assert fine.activity != coarse.activity
+
+
+@pytest.mark.parametrize("mode", MODES[:2], indirect=True, ids=["-".join(m) for m in MODES[:2]])
+@pytest.mark.parametrize("name", ("spmspm", "fifo2", "lanes", "skip"))
+def test_watched_streams_occupancy(name, mode):
+    engine, _ = mode
+    graph, tensors, depth = _case(name)
+    blocks_only = Simulation(graph, tensors, fifo_depth=depth, activity=True).run(engine)
+    sim = Simulation(graph, tensors, fifo_depth=depth, activity=True, streams="auto")
+    result = sim.run(engine)
+    assert (result.cycles, result.tokens, result.blocks) == (
+        blocks_only.cycles, blocks_only.tokens, blocks_only.blocks)
+    assert result.activity["blocks"] == blocks_only.activity["blocks"]
+    streams = result.activity["streams"]
+    assert 0 < len(streams) <= activity.AUTO_STREAMS
+    pushed = {(s.src, s.src_port, s.dst, s.dst_port): sum(s.tokens.values())
+              for s in result.streams}
+    for s in streams:
+        assert result.blocks[s["dst"]].family in ("merge", "reduce", "write")
+        occ = s["occupancy"]
+        assert len(occ) == result.activity["buckets"] and min(occ) >= 0
+        # interpolated between samples: a bounded FIFO may show a few tokens over its depth
+        assert max(occ) <= (2 * depth if depth else pushed[s["src"], s["src_port"], s["dst"],
+                                                           s["dst_port"]])
+    assert Simulation(graph, tensors, fifo_depth=depth, activity=True,
+                      streams="auto").run(engine).activity == result.activity
+
+
+def test_named_streams_and_unknown_ones():
+    graph, tensors, _ = _case("spmspm")
+    result = Simulation(graph, tensors, activity=True, streams=["3:crd"]).run("reference")
+    streams = result.activity["streams"]
+    assert [(s["src"], s["src_port"]) for s in streams] == [("3", "crd")] * len(streams)
+    assert max(streams[0]["occupancy"]) > 0  # B's k-scanner runs ahead of the intersecter
+    with pytest.raises(SimulationError, match=r"no stream '99:crd' to record; streams: 0:"):
+        Simulation(graph, tensors, activity=True, streams=["99:crd"])

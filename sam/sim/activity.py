@@ -23,10 +23,18 @@ over the buckets of a block's busy (idle, stalled, tokens) cycles equals its
      "resolution_cycles": r,        # median cycles between a block's samples
      "blocks": {block_id: {"busy": [n ints], "idle": [...], "stalled": [...],
                            "tokens": [...]}},   # tokens: emitted (all outputs, once each)
-     "streams": []}                 # FIFO occupancy of chosen streams: not recorded yet
+     "streams": [{"src": id, "src_port": port, "dst": id, "dst_port": port,
+                  "occupancy": [n ints]}]}  # watched streams only (see below)
 
-Bucket ``j`` covers cycles ``[j*w, (j+1)*w)``. A compound block's arrays are the sums of its
-primitive parts' (:func:`with_compounds`), as its statistics are.
+Bucket ``j`` covers cycles ``[j*w, (j+1)*w)``. A watched stream (a channel: ``Simulation(...,
+streams=["SRC:PORT", ...])`` or ``"auto"``, :func:`choose_streams`) is sampled by its producer
+(pushes) and its consumer (pops); its occupancy in a bucket is pushes minus pops at the
+bucket's middle cycle, interpolated, so it is exact only at samples (off by at most the tokens
+one kernel call moves: with bounded FIFOs it can exceed the depth by a few tokens).
+
+A compound block's arrays are the sums of its primitive parts' (:func:`with_compounds`), as
+its busy, idle and stalled cycles are (its ``tokens`` too: the parts' emitted tokens, not
+only those leaving the compound).
 """
 
 from __future__ import annotations
@@ -36,11 +44,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sam.errors import SimulationError
 from sam.runtime import wires as W
 from sam.runtime.jit import jitable
 
 if TYPE_CHECKING:
-    from sam.sim.elaborate import BlockRun, Elaboration
+    from sam.sim.elaborate import BlockRun, Channel, Elaboration
 
 #: Fields of a sample, in order.
 FIELDS = ("T", "busy", "idle", "stalled", "tokens")
@@ -50,6 +59,8 @@ POINTS = 2048
 MAX_BYTES = 16 << 20
 #: Buckets of a folded activity.
 BUCKETS = 1024
+#: Streams ``"auto"`` watches at most.
+AUTO_STREAMS = 8
 
 
 @jitable
@@ -88,9 +99,46 @@ def pushed(w, optr, ochan):
     return total
 
 
-def off() -> tuple[np.ndarray, np.ndarray]:
-    """Buffers of no series (the recorder off): what the compiled driver takes then."""
-    return np.zeros((0, 2, 5), np.int64), np.zeros(0, np.int64)
+@jitable
+def record_streams(w, tp, tn, cin, cout, t, ins, ochan):
+    """Sample the watched channels of a block whose clock reads ``t``: its inputs' pops
+    (series ``cin[c]``) and its outputs' pushes (series ``cout[c]``)."""
+    for c in ins:
+        if c >= 0 and cin[c] >= 0:
+            record(tp, tn, cin[c], t, w.head[c], 0, 0, 0)
+    for c in ochan:
+        if cout[c] >= 0:
+            record(tp, tn, cout[c], t, w.tail[c], 0, 0, 0)
+
+
+def off() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Buffers of no series and no watched channel (the recorder off): what the compiled
+    driver takes then."""
+    none = np.zeros(0, np.int64)
+    return np.zeros((0, 2, 5), np.int64), none, none, none
+
+
+def choose_streams(channels: Sequence[Channel], wanted: str | Sequence[str] | None,
+                   families: Mapping[str, str], strict: bool = True) -> list[Channel]:
+    """The channels whose occupancy to record: none for None; ``"auto"``: the inputs of merge,
+    reducer and writer blocks (``families``: block id -> family), at most
+    :data:`AUTO_STREAMS`; else the channels out of each ``SRC`` or ``SRC:PORT`` named (all
+    their consumers; a name matching none is an error when ``strict``)."""
+    inner = [ch for ch in channels if ch.src is not None]
+    if wanted is None:
+        return []
+    if isinstance(wanted, str) and wanted == "auto":
+        return [ch for ch in inner
+                if families.get(ch.dst) in ("merge", "reduce", "write")][:AUTO_STREAMS]
+    names = [wanted] if isinstance(wanted, str) else list(wanted)
+    chosen: list[Channel] = []
+    for name in names:
+        hit = [ch for ch in inner if name in (ch.src, f"{ch.src}:{ch.src_port.name}")]
+        if not hit and strict:
+            known = ", ".join(dict.fromkeys(f"{ch.src}:{ch.src_port.name}" for ch in inner))
+            raise SimulationError(f"no stream {name!r} to record; streams: {known}")
+        chosen += [ch for ch in hit if ch not in chosen]
+    return chosen
 
 
 class Activity:
@@ -100,13 +148,30 @@ class Activity:
     array into a row of one array (same values, same kernel argument type), which the
     per-sweep sample reads at once."""
 
-    def __init__(self, runs: Mapping[str, BlockRun], points: int | None = None) -> None:
+    def __init__(self, runs: Mapping[str, BlockRun], points: int | None = None,
+                 streams: Sequence[Channel] = (), channels: int = 0) -> None:
         self.ids = list(runs)
         n = len(self.ids)
-        cap = max(64, min(POINTS if points is None else points, MAX_BYTES // (40 * max(n, 1))))
-        #: the samples: int64[S, M, 5] (fields :data:`FIELDS`), ``count[s]`` used per series
-        self.points = np.zeros((n, cap, 5), np.int64)
-        self.count = np.zeros(n, np.int64)
+        #: the watched channels (``channels``: how many the run has)
+        self.streams = list(streams)
+        total = n + 2 * len(self.streams)
+        cap = max(64, min(POINTS if points is None else points,
+                          MAX_BYTES // (40 * max(total, 1))))
+        #: the samples: int64[S, M, 5] (fields :data:`FIELDS`), ``count[s]`` used per series;
+        #: series n + 2q and n + 2q + 1 are the pushes and pops of watched stream q
+        #: (fields T and the count)
+        self.points = np.zeros((total, cap, 5), np.int64)
+        self.count = np.zeros(total, np.int64)
+        index = {bid: k for k, bid in enumerate(self.ids)}
+        #: channel -> series of its pops / pushes (-1: not watched; empty: none watched)
+        self.cin = np.full(channels if self.streams else 0, -1, np.int64)
+        self.cout = np.full(channels if self.streams else 0, -1, np.int64)
+        for q, ch in enumerate(self.streams):
+            self.cout[ch.index] = n + 2 * q
+            self.cin[ch.index] = n + 2 * q + 1
+        self._chan = np.array([ch.index for ch in self.streams], np.int64)
+        self._src = np.array([index[ch.src] for ch in self.streams], np.int64)
+        self._dst = np.array([index[ch.dst] for ch in self.streams], np.int64)
         rs = list(runs.values())
         self._rows: np.ndarray | None = None
         if rs and all(r.st.shape == rs[0].st.shape and r.st.dtype == np.int64 for r in rs):
@@ -126,21 +191,28 @@ class Activity:
         self._owner = np.array(owner, np.int64)
         self._first = np.array(first, np.int64)
         self._cols = np.array([W.T, W.BUSY, W.IDLE, W.STALL], np.int64)
-        self._series = np.arange(n)
-        self._last = np.full((n, 5), -1, np.int64)  # each series' last point (none yet: -1)
+        self._series = np.arange(total)
+        self._last = np.full((total, 5), -1, np.int64)  # each series' last point (none: -1)
 
     def sample(self, wires: W.Wires) -> np.ndarray:
-        """Every block's current ``(T, busy, idle, stalled, tokens)``: int64[S, 5]."""
+        """Every series' current point: each block's ``(T, busy, idle, stalled, tokens)``,
+        then each watched stream's ``(producer's T, pushes, 0, 0, 0)`` and ``(consumer's T,
+        pops, 0, 0, 0)``: int64[S, 5]."""
         n = len(self.ids)
-        out = np.empty((n, 5), np.int64)
+        out = np.zeros((self.count.shape[0], 5), np.int64)
         if n == 0:
             return out
         rows = self._rows if self._rows is not None else np.stack(self._st)
-        out[:, :4] = rows[:, self._cols]
+        out[:n, :4] = rows[:, self._cols]
         tok = np.zeros(n, np.int64)
         if self._first.size:
             np.add.at(tok, self._owner, wires.tail[self._first])
-        out[:, 4] = tok
+        out[:n, 4] = tok
+        if self.streams:
+            out[n::2, 0] = rows[self._src, W.T]
+            out[n::2, 1] = wires.tail[self._chan]
+            out[n + 1::2, 0] = rows[self._dst, W.T]
+            out[n + 1::2, 1] = wires.head[self._chan]
         return out
 
     def append(self, wires: W.Wires) -> None:
@@ -175,7 +247,7 @@ class Activity:
         their curves."""
         final = self.sample(wires)
         curves = []
-        for s in range(len(self.ids)):
+        for s in range(self.count.shape[0]):
             pts = np.concatenate([np.zeros((1, 5), np.int64), self.points[s, : self.count[s]],
                                   final[s : s + 1]])
             # the clock only grows; keep the last point of each clock reading
@@ -187,7 +259,7 @@ class Activity:
         edges = np.arange(buckets + 1, dtype=np.float64) * width
         blocks: dict[str, dict[str, list[int]]] = {}
         gaps: list[float] = []
-        for bid, c in zip(self.ids, curves, strict=True):
+        for bid, c in zip(self.ids, curves[: len(self.ids)], strict=True):
             x = c[:, 0].astype(np.float64)
             entry: dict[str, list[int]] = {}
             for f, name in ((1, "busy"), (2, "idle"), (3, "stalled"), (4, "tokens")):
@@ -199,8 +271,18 @@ class Activity:
             if len(x) > 2:
                 gaps.append(float(np.median(np.diff(x[1:]))))
         resolution = int(round(float(np.median(gaps)))) if gaps else int(top)
+        mids = edges[:-1] + width / 2
+        streams = []
+        n = len(self.ids)
+        for q, ch in enumerate(self.streams):
+            push, pop = curves[n + 2 * q], curves[n + 2 * q + 1]
+            occ = (np.interp(mids, push[:, 0].astype(np.float64), push[:, 1].astype(np.float64))
+                   - np.interp(mids, pop[:, 0].astype(np.float64), pop[:, 1].astype(np.float64)))
+            streams.append({"src": ch.src, "src_port": ch.src_port.name, "dst": ch.dst,
+                            "dst_port": ch.dst_port.name,
+                            "occupancy": np.maximum(np.rint(occ), 0).astype(np.int64).tolist()})
         return {"bucket_cycles": int(width), "buckets": int(buckets),
-                "resolution_cycles": resolution, "blocks": blocks, "streams": []}
+                "resolution_cycles": resolution, "blocks": blocks, "streams": streams}
 
 
 def with_compounds(activity: dict, el: Elaboration) -> dict:

@@ -197,9 +197,10 @@ class CompiledTier(Scheduler):
             last = (ints, floats, last[2], last[3])
         self._described = last
         rec = self.recorder
-        tp, tn = (rec.points, rec.count) if rec is not None else activity.off()
+        series = ((rec.points, rec.count, rec.cin, rec.cout) if rec is not None
+                  else activity.off())
         return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
-                last[2], last[3], fuse, tp, tn)
+                last[2], last[3], fuse, *series)
 
     def _drive(self) -> tuple[bool, bool]:
         """One call of the compiled driver, then what it left to the engine: (whether a block

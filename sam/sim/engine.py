@@ -16,14 +16,14 @@ kernels), :mod:`sam.sim.compiled` (the fast engine's compiled kernels and driver
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from formats.tensor import Tensor
 from sam.errors import Deadlock, GraphError, SimulationError
 from sam.graph.model import Graph
 from sam.runtime import wires as W
 from sam.runtime.paths import ALL, FastPaths
-from sam.sim.activity import Activity
+from sam.sim.activity import Activity, choose_streams
 from sam.sim.activity import with_compounds as activity_with_compounds
 from sam.sim.compiled import (
     INTERPRET_MAX_VALUES,
@@ -65,6 +65,7 @@ class Simulation(CompiledTier):
     all by default); set :attr:`paths` between runs to compare them. ``activity=True`` records
     what each block did over time (:mod:`sam.sim.activity`): :meth:`run`'s result then holds
     the folded buckets in ``SimResult.activity``; the tokens and cycles are the same.
+    ``streams`` (``"auto"`` or ``["SRC:PORT", ...]``) adds those channels' FIFO occupancy.
     """
 
     def __init__(
@@ -78,6 +79,7 @@ class Simulation(CompiledTier):
         timing: str = "sam",
         paths: FastPaths = ALL,
         activity: bool = False,
+        streams: str | Sequence[str] | None = None,
     ) -> None:
         super().__init__(graph, tensors, fifo_depth=fifo_depth, latencies=latencies,
                          capacity=capacity, timing=timing)
@@ -86,6 +88,13 @@ class Simulation(CompiledTier):
         #: whether :meth:`run` records each block's activity over time (``SimResult.activity``,
         #: :mod:`sam.sim.activity`; :meth:`run_cycles` never does)
         self.activity = activity
+        #: the streams whose FIFO occupancy a recording run watches: None, "auto" or a list of
+        #: ``SRC`` / ``SRC:PORT`` (:func:`sam.sim.activity.choose_streams`)
+        self.streams = streams
+        #: whether a stream named in :attr:`streams` must exist (a program's phases: not each)
+        self.strict_streams = True
+        if activity:  # a stream that does not exist is an error now, not after the run
+            self._watched()
         #: whether a short run recording activity is run again on smaller rings (_refine)
         self.refine = True
 
@@ -100,7 +109,8 @@ class Simulation(CompiledTier):
         """
         self._start(engine)
         if self.activity:
-            self.recorder = Activity(self.runs)
+            self.recorder = Activity(self.runs, streams=self._watched(),
+                                     channels=len(self.channels))
         self._fns = {bid: r.block.kernel.py for bid, r in self.runs.items()}
         # The fast engine interprets until this clock reading, then loads the compiled kernels.
         large = sum(len(t.vals) for t in self.tensors.values()) > INTERPRET_MAX_VALUES
@@ -150,7 +160,7 @@ class Simulation(CompiledTier):
             return
         sim = Simulation(self.source, self.tensors, fifo_depth=self.fifo_depth,
                          latencies=self.latencies, capacity=small, timing=self.timing,
-                         paths=self.paths, activity=True)
+                         paths=self.paths, activity=True, streams=self.streams)
         sim.refine = False
         finer = sim.run(engine)
         if (finer.tokens, finer.cycles) != (result.tokens, result.cycles):
@@ -158,6 +168,10 @@ class Simulation(CompiledTier):
                 f"internal error: the re-run on rings of {small} slots gave {finer.tokens} "
                 f"tokens in {finer.cycles} cycles, not {result.tokens} in {result.cycles}")
         result.activity = finer.activity
+
+    def _watched(self) -> list[Channel]:
+        families = {bid: r.block.family for bid, r in self.runs.items()}
+        return choose_streams(self.channels, self.streams, families, self.strict_streams)
 
     def run_cycles(self, engine: str = "fast") -> int:
         """Run to completion and return only the cycle count (no statistics, no outputs
@@ -223,6 +237,7 @@ def simulate(
     timing: str = "sam",
     paths: FastPaths = ALL,
     activity: bool = False,
+    streams: str | Sequence[str] | None = None,
 ) -> SimResult:
     """Simulate ``graph`` with its input ``tensors`` (by name); see module docstring.
 
@@ -232,9 +247,10 @@ def simulate(
     ``timing="original"`` selects the original SAM simulator's costs where ours differ
     (docs/timing-model.md). ``paths`` turns fast paths off (:class:`FastPaths`; the tokens,
     cycles and statistics are the same, only the time differs). ``activity=True`` records each
-    block's activity over time (``SimResult.activity``, :mod:`sam.sim.activity`)."""
+    block's activity over time (``SimResult.activity``, :mod:`sam.sim.activity`), and the FIFO
+    occupancy of ``streams`` (None, ``"auto"`` or ``["SRC:PORT", ...]``)."""
     if fifo_depth is not None and fifo_depth < 1:
         raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
     sim = Simulation(graph, tensors, fifo_depth=fifo_depth, latencies=latencies, timing=timing,
-                     paths=paths, activity=activity)
+                     paths=paths, activity=activity, streams=streams)
     return sim.run(engine, progress)
