@@ -63,7 +63,7 @@ BUCKETS = 1024
 AUTO_STREAMS = 8
 
 
-@jitable
+@jitable(inline=True)
 def record(tp, tn, s, x, a, b, c, d):
     """Append the sample ``(x, a, b, c, d)`` to series ``s`` of the buffers ``tp`` (int64[S, M,
     5]) with ``tn[s]`` points; skipped when it equals the last point; a full series keeps
@@ -88,7 +88,7 @@ def record(tp, tn, s, x, a, b, c, d):
     tn[s] = k
 
 
-@jitable
+@jitable(inline=True)
 def pushed(w, optr, ochan):
     """Tokens a block has emitted: over its output ports, the pushes on the port's first
     channel (a port copied to several consumers counts once)."""
@@ -99,7 +99,7 @@ def pushed(w, optr, ochan):
     return total
 
 
-@jitable
+@jitable(inline=True)
 def record_streams(w, tp, tn, cin, cout, t, ins, ochan):
     """Sample the watched channels of a block whose clock reads ``t``: its inputs' pops
     (series ``cin[c]``) and its outputs' pushes (series ``cout[c]``)."""

@@ -117,7 +117,7 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
                     rc = call_kernel(addr[i], w, *arrays)
                     calls += 1
                     out[2] += 1
-                    if tn.shape[0] > 0:
+                    if tn.shape[0] > 0 and st[W.BUSY] != busy:  # (no firing: nothing new)
                         record(tp, tn, i, st[W.T], st[W.BUSY], st[W.IDLE], st[W.STALL],
                                pushed(w, arrays[3], ochan))
                         if cin.shape[0] > 0:
