@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import custard
 from custard.skipping import add_skip_edges
 from formats.tensor import Tensor
-from sam.errors import SimulationError
+from sam.errors import Deadlock, SimulationError
 from sam.graph.builder import GraphBuilder
 from sam.program import Program
 from sam.sim import activity, schedule
 from sam.sim.activity import Activity, record
 from sam.sim.engine import Simulation
+
+from helpers.small_graphs import accumulate_then_intersect
 
 FIELDS = ("busy", "idle", "stalled")
 
@@ -237,3 +240,12 @@ def test_named_streams_and_unknown_ones():
     assert max(streams[0]["occupancy"]) > 0  # B's k-scanner runs ahead of the intersecter
     with pytest.raises(SimulationError, match=r"no stream '99:crd' to record; streams: 0:"):
         Simulation(graph, tensors, activity=True, streams=["99:crd"])
+
+
+@pytest.mark.parametrize("engine", ("reference", "fast"))
+def test_a_deadlock_keeps_the_activity_so_far(engine):
+    B = Tensor.from_scipy(sp.random(6, 8, 0.6, random_state=3, format="csr"))
+    with pytest.raises(Deadlock) as info:
+        Simulation(accumulate_then_intersect(), {"B": B}, fifo_depth=1,
+                   activity=True).run(engine)
+    _check_sums(info.value.partial)

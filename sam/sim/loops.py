@@ -70,8 +70,9 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
     rows ``ia[8i:8i+8]`` (st, ins, optr, ochan, m0..m3) and ``fa[3i:3i+3]`` (fst, f0, f1);
     ``horizons`` is 1 when the graph has feedback edges. ``done`` (1 per finished block) and
     ``out`` are updated. ``tp``/``tn`` are the activity recorder's point buffers (series i is
-    block i; :func:`sam.sim.activity.record` after every call), of no series when it is off;
-    ``cin``/``cout`` map channels to the series of their pops/pushes (empty: none watched)."""
+    block i; :func:`sam.sim.activity.record` after every call that fired), of no series when
+    it is off; ``cin``/``cout`` map channels to the series of their pops/pushes (empty: none
+    watched)."""
     w = bare_wires(w)
     calls = 0
     n = addr.shape[0]
