@@ -10,7 +10,11 @@ after each of its kernel calls (:func:`record`; :mod:`sam.sim.loops`). Samples l
 point buffer per block, ``M`` points long; when a buffer is full every other point is dropped,
 so memory is constant (``S x M x 5`` int64) and the points thin out evenly over the run. No
 kernel is changed: inside one call, the cycles are spread evenly (linear interpolation), so the
-resolution is the cycles between samples (about one simulator ring of tokens per call).
+resolution is the cycles between samples (about one simulator ring of tokens per call). Where
+the samples fall depends on who dispatches the calls (a Python sweep or the driver, and when the
+fast engine switches between them), so two runs agree exactly on the sums, and bucket by bucket
+only when they switch alike (always: the reference engine, or a fixed ``SAM_INTERPRET_SECONDS``
+of 0).
 
 :meth:`Activity.fold` turns the curves into ``buckets`` equal spans of ``bucket_cycles``
 cycles (``np.interp`` of each curve at the bucket edges, rounded, then differenced), so the sum
