@@ -85,6 +85,16 @@ class ProgramResult:
         return [r.cycles for r in self.phases]
 
     @property
+    def phase_offsets(self) -> list[int]:
+        """The cycle at which each phase starts (the earlier phases' cycles summed): where a
+        phase's ``activity`` buckets sit on the program's time line."""
+        out, t = [], 0
+        for r in self.phases:
+            out.append(t)
+            t += r.cycles
+        return out
+
+    @property
     def tokens(self) -> int:
         return sum(r.tokens for r in self.phases)
 
@@ -177,6 +187,8 @@ class Program:
         timing: str = "sam",
         progress: Callable[[int], None] | None = None,
         sims: dict[tuple, Simulation] | None = None,
+        activity: bool = False,
+        streams: str | Sequence[str] | None = None,
     ) -> ProgramResult:
         """Run the phases in order on the program's input ``tensors`` (by program name).
 
@@ -184,7 +196,10 @@ class Program:
         :func:`sam.sim.engine.simulate` runs it; a graph is elaborated once and re-bound for
         its later phases, and across runs when the caller keeps ``sims`` (e.g. iterations). A
         simulation that stops with an error raises it with ``partial``, the
-        :class:`ProgramResult` of the phases so far (the last one's statistics partial)."""
+        :class:`ProgramResult` of the phases so far (the last one's statistics partial).
+        ``activity`` records each phase's activity over time (``SimResult.activity``), with
+        the FIFO occupancy of ``streams`` (:class:`~sam.sim.engine.Simulation`; in a program of
+        several phases, each phase watches those of its graph)."""
         if fifo_depth is not None and fifo_depth < 1:
             raise SimulationError(f"FIFO depth must be at least 1, got {fifo_depth}")
         from sam.sim.engine import SimResult, Simulation
@@ -211,6 +226,9 @@ class Program:
                 sims[(id(phase.graph), options)] = sim
             else:
                 sim.rebind(bound)
+            sim.activity = activity
+            sim.streams = streams
+            sim.strict_streams = len(self.phases) == 1
             done = sum(r.tokens for r in results)
             step = None if progress is None else (lambda n, done=done: progress(done + n))
             try:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sam.errors import SimulationError
+from sam.sim import activity
 from sam.sim.elaborate import PLAIN_CALL, BlockRun
 from sam.sim.schedule import Scheduler
 
@@ -195,8 +196,11 @@ class CompiledTier(Scheduler):
                         table[k] = (y.ctypes.data, y.shape[0])
             last = (ints, floats, last[2], last[3])
         self._described = last
+        rec = self.recorder
+        series = ((rec.points, rec.count, rec.cin, rec.cout) if rec is not None
+                  else activity.off())
         return (self.wires, isfb, done, out, np.int64(CALL_BUDGET), horizons, addr, uptr, ublk,
-                last[2], last[3], fuse)
+                last[2], last[3], fuse, *series)
 
     def _drive(self) -> tuple[bool, bool]:
         """One call of the compiled driver, then what it left to the engine: (whether a block

@@ -44,6 +44,7 @@ from sam.runtime import jitcache
 from sam.runtime import wires as W
 from sam.runtime.jit import jitable
 from sam.runtime.kernel import compiled
+from sam.sim.activity import pushed, record, record_streams
 
 #: Return codes of :func:`drive`.
 ALL_DONE, STALLED, NEED, BUDGET = 0, 1, 2, 3
@@ -56,7 +57,8 @@ CALL_BUDGET = 200_000
 N_INT, N_FLOAT = 8, 3
 
 
-def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fuse):
+def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fuse, tp, tn, cin,
+             cout):
     """The scheduler's sweeps over blocks 0..n-1 (see module docstring).
 
     ``fuse[u]`` names the blocks (scanner, scanner, intersecter) of unit u that
@@ -67,7 +69,10 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
     one block: a cycle of the graph); block i's arrays are described (address, length) by
     rows ``ia[8i:8i+8]`` (st, ins, optr, ochan, m0..m3) and ``fa[3i:3i+3]`` (fst, f0, f1);
     ``horizons`` is 1 when the graph has feedback edges. ``done`` (1 per finished block) and
-    ``out`` are updated."""
+    ``out`` are updated. ``tp``/``tn`` are the activity recorder's point buffers (series i is
+    block i; :func:`sam.sim.activity.record` after every call that fired), of no series when
+    it is off; ``cin``/``cout`` map channels to the series of their pops/pushes (empty: none
+    watched)."""
     w = bare_wires(w)
     calls = 0
     n = addr.shape[0]
@@ -87,6 +92,9 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
             if fuse[u, 0] >= 0:
                 if fused(w, done, ia, fa, fuse[u, 0], fuse[u, 1], fuse[u, 2]):
                     progressed = True
+                if tn.shape[0] > 0:
+                    for j in range(3):
+                        sample(w, tp, tn, cin, cout, ia, fuse[u, j])
                 calls += 1  # the kernels take over where the loop stopped: call them all
                 for j in range(3):
                     watch[fuse[u, j]] = -1
@@ -110,6 +118,11 @@ def drive_py(w, isfb, done, out, budget, horizons, addr, uptr, ublk, ia, fa, fus
                     rc = call_kernel(addr[i], w, *arrays)
                     calls += 1
                     out[2] += 1
+                    if tn.shape[0] > 0 and st[W.BUSY] != busy:  # (no firing: nothing new)
+                        record(tp, tn, i, st[W.T], st[W.BUSY], st[W.IDLE], st[W.STALL],
+                               pushed(w, arrays[3], ochan))
+                        if cin.shape[0] > 0:
+                            record_streams(w, tp, tn, cin, cout, st[W.T], arrays[2], ochan)
                     if rc == W.RC_GROW or rc == W.RC_ERR:
                         out[0] = i
                         out[1] = rc
@@ -166,6 +179,18 @@ def block_arrays(ia, fa, i):
             int_array(ia[a + 5, 0], ia[a + 5, 1]), int_array(ia[a + 6, 0], ia[a + 6, 1]),
             int_array(ia[a + 7, 0], ia[a + 7, 1]), float_array(fa[b + 1, 0], fa[b + 1, 1]),
             float_array(fa[b + 2, 0], fa[b + 2, 1]))
+
+
+def sample(w, tp, tn, cin, cout, ia, i):
+    """:func:`sam.sim.activity.record` of block i's current state (and of its watched
+    channels)."""
+    st = int_array(ia[N_INT * i, 0], ia[N_INT * i, 1])
+    ochan = int_array(ia[N_INT * i + 3, 0], ia[N_INT * i + 3, 1])
+    record(tp, tn, i, st[W.T], st[W.BUSY], st[W.IDLE], st[W.STALL],
+           pushed(w, int_array(ia[N_INT * i + 2, 0], ia[N_INT * i + 2, 1]), ochan))
+    if cin.shape[0] > 0:
+        record_streams(w, tp, tn, cin, cout, st[W.T],
+                       int_array(ia[N_INT * i + 1, 0], ia[N_INT * i + 1, 1]), ochan)
 
 
 def fused(w, done, ia, fa, i, j, k):
@@ -313,6 +338,7 @@ def driver() -> Callable[..., int]:
         globals()["skip_component"] = skiploop.skip_component
         globals()["block_arrays"] = numba.njit(inline="always")(block_arrays)
         globals()["fused"] = numba.njit(inline="always")(fused)
+        globals()["sample"] = numba.njit(inline="always")(sample)
         _DRIVE = compiled(drive_py, key)
     return _DRIVE
 
@@ -325,7 +351,7 @@ def driver_key() -> str:
         from sam.blocks import skiploop
 
         _DRIVE_KEY = jitcache.code_key(drive_py, skiploop.skip_component, driver, _intrinsic,
-                                       _pointers)
+                                       _pointers, sample, record, pushed, record_streams)
     return _DRIVE_KEY
 
 
@@ -358,7 +384,8 @@ def driver_signature() -> tuple:
     table = np.zeros((1, 2), np.int64)
     return signature_of((W.allocate(1, 4), np.zeros(1, np.int8), i64, i64, np.int64(1),
                          np.int64(0), i64, i64, i64, table, table,
-                         np.zeros((1, 3), np.int64)))
+                         np.zeros((1, 3), np.int64), np.zeros((1, 2, 5), np.int64), i64, i64,
+                         i64))
 
 
 def uniform_signature(wires: W.Wires) -> tuple:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from sam.errors import Deadlock, SimulationError
 from sam.runtime import wires as W
 from sam.runtime.tokens import describe_token
+from sam.sim.activity import Activity
 from sam.sim.elaborate import BlockRun, Elaboration
 
 #: The interpreting budget's end once the compiled kernels run (``_tier_at``).
@@ -39,6 +40,8 @@ class Scheduler(Elaboration):
     _tier_at = float("inf")
     #: the compiled driver running the sweeps (``sam.sim.loops``), when one is in use
     _driver: Callable[..., int] | None = None
+    #: the activity recorder's point buffers (:mod:`sam.sim.activity`), None when it is off
+    recorder: Activity | None = None
 
     def _use_compiled(self) -> None:
         """Switch every block to its compiled kernel (:class:`sam.sim.compiled.CompiledTier`)."""
@@ -72,9 +75,11 @@ class Scheduler(Elaboration):
         sweeps = 0  # Python sweeps on compiled kernels
         while pending:
             if self._driver is not None:  # compiled kernels, few tokens per call: sam.sim.loops
-                progressed, buf_full = self._drive()
+                progressed, buf_full = self._drive()  # (it samples the activity itself)
             else:
                 progressed, buf_full = self._sweep(pending)
+                if self.recorder is not None:  # each block's activity after the sweep
+                    self.recorder.append(self.wires)
                 if sweeps < DRIVER_AFTER_SWEEPS and self._compiled_in_use():
                     sweeps += 1
                     if sweeps == DRIVER_AFTER_SWEEPS and self._driver_ready():

@@ -89,6 +89,9 @@ class SimResult:
     compile_time: float = 0.0
     #: the kernels compiled for this run (not on disk before), by name
     compiled_kernels: list[str] = field(default_factory=list)
+    #: each block's busy/idle/stalled cycles and tokens per time bucket, when the run recorded
+    #: them (``Simulation(activity=True)``; the dict is described in :mod:`sam.sim.activity`)
+    activity: dict | None = None
 
     @property
     def tokens(self) -> int:
