@@ -344,3 +344,18 @@ def test_run_asks_the_engine_to_record_when_an_output_uses_it(outputs: list[str]
                  "-t", "C=random:0.3:2:9x9", "--engine", "reference", "--no-progress",
                  *outputs]) == 0
     assert asked == [records]
+
+
+def test_the_demo_run_records_activity_and_its_trace_adds_up(demo: dict,
+                                                             tmp_path: Path) -> None:
+    """``sam-sim run --report`` records the engine's activity (sam/sim/activity.py): its
+    buckets sum to each block's busy, and the trace of the real run adds up the same."""
+    act = demo["activity"]
+    assert act["buckets"] >= 64 and act["resolution_cycles"] < demo["cycles"] / 64
+    for b in demo["blocks"]:
+        series = act["blocks"][str(b["id"])] if str(b["id"]) in act["blocks"] else \
+            act["blocks"][b["id"]]
+        assert sum(series["busy"]) == b["busy"] and sum(series["stalled"]) == b["stalled"]
+    trace = _write(demo, tmp_path / "real.json")
+    assert _busy_by_track(trace, 1) == {_track(b): b["busy"] for b in demo["blocks"]}
+    assert "resolution" not in trace["otherData"] and trace["otherData"]["resolution_cycles"] > 0
