@@ -25,10 +25,11 @@ demo: $(INSTALLED)
 	$(BIN)/custard compile "X(i,j)=B(i,k)*C(k,j)" -f=X:ss -f=B:ss -f=C:ss -s="reorder(i,k,j)" \
 		-o $(OUT)/matmul_ikj.gv
 	$(BIN)/sam-sim run $(OUT)/matmul_ikj.gv -t B=west0479 -t C=B --check \
-		--report $(OUT)/report.json -o $(OUT)/X.mtx
+		--report $(OUT)/report.json -o $(OUT)/X.mtx --html $(OUT)/run.html \
+		--trace-events $(OUT)/trace.json
 	$(BIN)/sam-sim draw $(OUT)/matmul_ikj.gv --stats $(OUT)/report.json -o $(OUT)/graph.svg
 	$(BIN)/sam-sim plot $(OUT)/report.json -o $(OUT)/tokens.png
-	@echo "== results in $(OUT)/: graph.svg, tokens.png, tokens-timeline.png, report.json, X.mtx"
+	@echo "== results in $(OUT)/: graph.svg, tokens.png, tokens-timeline.png, run.html (open it in a browser), trace.json (https://ui.perfetto.dev), report.json, X.mtx"
 
 # Compile every block kernel of the fast engine ahead of time (runs compile what they need by
 # themselves; this saves the first long run its wait), in one process per CPU, with progress.
