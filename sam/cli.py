@@ -243,6 +243,10 @@ def add_run_options(p: argparse.ArgumentParser, *, output: Sequence[str] = ("-o"
     p.add_argument("--trace-events", metavar="FILE.json",
                    help="also write a Chrome Trace Event file of every block's activity, for "
                    "ui.perfetto.dev or chrome://tracing (1 us = 1 cycle; also `sam-sim trace`)")
+    p.add_argument("--trace-stream", action="append", metavar="SRC[:PORT]",
+                   help="with --report/--trace-events/--html: record the FIFO occupancy of "
+                   "the streams out of block SRC (port PORT); repeatable (default: the inputs "
+                   "of merges, reducers and writers, at most 8)")
     p.add_argument("--html", metavar="FILE.html",
                    help="also write the run as one self-contained HTML page (graph, streams, "
                    "timeline; also `sam-sim report`)")
@@ -326,14 +330,12 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
 
 
 def _recording(program: Program, args: argparse.Namespace) -> dict[str, Any]:
-    """``activity=True`` for a run whose report is saved, traced or shown as a page, when the
-    engine records activity (:mod:`sam.sim.activity`). An engine without the recorder runs as
-    before and the trace is coarse (one span per block): this fallback is the whole of it."""
-    import inspect
-
-    wanted = any(getattr(args, k, None) for k in ("report", "trace_events", "html"))
-    if wanted and "activity" in inspect.signature(program.run).parameters:
-        return {"activity": True}
+    """Record each block's activity over time (:mod:`sam.sim.activity`) for a run whose report
+    is saved, traced or shown as a page, with the FIFO occupancy of the ``--trace-stream``
+    streams (default: the inputs of merges, reducers and writers, at most 8)."""
+    del program  # every phase records alike
+    if any(getattr(args, k, None) for k in ("report", "trace_events", "html")):
+        return {"activity": True, "streams": getattr(args, "trace_stream", None) or "auto"}
     return {}
 
 

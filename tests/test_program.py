@@ -289,7 +289,12 @@ def test_the_report_of_a_one_phase_program_is_the_graph_report(tmp_path, capsys)
         "version", "graph", "expression", "engine", "fifo_depth", "latencies", "interrupted",
         "error", "cycles", "wall_time_s", "import_time_s", "jit_time_s", "compile_time_s",
         "compiled_kernels", "tokens", "tokens_per_s", "inputs",
-        "outputs", "check", "notes", "blocks", "streams", "seed"]
+        "outputs", "check", "notes", "blocks", "streams", "activity", "options", "seed"]
+    # the recorded activity (sam/sim/activity.py) adds up to each block's statistics
+    activity, options = report.pop("activity"), report.pop("options")
+    for b in report["blocks"]:
+        assert sum(activity["blocks"][str(b["id"])]["busy"]) == b["busy"]
+    assert options["engine"] == "reference" and options["latencies"] == {"default": 2}
     assert _without_wall_times(report) == json.loads(json.dumps(want))
     assert report["check"]["passed"] is True and report["check"]["line"].startswith("PASS")
 

@@ -359,3 +359,23 @@ def test_the_demo_run_records_activity_and_its_trace_adds_up(demo: dict,
     trace = _write(demo, tmp_path / "real.json")
     assert _busy_by_track(trace, 1) == {_track(b): b["busy"] for b in demo["blocks"]}
     assert "resolution" not in trace["otherData"] and trace["otherData"]["resolution_cycles"] > 0
+
+
+def test_trace_stream_names_the_fifo_counters_and_an_unknown_one_is_one_line(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    from sam.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", str(DEMO), "-t", "B=west0479", "-t", "C=B", "--no-progress",
+            "--trace-events", "t.json"]
+    assert main([*argv, "--trace-stream", "3"]) == 0
+    trace = load(Path("t.json").read_text())
+    fifo = {e["name"] for e in trace["traceEvents"]
+            if e["ph"] == "C" and e["name"].startswith("fifo ")}
+    assert fifo and all(name.startswith("fifo 3:") for name in fifo)
+    assert all(v >= 0 for e in trace["traceEvents"] if e["ph"] == "C" and e["name"] in fifo
+               for v in e["args"].values())
+    capsys.readouterr()
+    assert main([*argv, "--trace-stream", "99"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no stream '99' to record" in err

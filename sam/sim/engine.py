@@ -173,6 +173,12 @@ class Simulation(CompiledTier):
         families = {bid: r.block.family for bid, r in self.runs.items()}
         return choose_streams(self.channels, self.streams, families, self.strict_streams)
 
+    def _repr_svg_(self) -> str | None:
+        """The graph's picture in a notebook (Graphviz; None without it: text instead)."""
+        from sam.graph.draw import to_svg
+
+        return to_svg(self.source)
+
     def run_cycles(self, engine: str = "fast") -> int:
         """Run to completion and return only the cycle count (no statistics, no outputs
         assembled): the lean path for many small runs of one graph (tiles, sweeps)."""
