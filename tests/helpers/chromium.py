@@ -57,7 +57,7 @@ class Browser:
         self.proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
              "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-             "--hide-scrollbars", "about:blank"],
+             "--hide-scrollbars", "--disable-dev-shm-usage", "about:blank"],
             pass_fds=(3, 4), preexec_fn=wire, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(child_r)
