@@ -81,10 +81,10 @@ class Env:
     names: dict[str, str] = field(default_factory=dict)
     types: dict[str, TensorType] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
-    zeros: set[str] = field(default_factory=set)
-    #: tensors every entry of which is one constant (linalg.fill, a splat dense<c>): literal
-    filled: dict[str, str] = field(default_factory=dict)
-    #: the same with their types (what a returned filled tensor is made from)
+    #: tensors the kernel makes empty (tensor.empty, a zero fill): name -> type
+    zeros: dict[str, TensorType] = field(default_factory=dict)
+    #: tensors every entry of which is one constant (linalg.fill, a splat dense<c>, a generic
+    #: yielding a constant): name -> (type, literal)
     fills: dict[str, tuple[TensorType, str]] = field(default_factory=dict)
     fresh: Callable[[str], str] = lambda base: base
     parse_type: Callable[[str, Loc], TensorType] | None = None
@@ -169,8 +169,9 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
               for (a, _), (n, t), i in zip(block.args, operands, idx, strict=False)}
     out_arg = block.args[-1][0]
     reduced = [names[d] for d, it in zip(dims, iters, strict=False) if it == "reduction"]
-    init_text = env.filled.get(init_name) or access(init_name, idx[-1])
-    expr = _Region(op, env, leaves, out_arg, init_text, reduced)
+    init_text = env.fills[init_name][1] if init_name in env.fills else \
+        access(init_name, idx[-1])
+    expr = _Region(op, env, leaves, out_arg, init_text)
     body, unary = expr.lower(block.ops)
     if expr.used_out and not expr.accumulates and reduced:
         raise error(op.loc, f"{op.name}: a reduction that does not add into its output "
@@ -179,7 +180,7 @@ def lower_generic(op: Op, env: Env, module_resolve: Callable[[str], str]) -> lis
         raise error(op.loc, f"{op.name}: reduction dimensions but the region does not "
                             "accumulate into the output (only sums are lowered)")
     statements = expr.extra
-    reads = expr.used_out and init_name not in env.zeros and init_name not in env.filled
+    reads = expr.used_out and init_name not in env.zeros and init_name not in env.fills
     if expr.used_out and init_name in env.zeros:
         body = expr.without_init or body
     text = f"{access(target, idx[-1])} = {body}"
@@ -247,7 +248,7 @@ class _Region:
     """The scalar expression of a linalg region, as index notation text."""
 
     def __init__(self, op: Op, env: Env, leaves: Mapping[str, tuple[str, TensorType]],
-                 out_arg: str, out_access: str, reduced: list[str]) -> None:
+                 out_arg: str, out_access: str) -> None:
         self.op, self.env = op, env
         self.values: dict[str, tuple[str, str]] = {}  # ssa -> (text, precedence)
         self.sparse: dict[str, bool] = {}
@@ -262,7 +263,6 @@ class _Region:
         self.custom_reduce = False
         self.without_init: str | None = None
         self.extra: list[Statement] = []
-        self.reduced = reduced
 
     def get(self, value: str, loc: Loc) -> tuple[str, str]:
         if value in self.values:
@@ -535,12 +535,12 @@ def _named(op: Op, env: Env, ins: list[str], outs: list[str], idx: list[str], ac
     target, in_place, init = _target(op, env, outs[0])
     terms = [access(n, i.split(",") if i else []) for (n, _), i in zip(operands, idx, strict=False)]
     body = f" {sym} ".join(terms) if sym else terms[0]
-    reads = acc and init not in env.zeros and init not in env.filled
+    reads = acc and init not in env.zeros and init not in env.fills
     out_idx = idx[-1].split(",") if idx[-1] else []
     if reads:
         body = f"{access(init, out_idx)} + {body}"
-    elif acc and init in env.filled:
-        body = f"{env.filled[init]} + {body}"
+    elif acc and init in env.fills:
+        body = f"{env.fills[init][1]} + {body}"
     formats = {target: fmt_text(rtype)}
     for n, t in operands:
         formats[n] = fmt_text(t)

@@ -176,11 +176,10 @@ def lower_function(module: Module, name: str) -> Lowered:
         inputs.append((ssa, n, t))
     statements: list[Statement] = []
     outputs: list[tuple[str, TensorType]] = []
-    zeros: dict[str, TensorType] = {}
     for op in func.body.ops:
-        statements += _lower_op(op, module, env, zeros, outputs)
-    return Lowered(module, func, distinct_indices(statements), inputs, outputs, zeros,
-                   dict(env.fills))
+        statements += _lower_op(op, module, env, outputs)
+    return Lowered(module, func, distinct_indices(statements), inputs, outputs, env.zeros,
+                   env.fills)
 
 
 _ACCESS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)")
@@ -227,7 +226,7 @@ def distinct_indices(statements: list[Statement]) -> list[Statement]:
     return out
 
 
-def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
+def _lower_op(op: Op, module: Module, env: Env,
               outputs: list[tuple[str, TensorType]]) -> list[Statement]:
     if op.name == "arith.constant" and op.results and not any(
             t.text.startswith(("dense<", "sparse<")) for t in op.tokens):
@@ -240,7 +239,7 @@ def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
         if t.rank and not splat.startswith("["):
             fake = Op("arith.constant", op.results, [Token("number", splat, op.loc)] + [
                 tok for tok in op.tokens if tok.kind == "word"], [], op.loc)
-            _made(env, zeros, op.results[0], t, constant_text(fake))
+            _made(env, op.results[0], t, constant_text(fake))
             return []
         raise error(op.loc, "a tensor constant other than a splat (dense<c>) inside a kernel "
                             "is not lowered; pass it as an argument")
@@ -252,20 +251,19 @@ def _lower_op(op: Op, module: Module, env: Env, zeros: dict[str, TensorType],
             raise error(op.loc, "linalg.fill with a value that is not a constant of the "
                                 "function is not lowered")
         t = _result(op, module, env, outs)
-        _made(env, zeros, op.results[0], t, value)
+        _made(env, op.results[0], t, value)
         return []
     if op.name in _SHAPE_OPS:
         types = op.types()
         t = parse_type(types[-1], module, op.loc)
         n = env.fresh(op.results[0][1:])
         env.names[op.results[0]], env.types[op.results[0]] = n, t
-        env.zeros.add(n)
-        zeros[n] = t
+        env.zeros[n] = t
         return []
     value = _yielded_constant(op, env) if op.name == "linalg.generic" else None
     if value is not None and not op.group("ins")[0] and op.results:
         outs, _ = op.group("outs")  # x(i) = c: a fill of the output's shape
-        _made(env, zeros, op.results[0], _result(op, module, env, outs), value)
+        _made(env, op.results[0], _result(op, module, env, outs), value)
         return []
     if op.name == "linalg.generic":
         return lower_generic(op, env, module.resolve)
@@ -318,15 +316,13 @@ def _yielded_constant(op: Op, env: Env) -> str | None:
     return local.get(value, env.constants.get(value))
 
 
-def _made(env: Env, zeros: dict[str, TensorType], ssa: str, t: TensorType, value: str) -> None:
+def _made(env: Env, ssa: str, t: TensorType, value: str) -> None:
     """A tensor the kernel makes with every entry ``value`` (a literal)."""
     n = env.fresh(ssa[1:])
     env.names[ssa], env.types[ssa] = n, t
     if value in ("0", "-0"):
-        env.zeros.add(n)
-        zeros[n] = t
+        env.zeros[n] = t
     else:
-        env.filled[n] = value
         env.fills[n] = (t, value)
 
 
