@@ -104,7 +104,7 @@ def _mlir(args: argparse.Namespace, specs: dict[str, str]) -> int:
 
     try:
         tensors = _bind(low, specs, args)
-        units = _compile(low, tensors, fuse=not args.no_fuse)
+        units = low.compile(tensors, fuse=not args.no_fuse)
     except ToolkitError as err:
         raise type(err)(low.located(err)) from None
     report: dict[str, Any] = {"file": args.file, "function": low.func.name,
@@ -169,16 +169,6 @@ def _bind(low, specs: dict[str, str], args: argparse.Namespace):
     return tensors
 
 
-def _compile(low, tensors, *, fuse: bool):
-    from custard.dag.bind import input_infos
-    from custard.dag.labels import build_dag
-    from custard.dag.run import compile_dag
-
-    prog = low.dag_program()
-    dag = build_dag(prog, input_infos(prog, tensors))
-    return dag, compile_dag(dag, fuse=fuse)
-
-
 def _run(low, tensors, units, args: argparse.Namespace, report: dict[str, Any]) -> None:
     from custard.dag.run import run_units
     from sam.errors import CompileError
@@ -187,7 +177,7 @@ def _run(low, tensors, units, args: argparse.Namespace, report: dict[str, Any]) 
     fused = run_units(dag, compiled, tensors, engine=args.engine)
     rows = [("fused" if not args.no_fuse else "op by op", fused)]
     if not args.no_fuse and any(u.kind == "fused" for u in compiled):
-        udag, ucompiled = _compile(low, tensors, fuse=False)
+        udag, ucompiled = low.compile(tensors, fuse=False)
         rows.append(("unfused", run_units(udag, ucompiled, tensors, engine=args.engine)))
     names = [n for n, _ in low.outputs]
     print(f"simulation ({args.engine} engine):")

@@ -69,6 +69,21 @@ class Lowered:
 
         return parse_program(self.text(), self.source)
 
+    def compile(self, tensors: Mapping[str, Tensor], *, fuse: bool = True):  # -> (Dag, units)
+        """Its DAG program labelled for ``tensors`` and compiled to units (custard.dag.run),
+        once per fusion choice and input names, shapes and formats: a kernel called in a loop
+        compiles once."""
+        from custard.dag.bind import input_infos
+        from custard.dag.labels import build_dag
+        from custard.dag.run import compile_dag
+
+        key = (fuse, tuple((n, t.shape, str(t.format)) for n, t in sorted(tensors.items())))
+        if key not in self.compiled:
+            prog = self.dag_program()
+            dag = build_dag(prog, input_infos(prog, tensors))
+            self.compiled[key] = (dag, compile_dag(dag, fuse=fuse))
+        return self.compiled[key]
+
     @property
     def source(self) -> str:
         """The name its DAG program's errors start with (``FILE:@func``)."""
@@ -329,20 +344,13 @@ def _made(env: Env, ssa: str, t: TensorType, value: str) -> None:
 def run_lowered(low: Lowered, values: Sequence[object], *, fuse: bool = True,
                 engine: str = "fast") -> Call:
     """Simulate the kernel on ``values`` (one per argument) and return its outputs."""
-    from custard.dag.bind import input_infos
-    from custard.dag.labels import build_dag
-    from custard.dag.run import compile_dag, run_units
+    from custard.dag.run import run_units
 
     tensors = low.bind(values)
     if not low.statements:
         outs = [tensors[n] if n in tensors else made_tensor(low, n) for n, _ in low.outputs]
         return Call(outs, 0, [], 0)
-    key = (fuse, tuple((n, t.shape, str(t.format)) for n, t in sorted(tensors.items())))
-    if key not in low.compiled:  # a kernel called in a loop compiles once per shape
-        prog = low.dag_program()
-        dag = build_dag(prog, input_infos(prog, tensors))
-        low.compiled[key] = (dag, compile_dag(dag, fuse=fuse))
-    dag, units = low.compiled[key]
+    dag, units = low.compile(tensors, fuse=fuse)
     result = run_units(dag, units, tensors, engine=engine)
     have = result.tensors
     outs = []
