@@ -309,7 +309,7 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
         result = program.run(tensors, engine=args.engine, fifo_depth=args.fifo_depth,
                              latencies=latencies, progress=bar.callback,
                              timing=getattr(args, "timing", "sam"),
-                             **_recording(program, args))
+                             **_recording(args))
         bar.interrupted = result.interrupted
 
     checks: list[dict | None] = []
@@ -329,11 +329,10 @@ def run_graphs(graphs: Graph | Sequence[Graph], args: argparse.Namespace, *, gra
     return _finish(args, report, result.outputs, result.interrupted, prog)
 
 
-def _recording(program: Program, args: argparse.Namespace) -> dict[str, Any]:
+def _recording(args: argparse.Namespace) -> dict[str, Any]:
     """Record each block's activity over time (:mod:`sam.sim.activity`) for a run whose report
     is saved, traced or shown as a page, with the FIFO occupancy of the ``--trace-stream``
     streams (default: the inputs of merges, reducers and writers, at most 8)."""
-    del program  # every phase records alike
     if any(getattr(args, k, None) for k in ("report", "trace_events", "html")):
         return {"activity": True, "streams": getattr(args, "trace_stream", None) or "auto"}
     return {}
